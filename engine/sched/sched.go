@@ -1,0 +1,376 @@
+// Package sched runs the engine's kernel contexts — nfsd threads,
+// completion handlers — as coroutines under one deterministic scheduler.
+//
+// The model code reads as straight-line kernel code: it calls Task.Emit at
+// each trace point and Task.WaitUntil where the kernel would sleep. Each
+// Emit hands one event to whoever calls Scheduler.Step and suspends the task
+// until it is picked again, so stepping is a property of the caller, and
+// any interleaving of threads can be forced by choosing which task runs.
+// Exactly one task runs at a time, so the model needs no locks of its own;
+// the kernel's locks that matter to a lesson are modelled with Mutex.
+package sched
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"runtime/debug"
+
+	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/engine/verbs"
+)
+
+// errAbort unwinds a task whose scheduler was closed.
+var errAbort = errors.New("sched: task aborted")
+
+// State is a task's scheduling state.
+type State uint8
+
+// Task states.
+const (
+	Runnable State = iota
+	Blocked
+	Done
+)
+
+func (s State) String() string {
+	switch s {
+	case Runnable:
+		return "runnable"
+	case Blocked:
+		return "blocked"
+	case Done:
+		return "done"
+	}
+	return "?"
+}
+
+// Task is one kernel context: an nfsd thread or a completion handler.
+type Task struct {
+	Name string
+	// Handler tasks (completion handlers) run before threads: in the kernel
+	// they run in softirq context and never sleep.
+	Handler bool
+
+	s       *Scheduler
+	next    func() (trace.Event, bool)
+	stop    func()
+	yield   func(trace.Event) bool
+	depth   int
+	frames  []string
+	cond    func() bool
+	waitFor string
+	done    bool
+	started bool
+}
+
+// Scheduler owns the tasks and hands out their events one at a time.
+type Scheduler struct {
+	tasks   []*Task
+	current *Task
+	focus   *Task
+	seq     uint64
+	// Quiet asks the model to skip formatting event arguments (benchmarks);
+	// events are still emitted so interleavings stay the same.
+	Quiet bool
+}
+
+// New returns an empty scheduler.
+func New() *Scheduler { return &Scheduler{} }
+
+// Go creates a task running body. It starts on the first Step that picks it.
+func (s *Scheduler) Go(name string, handler bool, body func(t *Task)) *Task {
+	t := &Task{Name: name, Handler: handler, s: s}
+	seq := func(yield func(trace.Event) bool) {
+		t.yield = yield
+		defer func() {
+			r := recover()
+			if r == nil || r == errAbort {
+				return
+			}
+			// A bug in the model must not end the session: report it as a
+			// fault event and end the task.
+			t.cond = nil
+			yield(trace.Event{Kind: trace.Fault, Func: "engine panic",
+				Text: fmt.Sprintf("%v (task %s ended)\n%s", r, t.Name, debug.Stack())})
+		}()
+		body(t)
+	}
+	t.next, t.stop = iter.Pull(seq)
+	s.tasks = append(s.tasks, t)
+	return t
+}
+
+// Tasks lists the live tasks in creation order.
+func (s *Scheduler) Tasks() []*Task { return s.tasks }
+
+// Task finds a live task by name.
+func (s *Scheduler) Task(name string) *Task {
+	for _, t := range s.tasks {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Focus makes t the task that runs whenever it can (nil: no preference).
+func (s *Scheduler) Focus(t *Task) { s.focus = t }
+
+// Focused is the task chosen with Focus, if any.
+func (s *Scheduler) Focused() *Task { return s.focus }
+
+// Current is the task that produced the last event.
+func (s *Scheduler) Current() *Task { return s.current }
+
+// Runnable reports whether any task can run.
+func (s *Scheduler) Runnable() bool { return s.pick() != nil }
+
+func (s *Scheduler) pick() *Task {
+	for _, t := range s.tasks {
+		if t.Handler && t.runnable() {
+			return t
+		}
+	}
+	if s.focus != nil && !s.focus.done && s.focus.runnable() {
+		return s.focus
+	}
+	if s.current != nil && !s.current.done && s.current.runnable() {
+		return s.current
+	}
+	for _, t := range s.tasks {
+		if t.runnable() {
+			return t
+		}
+	}
+	return nil
+}
+
+// Step runs the chosen task to its next event. ok is false when every task
+// is blocked or finished.
+func (s *Scheduler) Step() (ev trace.Event, ok bool) {
+	for {
+		t := s.pick()
+		if t == nil {
+			return trace.Event{}, false
+		}
+		return s.StepTask(t)
+	}
+}
+
+// StepTask runs t to its next event, whatever the policy says. A task that
+// cannot run yields ok=false.
+func (s *Scheduler) StepTask(t *Task) (trace.Event, bool) {
+	for !t.done {
+		if !t.runnable() {
+			return trace.Event{}, false
+		}
+		t.started = true
+		ev, more := t.next()
+		if !more {
+			s.finish(t)
+			if s.Runnable() {
+				t = s.pick()
+				continue
+			}
+			return trace.Event{}, false
+		}
+		s.current = t
+		s.seq++
+		ev.Seq = s.seq
+		if ev.Kind == trace.Fault && ev.Func == "engine panic" {
+			s.finish(t)
+		}
+		return ev, true
+	}
+	return trace.Event{}, false
+}
+
+func (s *Scheduler) finish(t *Task) {
+	t.done = true
+	t.stop()
+	for i, x := range s.tasks {
+		if x == t {
+			s.tasks = append(s.tasks[:i], s.tasks[i+1:]...)
+			break
+		}
+	}
+	if s.current == t {
+		s.current = nil
+	}
+	if s.focus == t {
+		s.focus = nil
+	}
+}
+
+// Close ends every task; their deferred code runs, their events are dropped.
+func (s *Scheduler) Close() {
+	for len(s.tasks) > 0 {
+		s.finish(s.tasks[0])
+	}
+}
+
+// runnable: not finished and either not waiting or its condition now holds.
+func (t *Task) runnable() bool {
+	return !t.done && (t.cond == nil || t.cond())
+}
+
+// State reports the task's scheduling state.
+func (t *Task) State() State {
+	switch {
+	case t.done:
+		return Done
+	case t.cond != nil && !t.cond():
+		return Blocked
+	}
+	return Runnable
+}
+
+// WaitingFor names what a blocked task waits on.
+func (t *Task) WaitingFor() string {
+	if t.cond == nil {
+		return ""
+	}
+	return t.waitFor
+}
+
+// Depth is the task's current call depth.
+func (t *Task) Depth() int { return t.depth }
+
+// Frames is the task's call stack, outermost first.
+func (t *Task) Frames() []string { return t.frames }
+
+// Quiet reports whether event arguments may be left out.
+func (t *Task) Quiet() bool { return t.s.Quiet }
+
+// Emit hands ev to the stepper and suspends the task until it is picked.
+func (t *Task) Emit(ev trace.Event) {
+	ev.Task = t.Name
+	if ev.Kind != trace.Call && ev.Kind != trace.Return {
+		ev.Depth = t.depth
+	}
+	if !t.yield(ev) {
+		panic(errAbort)
+	}
+}
+
+// Point emits a trace point: what the current function did.
+func (t *Task) Point(fn string, kv ...any) {
+	ev := trace.Event{Kind: trace.Point, Func: fn}
+	if !t.s.Quiet {
+		ev.Args = trace.Fmt(kv...)
+	}
+	t.Emit(ev)
+}
+
+// Pointf emits a trace point with a sentence of text.
+func (t *Task) Pointf(fn, format string, a ...any) {
+	ev := trace.Event{Kind: trace.Point, Func: fn}
+	if !t.s.Quiet {
+		ev.Text = fmt.Sprintf(format, a...)
+	}
+	t.Emit(ev)
+}
+
+// Fault emits a fault event: the kernel would have crashed or corrupted
+// memory here. The caller decides how the model goes on.
+func (t *Task) Fault(what, format string, a ...any) {
+	t.Emit(trace.Event{Kind: trace.Fault, Func: what, Text: fmt.Sprintf(format, a...)})
+}
+
+// Call emits the entry of fn and returns the function that emits its
+// return; use it as `defer t.Call("svc_rdma_x", k, v)(&err)`. A non-nil
+// error is shown by its errno name.
+func (t *Task) Call(fn string, kv ...any) func(err *error) {
+	ev := trace.Event{Kind: trace.Call, Func: fn, Depth: t.depth}
+	if !t.s.Quiet {
+		ev.Args = trace.Fmt(kv...)
+	}
+	t.Emit(ev)
+	t.depth++
+	t.frames = append(t.frames, fn)
+	return func(err *error) {
+		t.depth--
+		t.frames = t.frames[:len(t.frames)-1]
+		ret := trace.Event{Kind: trace.Return, Func: fn, Depth: t.depth}
+		if err != nil && *err != nil {
+			ret.Err = errName(*err)
+		}
+		t.Emit(ret)
+	}
+}
+
+// CallV is Call for functions that return a value: the returned function
+// takes the value to show (an int, or an error).
+func (t *Task) CallV(fn string, kv ...any) func(v any) {
+	ev := trace.Event{Kind: trace.Call, Func: fn, Depth: t.depth}
+	if !t.s.Quiet {
+		ev.Args = trace.Fmt(kv...)
+	}
+	t.Emit(ev)
+	t.depth++
+	t.frames = append(t.frames, fn)
+	return func(v any) {
+		t.depth--
+		t.frames = t.frames[:len(t.frames)-1]
+		ret := trace.Event{Kind: trace.Return, Func: fn, Depth: t.depth}
+		switch x := v.(type) {
+		case error:
+			if x != nil {
+				ret.Err = errName(x)
+			}
+		case nil:
+		default:
+			ret.Args = []trace.Arg{{Key: "ret", Val: fmt.Sprint(x)}}
+		}
+		t.Emit(ret)
+	}
+}
+
+func errName(err error) string {
+	var e verbs.Errno
+	if errors.As(err, &e) {
+		return e.Error()
+	}
+	return err.Error()
+}
+
+// WaitUntil blocks the task until cond holds, emitting one Wait event each
+// time it finds cond false; what names the wait queue as the kernel does.
+func (t *Task) WaitUntil(what string, cond func() bool) {
+	for !cond() {
+		t.cond = cond
+		t.waitFor = what
+		t.Emit(trace.Event{Kind: trace.Wait, Func: what})
+		t.cond = nil
+		t.waitFor = ""
+	}
+}
+
+// Mutex is a kernel lock that a lesson wants to see: a task that finds it
+// taken blocks until it is released.
+type Mutex struct {
+	Name   string
+	holder *Task
+}
+
+// Lock takes m, waiting while another task holds it.
+func (t *Task) Lock(m *Mutex) {
+	t.WaitUntil("spin_lock("+m.Name+")", func() bool { return m.holder == nil })
+	m.holder = t
+}
+
+// Unlock releases m.
+func (t *Task) Unlock(m *Mutex) {
+	if m.holder == t {
+		m.holder = nil
+	}
+}
+
+// Holder names the task holding m, or "".
+func (m *Mutex) Holder() string {
+	if m.holder == nil {
+		return ""
+	}
+	return m.holder.Name
+}

@@ -1,0 +1,159 @@
+package sched
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/engine/verbs"
+)
+
+func drain(s *Scheduler) []string {
+	var out []string
+	for {
+		ev, ok := s.Step()
+		if !ok {
+			return out
+		}
+		out = append(out, ev.Task+":"+ev.Kind.String()+":"+ev.Func+":"+ev.Err)
+	}
+}
+
+func TestCallReturnAndDepth(t *testing.T) {
+	s := New()
+	s.Go("nfsd0", false, func(t *Task) {
+		outer := func() (err error) {
+			defer t.Call("outer", "x", 1)(&err)
+			inner := func() (err error) {
+				defer t.Call("inner")(&err)
+				t.Point("did", "a", 2)
+				return verbs.EINVAL
+			}
+			return inner()
+		}
+		_ = outer()
+	})
+	var evs []trace.Event
+	for {
+		ev, ok := s.Step()
+		if !ok {
+			break
+		}
+		evs = append(evs, ev)
+	}
+	want := []struct {
+		kind  trace.Kind
+		fn    string
+		depth int
+		err   string
+	}{
+		{trace.Call, "outer", 0, ""}, {trace.Call, "inner", 1, ""}, {trace.Point, "did", 2, ""},
+		{trace.Return, "inner", 1, "EINVAL"}, {trace.Return, "outer", 0, "EINVAL"},
+	}
+	if len(evs) != len(want) {
+		t.Fatalf("got %d events, want %d: %v", len(evs), len(want), evs)
+	}
+	for i, w := range want {
+		e := evs[i]
+		if e.Kind != w.kind || e.Func != w.fn || e.Depth != w.depth || e.Err != w.err || e.Seq != uint64(i+1) {
+			t.Errorf("event %d = %+v, want %+v", i, e, w)
+		}
+	}
+	if got := evs[2].String(); !strings.Contains(got, "• did a=2") {
+		t.Errorf("point line = %q", got)
+	}
+}
+
+func TestWaitUntilBlocksAndFocusForcesInterleaving(t *testing.T) {
+	s := New()
+	credits := 0
+	var order []string
+	s.Go("nfsd0", false, func(t *Task) {
+		t.WaitUntil("sc_send_wait", func() bool { return credits > 0 })
+		credits--
+		order = append(order, "nfsd0")
+	})
+	s.Go("nfsd1", false, func(t *Task) {
+		t.Point("p")
+		order = append(order, "nfsd1")
+	})
+	ev, ok := s.Step()
+	if !ok || ev.Kind != trace.Wait || ev.Task != "nfsd0" {
+		t.Fatalf("first event %+v", ev)
+	}
+	if got := s.Task("nfsd0").State(); got != Blocked {
+		t.Fatalf("nfsd0 state %v, want blocked", got)
+	}
+	drain(s)
+	if strings.Join(order, ",") != "nfsd1" {
+		t.Fatalf("order %v: nfsd0 must stay blocked", order)
+	}
+	credits = 1
+	drain(s)
+	if strings.Join(order, ",") != "nfsd1,nfsd0" {
+		t.Fatalf("order %v", order)
+	}
+	if len(s.Tasks()) != 0 {
+		t.Fatalf("tasks left: %d", len(s.Tasks()))
+	}
+}
+
+func TestMutexAndForcedOrder(t *testing.T) {
+	s := New()
+	m := &Mutex{Name: "sc_post_lock"}
+	var posted []string
+	body := func(t *Task) {
+		t.Lock(m)
+		t.Point("seq")
+		posted = append(posted, t.Name)
+		t.Unlock(m)
+	}
+	a := s.Go("A", false, body)
+	b := s.Go("B", false, body)
+	s.Focus(a)
+	if ev, _ := s.StepTask(a); ev.Func != "seq" {
+		t.Fatalf("A: %+v", ev)
+	}
+	// B now finds the lock taken.
+	if ev, _ := s.StepTask(b); ev.Kind != trace.Wait || !strings.Contains(ev.Func, "sc_post_lock") {
+		t.Fatalf("B should wait: %+v", ev)
+	}
+	if m.Holder() != "A" {
+		t.Fatalf("holder %q", m.Holder())
+	}
+	drain(s)
+	if strings.Join(posted, ",") != "A,B" {
+		t.Fatalf("posted %v", posted)
+	}
+}
+
+func TestPanicBecomesFaultAndCloseUnwinds(t *testing.T) {
+	s := New()
+	s.Go("bad", false, func(t *Task) {
+		t.Point("before")
+		var m map[string]int
+		m["x"] = 1
+	})
+	unwound := false
+	s.Go("loop", false, func(t *Task) {
+		defer func() { unwound = true }()
+		for {
+			t.Point("tick")
+		}
+	})
+	got := map[string]bool{}
+	for i := 0; i < 6; i++ {
+		ev, ok := s.Step()
+		if !ok {
+			break
+		}
+		got[ev.Kind.String()+":"+ev.Func] = true
+	}
+	if !got["fault:engine panic"] {
+		t.Fatalf("no fault event: %v", got)
+	}
+	s.Close()
+	if !unwound {
+		t.Fatal("Close did not unwind the looping task")
+	}
+}

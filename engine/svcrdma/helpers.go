@@ -1,0 +1,162 @@
+package svcrdma
+
+import (
+	"github.com/rdmalab/rdmalab/engine/sched"
+	"github.com/rdmalab/rdmalab/engine/verbs"
+)
+
+// Inject makes allocation and mapping failures happen on purpose, so every
+// error return of the seed can be reached. Each field counts down: 1 fails
+// the next call, 2 the one after, 0 never.
+type Inject struct {
+	GetRWCtxt      int // svc_rdma_get_rw_ctxt: the chained SGL allocation fails (-ENOMEM)
+	DMAMap         int // rdma_rw_ctx_init: the DMA mapping fails (-EIO)
+	WriteInfoAlloc int // svc_rdma_write_info_alloc fails (-ENOMEM)
+	SendCtxtGet    int // svc_rdma_send_ctxt_get fails (-ENOMEM)
+}
+
+func (in *Inject) takeFailure(counter *int) bool {
+	if *counter <= 0 {
+		return false
+	}
+	*counter--
+	return *counter == 0
+}
+
+// faultStop unwinds a thread after a FAULT event: the kernel would have
+// crashed there, so the model abandons the request.
+type faultStop struct{ what string }
+
+// fault emits a FAULT event and abandons the current request.
+func (x *Xprt) fault(t *sched.Task, what, format string, a ...any) {
+	x.Counters.Faults++
+	t.Fault(what, format, a...)
+	panic(faultStop{what})
+}
+
+// wakeSendWaiters is svc_rdma_wake_send_waiters: give SQEs back.
+func (x *Xprt) wakeSendWaiters(t *sched.Task, n int) {
+	x.SQAvail += n
+	t.Point("svc_rdma_wake_send_waiters", "returned", n, "avail", x.SQAvail, "depth", x.SQDepth, "waiters", x.sendWait)
+}
+
+// deferredClose is svc_xprt_deferred_close: mark XPT_CLOSE once; a thread
+// then tears the transport down.
+func (x *Xprt) deferredClose(t *sched.Task) {
+	if x.Close {
+		return
+	}
+	x.Close = true
+	t.Pointf("svc_xprt_deferred_close", "XPT_CLOSE set: an nfsd thread will disconnect and every outstanding WR will flush")
+}
+
+// ibPostSend hands a chain to the provider (ib_post_send). The chain's
+// signaled WRs are remembered so their completions find their cqe.
+func (x *Xprt) ibPostSend(t *sched.Task, first *WR, owner string, seq uint64) (bad *WR, err error) {
+	var vfirst, vprev *verbs.SendWR
+	var model []*WR
+	var vwrs []*verbs.SendWR
+	for w := first; w != nil; w = w.Next {
+		x.nextWRID++
+		w.ID = x.nextWRID
+		v := &verbs.SendWR{WRID: w.ID, Opcode: w.Op, Signaled: w.Signaled, RemoteAddr: w.RemoteAddr, RKey: w.RKey,
+			InvalidateRKey: w.InvRKey, RegKey: w.RegKey, Access: w.Access}
+		switch {
+		case w.Op == verbs.WRRegMR:
+			v.MR = w.MR.mr
+			v.SGList = x.sges(w.SGL)
+		case w.MR != nil && w.Op != verbs.WRLocalInv:
+			v.SGList = []verbs.SGE{{Addr: w.MR.mr.Addr(), Length: uint32(w.Bytes()), LKey: w.MR.Key}}
+		default:
+			v.SGList = x.sges(w.SGL)
+		}
+		if vprev == nil {
+			vfirst = v
+		} else {
+			vprev.Next = v
+		}
+		vprev = v
+		model = append(model, w)
+		vwrs = append(vwrs, v)
+	}
+	t.Point("ib_post_send", "wrs", len(model), "chain", chainString(first))
+	vbad, err := x.qp.PostSend(vfirst)
+	accepted := len(model)
+	if err != nil {
+		accepted = 0
+		for i, v := range vwrs {
+			if v == vbad {
+				accepted = i
+				bad = model[i]
+			}
+		}
+		if bad == nil {
+			bad = first
+		}
+		t.Pointf("ib_post_send", "failed: %v; %d of %d WRs accepted", err, accepted, len(model))
+	}
+	if accepted > 0 {
+		c := &Chain{First: first, Owner: owner, Seq: seq, Task: t.Name}
+		for _, w := range model[:accepted] {
+			if w.Signaled {
+				x.inflight[w.ID] = w
+			}
+		}
+		c.SQECount = accepted
+		x.posted = append(x.posted, c)
+	}
+	return bad, err
+}
+
+func (x *Xprt) sges(sgl []SGE) []verbs.SGE {
+	out := make([]verbs.SGE, len(sgl))
+	for i, s := range sgl {
+		var addr uint64
+		if s.Page != nil {
+			addr = s.Page.DMA + uint64(s.Off)
+		}
+		out[i] = verbs.SGE{Addr: addr, Length: uint32(s.Len), LKey: x.lkey}
+	}
+	return out
+}
+
+// retireChain forgets the chain whose signaled tail completed.
+func (x *Xprt) retireChain(last *WR) {
+	for i, c := range x.posted {
+		for w := c.First; w != nil; w = w.Next {
+			if w == last {
+				x.posted = append(x.posted[:i], x.posted[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// HandleSendWC runs the completion handler of a Send Queue completion, as
+// the kernel's CQ poller does (__ib_process_cq).
+func (x *Xprt) HandleSendWC(t *sched.Task, wc verbs.WC) {
+	w, ok := x.inflight[wc.WRID]
+	if !ok {
+		// An unsignaled WR reported by the provider (a flush): the core
+		// ignores completions without a cqe.
+		t.Point("__ib_process_cq", "wr_id", wc.WRID, "status", wc.Status, "note", "no cqe: ignored")
+		return
+	}
+	delete(x.inflight, wc.WRID)
+	x.retireChain(w)
+	if w.CQE == nil || w.CQE.done == nil {
+		return
+	}
+	w.CQE.done(t, wc)
+}
+
+// OutstandingChains lists the chains posted and not yet completed.
+func (x *Xprt) OutstandingChains() []*Chain { return x.posted }
+
+// errnoOf turns an error into the errno the kernel would see.
+func errnoOf(err error) verbs.Errno {
+	if e, ok := err.(verbs.Errno); ok {
+		return e
+	}
+	return verbs.EIO
+}

@@ -1,0 +1,147 @@
+package svcrdma
+
+import "fmt"
+
+// Page is one page of server memory (struct page). Its bytes are real: the
+// provider's RDMA Reads land in Data, and Sends and RDMA Writes gather from
+// it. DMA is its device address, mapped once when the page is allocated.
+type Page struct {
+	ID   int
+	Data []byte
+	DMA  uint64
+	// Extents records where the bytes came from, for drawing.
+	Extents []Extent
+}
+
+// Name is how events and views print the page.
+func (p *Page) Name() string {
+	if p == nil {
+		return "NULL"
+	}
+	return fmt.Sprintf("pg%d", p.ID)
+}
+
+// Extent is a byte range of a page and where its bytes came from.
+type Extent struct {
+	Off, Len int
+	Source   string // "inline", "read chunk 1 seg 0", "call chunk", "reply", ...
+}
+
+// mark records that [off, off+n) of p now holds bytes from src.
+func (p *Page) mark(off, n int, src string) {
+	if p == nil || n <= 0 {
+		return
+	}
+	end := off + n
+	kept := p.Extents[:0]
+	for _, e := range p.Extents {
+		eEnd := e.Off + e.Len
+		if eEnd <= off || e.Off >= end {
+			kept = append(kept, e)
+			continue
+		}
+		if e.Off < off {
+			kept = append(kept, Extent{e.Off, off - e.Off, e.Source})
+		}
+		if eEnd > end {
+			kept = append(kept, Extent{end, eEnd - end, e.Source})
+		}
+	}
+	kept = append(kept, Extent{off, n, src})
+	// keep sorted by offset: few extents, insertion sort
+	for i := len(kept) - 1; i > 0 && kept[i].Off < kept[i-1].Off; i-- {
+		kept[i], kept[i-1] = kept[i-1], kept[i]
+	}
+	p.Extents = kept
+}
+
+// SGE is one scatterlist entry: (page, offset, length).
+type SGE struct {
+	Page *Page
+	Off  int
+	Len  int
+	src  string // where the bytes come from (for drawing)
+}
+
+func (s SGE) String() string { return fmt.Sprintf("(%s,%d,%d)", s.Page.Name(), s.Off, s.Len) }
+
+// Kvec is a byte range inside a page (struct kvec): the head and tail of an
+// xdr_buf.
+type Kvec struct {
+	Page *Page
+	Off  int
+	Len  int
+}
+
+// Bytes is the kvec's content.
+func (k Kvec) Bytes() []byte {
+	if k.Page == nil || k.Len == 0 {
+		return nil
+	}
+	return k.Page.Data[k.Off : k.Off+k.Len]
+}
+
+// XdrBuf is struct xdr_buf: a head kvec, a page list and a tail kvec.
+type XdrBuf struct {
+	Head     Kvec
+	Pages    []*Page
+	PageBase int
+	PageLen  int
+	Tail     Kvec
+	Len      int
+}
+
+// Flatten copies the buffer's content into one slice (for the upper layer's
+// decoders and for tests).
+func (x *XdrBuf) Flatten(pageSize int) []byte {
+	out := make([]byte, 0, x.Head.Len+x.PageLen+x.Tail.Len)
+	out = append(out, x.Head.Bytes()...)
+	rem, off := x.PageLen, x.PageBase
+	for rem > 0 {
+		idx := off / pageSize
+		po := off % pageSize
+		n := min(rem, pageSize-po)
+		if idx >= len(x.Pages) || x.Pages[idx] == nil {
+			out = append(out, make([]byte, n)...)
+		} else {
+			out = append(out, x.Pages[idx].Data[po:po+n]...)
+		}
+		rem -= n
+		off += n
+	}
+	return append(out, x.Tail.Bytes()...)
+}
+
+// subsegment is xdr_buf_subsegment: the part of x in [off, off+n).
+func (x *XdrBuf) subsegment(off, n int) (XdrBuf, bool) {
+	if off < 0 || n < 0 || off+n > x.Len {
+		return XdrBuf{}, false
+	}
+	var out XdrBuf
+	out.Len = n
+	// head
+	if off < x.Head.Len {
+		take := min(n, x.Head.Len-off)
+		out.Head = Kvec{x.Head.Page, x.Head.Off + off, take}
+		off, n = 0, n-take
+	} else {
+		off -= x.Head.Len
+	}
+	// pages
+	if off < x.PageLen {
+		take := min(n, x.PageLen-off)
+		out.Pages = x.Pages
+		out.PageBase = x.PageBase + off
+		out.PageLen = take
+		off, n = 0, n-take
+	} else {
+		off -= x.PageLen
+	}
+	if n > 0 {
+		out.Tail = Kvec{x.Tail.Page, x.Tail.Off + off, n}
+	}
+	return out, true
+}
+
+// align4 is XDR roundup.
+func align4(n int) int { return (n + 3) &^ 3 }

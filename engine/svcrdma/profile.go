@@ -1,0 +1,161 @@
+package svcrdma
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Profile names a kernel whose behaviour the model reproduces.
+type Profile string
+
+// The profiles of the spec's §0.2.
+const (
+	// ProfileSeed behaves as the seed svc_rdma_rw.c does, bugs included.
+	ProfileSeed Profile = "seed"
+	// ProfileFix2025 is the seed with the Nov-2025 copy_inline_range fixes.
+	ProfileFix2025 Profile = "fix2025"
+	// ProfileNew2026 adds the 2026 changes the model knows (spec §13).
+	ProfileNew2026 Profile = "new2026"
+)
+
+// Profiles lists the profiles in order.
+func Profiles() []Profile { return []Profile{ProfileSeed, ProfileFix2025, ProfileNew2026} }
+
+// ParseProfile accepts a profile name.
+func ParseProfile(s string) (Profile, error) {
+	for _, p := range Profiles() {
+		if string(p) == s {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("unknown profile %q (want seed, fix2025 or new2026)", s)
+}
+
+// Bug identifies one historical bug of spec §11.
+type Bug string
+
+// The bugs a lesson can switch on or off one at a time.
+const (
+	B1  Bug = "B1"  // copy_inline_range: destination offset is rc_curpage, not rc_pageoff
+	B2  Bug = "B2"  // copy_inline_range returns -EINVAL after a successful copy
+	B3  Bug = "B3"  // copy_inline_range indexes rq_pages without a bound check
+	B4  Bug = "B4"  // read_chunk_range offset arithmetic
+	B5  Bug = "B5"  // Read chunk positions never validated; inline copies based at the transport header
+	B6  Bug = "B6"  // build_read_segment overrun path leaks the rw ctxt
+	B7  Bug = "B7"  // Write/Reply chunks with segcount 0 accepted
+	B8  Bug = "B8"  // pull-up for SGE count overflows the header buffer
+	B9  Bug = "B9"  // SQ depth does not budget REG/INV WQEs
+	B10 Bug = "B10" // MR pool exhaustion is fatal
+	B11 Bug = "B11" // SQ waiters unordered; chunk posts keep one SQE back
+	B12 Bug = "B12" // zero-length Read segment hits BUG_ON
+	B13 Bug = "B13" // page overrun check runs after the page was used
+)
+
+// BugInfo says what a bug does, for help texts and lesson narration.
+var bugInfo = map[Bug]string{
+	B1:  "copy_inline_range copies to byte offset rc_curpage (a page index) instead of rc_pageoff",
+	B2:  "copy_inline_range returns -EINVAL even after a successful copy",
+	B3:  "copy_inline_range does not check rc_curpage against rq_maxpages",
+	B4:  "read_chunk_range skips with '>' not '>=', subtracts the offset after min(), never stops at length 0",
+	B5:  "Read chunk positions are never validated; inline copies start at the transport header",
+	B6:  "build_read_segment's page-overrun exit does not return the rw ctxt (leak)",
+	B7:  "Write and Reply chunks with segcount 0 are accepted",
+	B8:  "pull-up chosen for SGE count copies any size into the header buffer (overflow)",
+	B9:  "sc_sq_depth does not budget REG_MR/LOCAL_INV WQEs",
+	B10: "MR pool exhaustion (-EAGAIN) is fatal instead of falling back to SGEs",
+	B11: "SQ waiters are unordered and chunk posts need sc_sq_avail - n > 0",
+	B12: "a zero-length Read segment asks for an SGL of 0 entries (BUG_ON)",
+	B13: "the page-overrun check runs after rq_pages[rc_curpage] was used",
+}
+
+// AllBugs lists every bug in order.
+func AllBugs() []Bug {
+	out := make([]Bug, 0, len(bugInfo))
+	for b := range bugInfo {
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		var a, b int
+		fmt.Sscanf(string(out[i]), "B%d", &a)
+		fmt.Sscanf(string(out[j]), "B%d", &b)
+		return a < b
+	})
+	return out
+}
+
+// Describe says what b does.
+func (b Bug) Describe() string { return bugInfo[b] }
+
+// ParseBug accepts "B4" or "b4".
+func ParseBug(s string) (Bug, error) {
+	b := Bug(strings.ToUpper(s))
+	if _, ok := bugInfo[b]; !ok {
+		return "", fmt.Errorf("unknown bug %q (want B1..B13)", s)
+	}
+	return b, nil
+}
+
+// profileBugs is which bugs each profile has (spec §11's table).
+func profileBugs(p Profile) map[Bug]bool {
+	switch p {
+	case ProfileSeed:
+		return map[Bug]bool{B1: true, B2: true, B3: true, B4: true, B5: true, B6: true, B7: true,
+			B8: true, B9: true, B10: true, B11: true, B12: true, B13: true}
+	case ProfileFix2025:
+		return map[Bug]bool{B4: true, B5: true, B6: true, B7: true,
+			B8: true, B9: true, B10: true, B11: true, B12: true, B13: true}
+	default:
+		return map[Bug]bool{B13: true}
+	}
+}
+
+// Behaviour is a profile plus any bugs switched on or off one at a time.
+type Behaviour struct {
+	Profile  Profile
+	override map[Bug]bool
+}
+
+// NewBehaviour starts from profile p with its own bugs.
+func NewBehaviour(p Profile) Behaviour { return Behaviour{Profile: p} }
+
+// Has reports whether bug b is present.
+func (b Behaviour) Has(bug Bug) bool {
+	if v, ok := b.override[bug]; ok {
+		return v
+	}
+	return profileBugs(b.Profile)[bug]
+}
+
+// With returns b with bug switched on or off.
+func (b Behaviour) With(bug Bug, on bool) Behaviour {
+	o := make(map[Bug]bool, len(b.override)+1)
+	for k, v := range b.override {
+		o[k] = v
+	}
+	if profileBugs(b.Profile)[bug] == on {
+		delete(o, bug)
+	} else {
+		o[bug] = on
+	}
+	return Behaviour{Profile: b.Profile, override: o}
+}
+
+// New2026 reports whether 2026-only behaviour (chained Write chunks' absence
+// aside, the checks of spec §13) applies.
+func (b Behaviour) New2026() bool { return b.Profile == ProfileNew2026 }
+
+// String is "fix2025" or "fix2025+B1-B4".
+func (b Behaviour) String() string {
+	s := string(b.Profile)
+	for _, bug := range AllBugs() {
+		if v, ok := b.override[bug]; ok {
+			if v {
+				s += "+" + string(bug)
+			} else {
+				s += "-" + string(bug)
+			}
+		}
+	}
+	return s
+}

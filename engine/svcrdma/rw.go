@@ -1,0 +1,824 @@
+package svcrdma
+
+// This file is the model of the seed svc_rdma_rw.c: each function is named
+// after its kernel twin, in the seed's order, so the two can be read side
+// by side. Differences between profiles are marked with the bug they fix.
+
+import (
+	"fmt"
+
+	"github.com/rdmalab/rdmalab/engine/sched"
+	"github.com/rdmalab/rdmalab/engine/verbs"
+)
+
+// getRWCtxt is svc_rdma_get_rw_ctxt: pop the cache or allocate, then size
+// the scatterlist for sges entries (chained past first_sgl_nents).
+func (x *Xprt) getRWCtxt(t *sched.Task, sges int) (ctxt *RWCtxt) {
+	ret := t.CallV("svc_rdma_get_rw_ctxt", "sges", sges)
+	defer func() {
+		if ctxt == nil {
+			ret(errNoMem)
+		} else {
+			ret(fmt.Sprintf("rw#%d", ctxt.ID))
+		}
+	}()
+	if n := len(x.RWCache); n > 0 {
+		ctxt = x.RWCache[0]
+		x.RWCache = x.RWCache[1:]
+		t.Point("llist_del_first", "rw", ctxt.ID, "cached_left", len(x.RWCache))
+	} else {
+		x.rwCreated++
+		ctxt = &RWCtxt{ID: x.rwCreated, FirstSGLNents: x.Dev.MaxSendSGE}
+		t.Point("kmalloc_node", "rw", ctxt.ID, "first_sgl_nents", ctxt.FirstSGLNents)
+	}
+	ctxt.Where = "building"
+	if sges == 0 && x.Beh.Has(B12) {
+		// sg_alloc_table_chained(nents = 0) hits BUG_ON(!nents).
+		x.fault(t, "BUG_ON(!nents)", "sg_alloc_table_chained was asked for 0 entries (a zero-length Read segment): the kernel oopses here and this nfsd thread dies holding rw#%d", ctxt.ID)
+	}
+	if x.Inject.takeFailure(&x.Inject.GetRWCtxt) {
+		// SEED frees the ctxt even when it came from the cache (O5).
+		t.Pointf("sg_alloc_table_chained", "allocation failed (injected): kfree(rw#%d)", ctxt.ID)
+		if x.Beh.New2026() {
+			x.putRWCtxt(t, ctxt)
+		} else {
+			ctxt.Where = "freed"
+			x.rwFreed++
+		}
+		ctxt = nil
+		t.Point("svcrdma_rwctx_empty", "sges", sges)
+		return nil
+	}
+	ctxt.SGL = make([]SGE, sges)
+	ctxt.Chained = sges > ctxt.FirstSGLNents
+	if ctxt.Chained {
+		t.Pointf("sg_alloc_table_chained", "%d entries > first_sgl_nents %d: %d in the inline array plus a chain link, the rest in pool chunks of up to 128",
+			sges, ctxt.FirstSGLNents, ctxt.FirstSGLNents-1)
+	}
+	return ctxt
+}
+
+// putRWCtxt is svc_rdma_put_rw_ctxt: free the chained table, push on the cache.
+func (x *Xprt) putRWCtxt(t *sched.Task, ctxt *RWCtxt) {
+	ctxt.SGL, ctxt.NEnts, ctxt.Chained, ctxt.Where = nil, 0, false, "cache"
+	x.RWCache = append([]*RWCtxt{ctxt}, x.RWCache...)
+	t.Point("svc_rdma_put_rw_ctxt", "rw", ctxt.ID, "cached", len(x.RWCache))
+}
+
+// DestroyRWCtxts is svc_rdma_destroy_rw_ctxts: free the whole cache.
+func (x *Xprt) DestroyRWCtxts() {
+	for _, c := range x.RWCache {
+		c.Where = "freed"
+		x.rwFreed++
+	}
+	x.RWCache = nil
+}
+
+// rwCtxInit is svc_rdma_rw_ctx_init: rdma_rw_ctx_init over the ctxt's SGL;
+// on failure the ctxt goes back to the cache.
+func (x *Xprt) rwCtxInit(t *sched.Task, ctxt *RWCtxt, offset uint64, handle uint32, dir Dir) (int, error) {
+	if x.Inject.takeFailure(&x.Inject.DMAMap) {
+		t.Pointf("ib_dma_map_sgtable_attrs", "DMA mapping failed (injected)")
+		t.Point("svcrdma_dma_map_rw_err", "offset", hex(offset), "handle", hex32(handle), "nents", ctxt.NEnts, "ret", "-EIO")
+		x.putRWCtxt(t, ctxt)
+		return 0, errIO
+	}
+	n, err := x.rdmaRWCtxInit(t, &ctxt.RW, ctxt.SGL[:ctxt.NEnts], offset, handle, dir)
+	if err != nil {
+		t.Point("svcrdma_dma_map_rw_err", "offset", hex(offset), "handle", hex32(handle), "nents", ctxt.NEnts, "ret", "-"+err.Error())
+		x.putRWCtxt(t, ctxt)
+		return 0, err
+	}
+	return n, nil
+}
+
+// ccInit is svc_rdma_cc_init.
+func (x *Xprt) ccInit(cc *ChunkCtxt) {
+	if cc.CID == 0 {
+		cc.CID = x.newCID()
+	}
+	cc.RWCtxts = nil
+	cc.SQECount = 0
+}
+
+// ccRelease is svc_rdma_cc_release: destroy every rw ctxt of cc and push
+// them on the cache in one batch, the first built ending on top.
+func (x *Xprt) ccRelease(t *sched.Task, cc *ChunkCtxt, dir Dir) {
+	t.Point("svcrdma_cc_release", "cid", cc.CID, "sqecount", cc.SQECount, "ctxts", len(cc.RWCtxts))
+	var batch []*RWCtxt
+	for _, c := range cc.RWCtxts {
+		x.rdmaRWCtxDestroy(&c.RW)
+		c.SGL, c.NEnts, c.Chained, c.Where = nil, 0, false, "cache"
+		batch = append([]*RWCtxt{c}, batch...)
+	}
+	cc.RWCtxts = nil
+	x.RWCache = append(batch, x.RWCache...)
+}
+
+// writeInfoAlloc is svc_rdma_write_info_alloc.
+func (x *Xprt) writeInfoAlloc(t *sched.Task, chunk *Chunk) *WriteInfo {
+	if x.Inject.takeFailure(&x.Inject.WriteInfoAlloc) {
+		t.Pointf("kzalloc_node", "write_info allocation failed (injected)")
+		return nil
+	}
+	info := &WriteInfo{Chunk: chunk}
+	x.ccInit(&info.CC)
+	info.CC.CQE = CQE{Name: "svc_rdma_write_done", done: func(t *sched.Task, wc verbs.WC) { x.writeDone(t, info, wc) }}
+	info.CC.Owner = fmt.Sprintf("write chunk %d", chunk.Index)
+	return info
+}
+
+// writeInfoFree is svc_rdma_write_info_free: the release runs from a
+// workqueue in the kernel; the model runs it at once.
+func (x *Xprt) writeInfoFree(t *sched.Task, info *WriteInfo) {
+	x.ccRelease(t, &info.CC, ToDevice)
+}
+
+// replyChunkRelease is svc_rdma_reply_chunk_release.
+func (x *Xprt) replyChunkRelease(t *sched.Task, sctxt *SendCtxt) {
+	cc := &sctxt.ReplyInfo.CC
+	if cc.SQECount == 0 {
+		return
+	}
+	x.ccRelease(t, cc, ToDevice)
+}
+
+// replyDone is svc_rdma_reply_done. Reply chunk WRs are never signaled, so
+// the kernel never calls it (observation O4); it is here for completeness.
+func (x *Xprt) replyDone(t *sched.Task, cc *ChunkCtxt, wc verbs.WC) {
+	defer t.Call("svc_rdma_reply_done", "cid", cc.CID, "status", wc.Status)(nil)
+	switch wc.Status {
+	case verbs.StatusSuccess:
+		t.Point("svcrdma_wc_reply", "cid", cc.CID)
+		return
+	case verbs.StatusWRFlushErr:
+		t.Point("svcrdma_wc_reply_flush", "cid", cc.CID)
+	default:
+		t.Point("svcrdma_wc_reply_err", "cid", cc.CID, "status", wc.Status)
+	}
+	x.deferredClose(t)
+}
+
+// writeDone is svc_rdma_write_done: a Write chunk's completion gives its
+// SQEs back and frees the write info; an error closes the connection.
+func (x *Xprt) writeDone(t *sched.Task, info *WriteInfo, wc verbs.WC) {
+	cc := &info.CC
+	defer t.Call("svc_rdma_write_done", "cid", cc.CID, "status", wc.Status)(nil)
+	switch wc.Status {
+	case verbs.StatusSuccess:
+		t.Point("svcrdma_wc_write", "cid", cc.CID)
+	case verbs.StatusWRFlushErr:
+		t.Point("svcrdma_wc_write_flush", "cid", cc.CID)
+	default:
+		t.Point("svcrdma_wc_write_err", "cid", cc.CID, "status", wc.Status)
+	}
+	x.wakeSendWaiters(t, cc.SQECount)
+	if wc.Status != verbs.StatusSuccess {
+		x.deferredClose(t)
+	}
+	x.writeInfoFree(t, info)
+}
+
+// wcReadDone is svc_rdma_wc_read_done: on success the call is queued for a
+// thread to finish (svc_rdma_read_complete); otherwise it is dropped and
+// the connection closed.
+func (x *Xprt) wcReadDone(t *sched.Task, head *RecvCtxt, wc verbs.WC) {
+	cc := &head.CC
+	defer t.Call("svc_rdma_wc_read_done", "cid", cc.CID, "status", wc.Status)(nil)
+	x.wakeSendWaiters(t, cc.SQECount)
+	switch wc.Status {
+	case verbs.StatusSuccess:
+		x.markReadSources(head)
+		t.Point("svcrdma_wc_read", "cid", cc.CID, "readbytes", head.ReadBytes)
+		x.ReadComplete = append(x.ReadComplete, head)
+		x.Data = true
+		t.Pointf("svc_xprt_enqueue", "XPT_DATA set: a thread will finish the call (%d on sc_read_complete_q)", len(x.ReadComplete))
+		return
+	case verbs.StatusWRFlushErr:
+		t.Point("svcrdma_wc_read_flush", "cid", cc.CID)
+	default:
+		t.Point("svcrdma_wc_read_err", "cid", cc.CID, "status", wc.Status)
+	}
+	x.recvCtxtPut(t, head) // releases the cc's rw ctxts too
+	x.deferredClose(t)
+}
+
+// postChunkCtxt is svc_rdma_post_chunk_ctxt: link the rw ctxts into one
+// chain with the cqe on its last WR, reserve SQEs (waiting while the SQ is
+// short) and post it.
+func (x *Xprt) postChunkCtxt(t *sched.Task, cc *ChunkCtxt) (err error) {
+	defer t.Call("svc_rdma_post_chunk_ctxt", "cid", cc.CID, "sqecount", cc.SQECount, "sq_avail", x.SQAvail)(&err)
+	if cc.SQECount > x.SQDepth {
+		t.Pointf("svc_rdma_post_chunk_ctxt", "cc_sqecount %d > sc_sq_depth %d", cc.SQECount, x.SQDepth)
+		return errInval
+	}
+	var first *WR
+	cqe := &cc.CQE
+	for _, ctxt := range cc.RWCtxts {
+		first = x.rdmaRWCtxWrs(&ctxt.RW, cqe, first)
+		cqe = nil
+	}
+	t.Point("rdma_rw_ctx_wrs", "chain", chainString(first))
+	for {
+		after := x.SQAvail - cc.SQECount
+		fits := after > 0 // O1: the seed keeps one SQE back for chunk posts
+		if !x.Beh.Has(B11) {
+			fits = after >= 0
+		}
+		if fits {
+			x.SQAvail = after
+			cc.PostTime = x.now()
+			t.Point("sc_sq_avail", "reserved", cc.SQECount, "avail", x.SQAvail, "depth", x.SQDepth)
+			bad, perr := x.ibPostSend(t, first, cc.Owner, 0)
+			if perr == nil {
+				return nil
+			}
+			t.Point("svcrdma_sq_post_err", "cid", cc.CID, "ret", perr)
+			x.deferredClose(t)
+			if bad != first {
+				// If even one was posted, there will be a completion.
+				return nil
+			}
+			x.wakeSendWaiters(t, cc.SQECount)
+			return errNotConn
+		}
+		x.Counters.SQStarve++
+		t.Point("svcrdma_sq_full", "cid", cc.CID, "need", cc.SQECount, "avail", x.SQAvail, "sq_starve", x.Counters.SQStarve)
+		need := cc.SQECount
+		x.sendWait++
+		if x.Beh.Has(B11) {
+			t.WaitUntil("wait_event(sc_send_wait)", func() bool { return x.SQAvail > need })
+		} else {
+			t.WaitUntil("svc_rdma_sq_wait", func() bool { return x.SQAvail >= need || x.Close })
+		}
+		x.sendWait--
+		if x.Close && !x.Beh.Has(B11) {
+			return errNotConn
+		}
+		t.Point("svcrdma_sq_retry", "cid", cc.CID, "avail", x.SQAvail)
+	}
+}
+
+// vecToSG is svc_rdma_vec_to_sg: one entry for len bytes at the kvec cursor.
+func (x *Xprt) vecToSG(info *WriteInfo, n int, ctxt *RWCtxt) {
+	ctxt.SGL[0] = SGE{Page: info.Base.Page, Off: info.Base.Off, Len: n}
+	info.Base.Off += n
+	info.Base.Len -= n
+	ctxt.NEnts = 1
+}
+
+// pagelistToSG is svc_rdma_pagelist_to_sg: entries for remaining bytes of
+// the xdr_buf's page list, from wi_next_off.
+func (x *Xprt) pagelistToSG(info *WriteInfo, remaining int, ctxt *RWCtxt) {
+	xdr := info.Xdr
+	po := info.NextOff + xdr.PageBase
+	idx, off := po/x.PageSize, po%x.PageSize
+	info.NextOff += remaining
+	n := 0
+	for {
+		take := min(remaining, x.PageSize-off)
+		var pg *Page
+		if idx < len(xdr.Pages) {
+			pg = xdr.Pages[idx]
+		}
+		if n < len(ctxt.SGL) {
+			ctxt.SGL[n] = SGE{Page: pg, Off: off, Len: take}
+		}
+		n++
+		remaining -= take
+		off = 0
+		idx++
+		if remaining <= 0 {
+			break
+		}
+	}
+	ctxt.NEnts = min(n, len(ctxt.SGL))
+}
+
+// buildWrites is svc_rdma_build_writes: one rw ctxt per piece of the xdr
+// region that fits the current Write segment.
+func (x *Xprt) buildWrites(t *sched.Task, info *WriteInfo, ctor func(*WriteInfo, int, *RWCtxt), ctorName string, remaining int) (err error) {
+	defer t.Call("svc_rdma_build_writes", "remaining", remaining, "seg_no", info.SegNo, "seg_off", info.SegOff)(&err)
+	cc := &info.CC
+	for {
+		if info.SegNo >= len(info.Chunk.Segments) {
+			t.Point("svcrdma_small_wrch_err", "remaining", remaining, "seg_no", info.SegNo, "num_segs", len(info.Chunk.Segments))
+			return err2Big
+		}
+		seg := info.Chunk.Segments[info.SegNo]
+		writeLen := min(remaining, int(seg.Length)-info.SegOff)
+		if writeLen <= 0 {
+			t.Point("svcrdma_small_wrch_err", "remaining", remaining, "seg_no", info.SegNo, "num_segs", len(info.Chunk.Segments))
+			return err2Big
+		}
+		ctxt := x.getRWCtxt(t, writeLen/x.PageSize+2)
+		if ctxt == nil {
+			return errNoMem
+		}
+		ctor(info, writeLen, ctxt)
+		t.Point(ctorName, "rw", ctxt.ID, "sgl", sglString(ctxt.SGL[:ctxt.NEnts]))
+		offset := seg.Offset + uint64(info.SegOff)
+		n, rerr := x.rwCtxInit(t, ctxt, offset, seg.Handle, ToDevice)
+		if rerr != nil {
+			return errIO
+		}
+		x.Counters.Writes++
+		ctxt.Where = cc.Owner
+		cc.RWCtxts = append([]*RWCtxt{ctxt}, cc.RWCtxts...)
+		cc.SQECount += n
+		if writeLen == int(seg.Length)-info.SegOff {
+			info.SegNo++
+			info.SegOff = 0
+		} else {
+			info.SegOff += writeLen
+		}
+		remaining -= writeLen
+		t.Point("svc_rdma_build_writes", "wqes", n, "cc_sqecount", cc.SQECount, "seg_no", info.SegNo, "seg_off", info.SegOff)
+		if remaining <= 0 {
+			return nil
+		}
+	}
+}
+
+// iovWrite is svc_rdma_iov_write.
+func (x *Xprt) iovWrite(t *sched.Task, info *WriteInfo, iov Kvec) error {
+	info.Base = iov
+	return x.buildWrites(t, info, x.vecToSG, "svc_rdma_vec_to_sg", iov.Len)
+}
+
+// pagesWrite is svc_rdma_pages_write.
+func (x *Xprt) pagesWrite(t *sched.Task, info *WriteInfo, xdr *XdrBuf, offset, length int) error {
+	info.Xdr = xdr
+	info.NextOff = offset - xdr.Head.Len
+	return x.buildWrites(t, info, x.pagelistToSG, "svc_rdma_pagelist_to_sg", length)
+}
+
+// xbWrite is svc_rdma_xb_write: head, page list and tail of one xdr_buf.
+func (x *Xprt) xbWrite(t *sched.Task, xdr *XdrBuf, info *WriteInfo) (n int, err error) {
+	ret := t.CallV("svc_rdma_xb_write", "head", xdr.Head.Len, "page_len", xdr.PageLen, "tail", xdr.Tail.Len)
+	defer func() {
+		if err != nil {
+			ret(err)
+		} else {
+			ret(n)
+		}
+	}()
+	if xdr.Head.Len > 0 {
+		if err := x.iovWrite(t, info, xdr.Head); err != nil {
+			return 0, err
+		}
+	}
+	if xdr.PageLen > 0 {
+		if err := x.pagesWrite(t, info, xdr, xdr.Head.Len, xdr.PageLen); err != nil {
+			return 0, err
+		}
+	}
+	if xdr.Tail.Len > 0 {
+		if err := x.iovWrite(t, info, xdr.Tail); err != nil {
+			return 0, err
+		}
+	}
+	return xdr.Len, nil
+}
+
+// sendWriteChunk is svc_rdma_send_write_chunk: build and post the RDMA
+// Writes for one Write chunk's payload.
+func (x *Xprt) sendWriteChunk(t *sched.Task, chunk *Chunk, xdr *XdrBuf) (err error) {
+	defer t.Call("svc_rdma_send_write_chunk", "chunk", chunk.Index, "position", chunk.Position, "payload", chunk.PayloadLength)(&err)
+	payload, ok := xdr.subsegment(int(chunk.Position), int(chunk.PayloadLength))
+	if !ok {
+		return errMsgSize
+	}
+	info := x.writeInfoAlloc(t, chunk)
+	if info == nil {
+		return errNoMem
+	}
+	n, err := x.xbWrite(t, &payload, info)
+	if err != nil || n != payload.Len {
+		x.writeInfoFree(t, info)
+		if err == nil {
+			err = errInval
+		}
+		return err
+	}
+	t.Point("svcrdma_post_write_chunk", "cid", info.CC.CID, "sqecount", info.CC.SQECount)
+	if err := x.postChunkCtxt(t, &info.CC); err != nil {
+		x.writeInfoFree(t, info)
+		return err
+	}
+	return nil
+}
+
+// sendWriteList is svc_rdma_send_write_list: every Write chunk that carries
+// a payload, in order.
+func (x *Xprt) sendWriteList(t *sched.Task, rctxt *RecvCtxt, xdr *XdrBuf) (err error) {
+	defer t.Call("svc_rdma_send_write_list", "chunks", rctxt.WritePCL.Count())(&err)
+	for _, chunk := range rctxt.WritePCL.Chunks {
+		if chunk.PayloadLength == 0 {
+			break
+		}
+		if err := x.sendWriteChunk(t, chunk, xdr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prepareReplyChunk is svc_rdma_prepare_reply_chunk: build the RDMA Writes
+// of the Reply chunk and chain them in front of the Send; it returns the
+// whole reply length (observation O2).
+func (x *Xprt) prepareReplyChunk(t *sched.Task, writePCL, replyPCL *PCL, sctxt *SendCtxt, xdr *XdrBuf) (n int, err error) {
+	ret := t.CallV("svc_rdma_prepare_reply_chunk", "reply_len", xdr.Len, "chunk_len", replyPCL.First().Length)
+	defer func() {
+		if err != nil {
+			ret(err)
+		} else {
+			ret(n)
+		}
+	}()
+	info := &sctxt.ReplyInfo
+	cc := &info.CC
+	info.Chunk = replyPCL.First()
+	info.SegOff, info.SegNo = 0, 0
+	cc.CQE = CQE{Name: "svc_rdma_reply_done", done: func(t *sched.Task, wc verbs.WC) { x.replyDone(t, cc, wc) }}
+	cc.Owner = "reply chunk"
+	if err := pclProcessNonpayloads(writePCL, xdr, func(b *XdrBuf) error {
+		_, err := x.xbWrite(t, b, info)
+		return err
+	}); err != nil {
+		return 0, err
+	}
+	first := sctxt.WRChain
+	cqe := &cc.CQE
+	for _, rwc := range cc.RWCtxts {
+		first = x.rdmaRWCtxWrs(&rwc.RW, cqe, first)
+		cqe = nil
+	}
+	sctxt.WRChain = first
+	sctxt.SQECount += cc.SQECount
+	t.Point("svcrdma_post_reply_chunk", "cid", cc.CID, "sqecount", cc.SQECount, "chain", chainString(first))
+	return xdr.Len, nil
+}
+
+// buildReadSegment is svc_rdma_build_read_segment: map one Read segment
+// onto rq_pages from (rc_curpage, rc_pageoff) and build its RDMA Reads.
+func (x *Xprt) buildReadSegment(t *sched.Task, rq *Rqst, head *RecvCtxt, seg Segment, src string) (err error) {
+	defer t.Call("svc_rdma_build_read_segment", "handle", hex32(seg.Handle), "length", seg.Length, "offset", hex(seg.Offset),
+		"curpage", head.CurPage, "pageoff", head.PageOff)(&err)
+	cc := &head.CC
+	// The kernel computes in u32: PAGE_ALIGN(rc_pageoff + len) >> PAGE_SHIFT
+	// wraps for a huge length (reachable through B4).
+	if x.Beh.New2026() && uint32(head.PageOff)+seg.Length < seg.Length {
+		return errInval
+	}
+	length := seg.Length
+	nents := int((uint32(head.PageOff) + seg.Length + uint32(x.PageSize-1)) / uint32(x.PageSize))
+	if nents > x.MaxPages+1 && x.Beh.Has(B6) {
+		// B6: the table is allocated before the overrun check; the model
+		// caps what it allocates and says what the kernel would have done.
+		t.Pointf("svc_rdma_build_read_segment", "asks for an SGL of %d entries before checking rq_maxpages %d (B6)", nents, x.MaxPages)
+	}
+	ctxt := x.getRWCtxt(t, min(nents, x.MaxPages+2))
+	if ctxt == nil {
+		return errNoMem
+	}
+	ctxt.NEnts = min(nents, len(ctxt.SGL))
+	for i := 0; i < ctxt.NEnts; i++ {
+		segLen := int(min(length, uint32(x.PageSize-head.PageOff)))
+		if head.PageOff == 0 {
+			head.PageCount++
+		}
+		var pg *Page
+		if head.CurPage < len(rq.Pages) {
+			pg = rq.Pages[head.CurPage]
+		} else if head.CurPage == len(rq.Pages) {
+			// B13: rq_pages[rq_maxpages] is the NULL sentinel.
+			x.fault(t, "NULL page", "svc_rdma_build_read_segment used rq_pages[%d], the NULL sentinel past rq_maxpages (B13): sg_set_page(NULL) oopses", head.CurPage)
+		}
+		ctxt.SGL[i] = SGE{Page: pg, Off: head.PageOff, Len: segLen}
+		t.Point("sg_set_page", "sgl", i, "entry", ctxt.SGL[i], "rq_page", head.CurPage)
+		head.PageOff += segLen
+		if head.PageOff == x.PageSize {
+			head.CurPage++
+			head.PageOff = 0
+		}
+		length -= uint32(segLen)
+		if length > 0 && head.CurPage+1 > x.MaxPages {
+			t.Point("svcrdma_page_overrun_err", "cid", cc.CID, "curpage", head.CurPage)
+			if x.Beh.Has(B6) {
+				ctxt.Where = "leaked"
+				t.Pointf("svc_rdma_build_read_segment", "returns without putting rw#%d back: leaked (B6)", ctxt.ID)
+			} else {
+				x.putRWCtxt(t, ctxt)
+			}
+			return errInval
+		}
+	}
+	ctxt.sources(src)
+	n, rerr := x.rwCtxInit(t, ctxt, seg.Offset, seg.Handle, FromDevice)
+	if rerr != nil {
+		return errIO
+	}
+	x.Counters.Reads++
+	ctxt.Where = "read cc"
+	cc.RWCtxts = append([]*RWCtxt{ctxt}, cc.RWCtxts...)
+	cc.SQECount += n
+	t.Point("svc_rdma_build_read_segment", "rw", ctxt.ID, "wqes", n, "cc_sqecount", cc.SQECount,
+		"curpage", head.CurPage, "pageoff", head.PageOff, "page_count", head.PageCount)
+	return nil
+}
+
+// buildReadChunk is svc_rdma_build_read_chunk.
+func (x *Xprt) buildReadChunk(t *sched.Task, rq *Rqst, head *RecvCtxt, chunk *Chunk, src string) (err error) {
+	defer t.Call("svc_rdma_build_read_chunk", "position", chunk.Position, "length", chunk.Length, "segments", len(chunk.Segments))(&err)
+	err = errInval
+	for i, seg := range chunk.Segments {
+		if err = x.buildReadSegment(t, rq, head, seg, fmt.Sprintf("%s seg %d", src, i)); err != nil {
+			break
+		}
+		head.ReadBytes += int(seg.Length)
+		t.Point("rc_readbytes", "readbytes", head.ReadBytes)
+	}
+	return err
+}
+
+// copyInlineRange is svc_rdma_copy_inline_range: copy inline bytes of the
+// call into rq_pages so the Read data that follows lands contiguously.
+func (x *Xprt) copyInlineRange(t *sched.Task, rq *Rqst, head *RecvCtxt, offset, remaining uint32) (err error) {
+	defer t.Call("svc_rdma_copy_inline_range", "offset", offset, "remaining", remaining,
+		"curpage", head.CurPage, "pageoff", head.PageOff)(&err)
+	src := head.Buf.Data[:head.ByteLen] // B5: based at the transport header
+	if !x.Beh.Has(B5) {
+		src = head.Buf.Data[head.HdrLen:head.ByteLen]
+		inline := uint32(len(src))
+		if offset > inline || remaining > inline-offset {
+			t.Pointf("svc_rdma_copy_inline_range", "range [%d,+%d) is outside the %d inline bytes", offset, remaining, inline)
+			return errInval
+		}
+	}
+	numPages := int((uint64(head.PageOff) + uint64(remaining) + uint64(x.PageSize) - 1) / uint64(x.PageSize))
+	for i := 0; i < numPages; i++ {
+		if !x.Beh.Has(B3) && head.CurPage >= x.MaxPages {
+			t.Pointf("svc_rdma_copy_inline_range", "rc_curpage %d >= rq_maxpages %d", head.CurPage, x.MaxPages)
+			return errInval
+		}
+		pageLen := min(int(remaining), x.PageSize-head.PageOff)
+		if head.PageOff == 0 {
+			head.PageCount++
+		}
+		if head.CurPage >= len(rq.Pages) || rq.Pages[head.CurPage] == nil {
+			x.fault(t, "NULL page", "memcpy into rq_pages[%d], past rq_maxpages (B3): the kernel dereferences the NULL sentinel", head.CurPage)
+		}
+		dst := rq.Pages[head.CurPage]
+		dstOff := head.PageOff
+		if x.Beh.Has(B1) {
+			dstOff = head.CurPage // B1: a page index used as a byte offset
+		}
+		n := x.copyBytes(t, dst, dstOff, src, int(offset), pageLen)
+		dst.mark(dstOff, n, "inline")
+		t.Point("memcpy", "dst", fmt.Sprintf("%s+%d", dst.Name(), dstOff), "src_off", offset, "len", pageLen)
+		head.ReadBytes += pageLen
+		head.PageOff += pageLen
+		if head.PageOff == x.PageSize {
+			head.CurPage++
+			head.PageOff = 0
+		}
+		remaining -= uint32(pageLen)
+		offset += uint32(pageLen)
+	}
+	if x.Beh.Has(B2) {
+		t.Pointf("svc_rdma_copy_inline_range", "copied, but returns -EINVAL all the same (B2)")
+		return errInval
+	}
+	return nil
+}
+
+// copyBytes copies n bytes from src[off:] to dst[dstOff:], stopping where
+// either buffer ends; a copy that would run past an end is a fault.
+func (x *Xprt) copyBytes(t *sched.Task, dst *Page, dstOff int, src []byte, off, n int) int {
+	if off > len(src) || n > len(src)-off || dstOff+n > len(dst.Data) {
+		x.fault(t, "out-of-bounds memcpy", "memcpy of %d bytes from receive-buffer offset %d (buffer %d bytes) to %s+%d would run past a buffer (B5)", n, off, len(src), dst.Name(), dstOff)
+	}
+	return copy(dst.Data[dstOff:dstOff+n], src[off:off+n])
+}
+
+// readMultipleChunks is svc_rdma_read_multiple_chunks: inline pieces and
+// Read chunks, copied and pulled into rq_pages in XDR order.
+func (x *Xprt) readMultipleChunks(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error) {
+	defer t.Call("svc_rdma_read_multiple_chunks", "chunks", head.ReadPCL.Count())(&err)
+	pcl := &head.ReadPCL
+	var start uint32
+	chunk := pcl.First()
+	length := chunk.Position
+	if err := x.copyInlineRange(t, rq, head, start, length); err != nil {
+		return err
+	}
+	for _, chunk := range pcl.Chunks {
+		if err := x.buildReadChunk(t, rq, head, chunk, fmt.Sprintf("read chunk %d", chunk.Index)); err != nil {
+			return err
+		}
+		next := pcl.Next(chunk)
+		if next == nil {
+			break
+		}
+		if !x.Beh.Has(B5) && uint32(head.ReadBytes) > next.Position {
+			t.Pointf("svc_rdma_read_multiple_chunks", "rc_readbytes %d passes the next chunk's position %d", head.ReadBytes, next.Position)
+			return errInval
+		}
+		start += length
+		length = next.Position - uint32(head.ReadBytes) // u32: wraps when chunks overlap (B5)
+		if err := x.copyInlineRange(t, rq, head, start, length); err != nil {
+			return err
+		}
+	}
+	start += length
+	total := uint32(head.ByteLen) // B5: includes the transport header
+	if !x.Beh.Has(B5) {
+		total = uint32(head.ByteLen - head.HdrLen)
+		if start > total {
+			return errInval
+		}
+	}
+	length = total - start
+	return x.copyInlineRange(t, rq, head, start, length)
+}
+
+// readDataItem is svc_rdma_read_data_item: one Read chunk; the inline
+// bytes stay in the Receive buffer until svc_rdma_read_complete.
+func (x *Xprt) readDataItem(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error) {
+	defer t.Call("svc_rdma_read_data_item")(&err)
+	chunk := head.ReadPCL.First()
+	if !x.Beh.Has(B5) && int(chunk.Position) > head.ByteLen-head.HdrLen {
+		return errInval
+	}
+	return x.buildReadChunk(t, rq, head, chunk, fmt.Sprintf("read chunk %d", chunk.Index))
+}
+
+// readChunkRange is svc_rdma_read_chunk_range: pull [offset, offset+length)
+// of the call chunk.
+func (x *Xprt) readChunkRange(t *sched.Task, rq *Rqst, head *RecvCtxt, chunk *Chunk, offset, length uint32) (err error) {
+	defer t.Call("svc_rdma_read_chunk_range", "offset", offset, "length", length)(&err)
+	b4 := x.Beh.Has(B4)
+	if !b4 && length == 0 {
+		return nil
+	}
+	err = errInval
+	for i, seg := range chunk.Segments {
+		if (b4 && offset > seg.Length) || (!b4 && offset >= seg.Length) {
+			offset -= seg.Length
+			continue
+		}
+		var d Segment
+		d.Handle = seg.Handle
+		if b4 {
+			d.Length = min(length, seg.Length) - offset // u32: may wrap
+		} else {
+			d.Length = min(length, seg.Length-offset)
+		}
+		d.Offset = seg.Offset + uint64(offset)
+		t.Point("svc_rdma_read_chunk_range", "segment", i, "dummy", d)
+		if err = x.buildReadSegment(t, rq, head, d, fmt.Sprintf("call chunk seg %d", i)); err != nil {
+			break
+		}
+		head.ReadBytes += int(d.Length)
+		length -= d.Length
+		offset = 0
+		if !b4 && length == 0 {
+			break
+		}
+	}
+	return err
+}
+
+// readCallChunk is svc_rdma_read_call_chunk: a Long Message, with any Read
+// chunks pulled into their positions.
+func (x *Xprt) readCallChunk(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error) {
+	defer t.Call("svc_rdma_read_call_chunk", "read_chunks", head.ReadPCL.Count())(&err)
+	call := head.CallPCL.First()
+	pcl := &head.ReadPCL
+	if pcl.IsEmpty() {
+		return x.buildReadChunk(t, rq, head, call, "call chunk")
+	}
+	var start uint32
+	length := pcl.First().Position
+	if !x.Beh.Has(B5) && length > call.Length {
+		return errInval
+	}
+	if err := x.readChunkRange(t, rq, head, call, start, length); err != nil {
+		return err
+	}
+	for _, chunk := range pcl.Chunks {
+		if err := x.buildReadChunk(t, rq, head, chunk, fmt.Sprintf("read chunk %d", chunk.Index)); err != nil {
+			return err
+		}
+		next := pcl.Next(chunk)
+		if next == nil {
+			break
+		}
+		if !x.Beh.Has(B5) && uint32(head.ReadBytes) > next.Position {
+			return errInval
+		}
+		start += length
+		length = next.Position - uint32(head.ReadBytes)
+		if err := x.readChunkRange(t, rq, head, call, start, length); err != nil {
+			return err
+		}
+	}
+	start += length
+	length = call.Length - start
+	return x.readChunkRange(t, rq, head, call, start, length)
+}
+
+// readSpecial is svc_rdma_read_special (a PZRC is assumed to come in
+// RDMA_NOMSG).
+func (x *Xprt) readSpecial(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error) {
+	defer t.Call("svc_rdma_read_special")(&err)
+	return x.readCallChunk(t, rq, head)
+}
+
+// clearRqstPages is svc_rdma_clear_rqst_pages: the pages under I/O move to
+// the recv ctxt so releasing the rqst does not free them.
+func (x *Xprt) clearRqstPages(t *sched.Task, rq *Rqst, head *RecvCtxt) {
+	head.Pages = head.Pages[:0]
+	for i := 0; i < head.PageCount && i < len(rq.Pages); i++ {
+		head.Pages = append(head.Pages, rq.Pages[i])
+		rq.Pages[i] = nil
+	}
+	t.Point("svc_rdma_clear_rqst_pages", "moved", head.PageCount, "rc_pages", pageNames(head.Pages))
+}
+
+// processReadList is svc_rdma_process_read_list: build every Read WR the
+// call needs and post them as one chain; 1 means "posted, call parked".
+func (x *Xprt) processReadList(t *sched.Task, rq *Rqst, head *RecvCtxt) (ret int, err error) {
+	r := t.CallV("svc_rdma_process_read_list", "call_chunks", head.CallPCL.Count(), "read_chunks", head.ReadPCL.Count())
+	defer func() {
+		if err != nil {
+			r(err)
+		} else {
+			r(ret)
+		}
+	}()
+	cc := &head.CC
+	x.ccInit(cc)
+	cc.CQE = CQE{Name: "svc_rdma_wc_read_done", done: func(t *sched.Task, wc verbs.WC) { x.wcReadDone(t, head, wc) }}
+	cc.Owner = "read chunk"
+	cc.SQECount = 0
+	head.PageOff, head.CurPage, head.ReadBytes, head.PageCount = 0, 0, 0, 0
+	if head.CallPCL.IsEmpty() {
+		if head.ReadPCL.Count() == 1 {
+			err = x.readDataItem(t, rq, head)
+		} else {
+			err = x.readMultipleChunks(t, rq, head)
+		}
+	} else {
+		err = x.readSpecial(t, rq, head)
+	}
+	x.clearRqstPages(t, rq, head)
+	if err != nil {
+		return 0, err
+	}
+	t.Point("svcrdma_post_read_chunk", "cid", cc.CID, "sqecount", cc.SQECount)
+	if err := x.postChunkCtxt(t, cc); err != nil {
+		return 0, err
+	}
+	return 1, nil
+}
+
+// sources remembers, per SGL entry, where its bytes come from, so the
+// view can colour them once the Read lands.
+func (c *RWCtxt) sources(src string) {
+	for i := range c.SGL[:c.NEnts] {
+		c.SGL[i].src = src
+	}
+}
+
+// markReadSources colours the pages a completed Read filled.
+func (x *Xprt) markReadSources(head *RecvCtxt) {
+	for _, c := range head.CC.RWCtxts {
+		for _, s := range c.SGL[:c.NEnts] {
+			s.Page.mark(s.Off, s.Len, s.src)
+		}
+	}
+}
+
+func sglString(sgl []SGE) string {
+	s := "["
+	for i, e := range sgl {
+		if i > 0 {
+			s += ","
+		}
+		s += e.String()
+	}
+	return s + "]"
+}
+
+func pageNames(ps []*Page) string {
+	s := "["
+	for i, p := range ps {
+		if i > 0 {
+			s += ","
+		}
+		s += p.Name()
+	}
+	return s + "]"
+}

@@ -1,0 +1,100 @@
+package svcrdma
+
+// The generic server loop around the transport (net/sunrpc/svc_xprt.c and
+// svc.c reduced to what the lessons need): an nfsd thread waits for work,
+// takes one call through xpo_recvfrom, has the service process it, and
+// sends the reply through xpo_sendto.
+
+import (
+	"github.com/rdmalab/rdmalab/engine/sched"
+	"github.com/rdmalab/rdmalab/engine/verbs"
+)
+
+// Service is the upper layer (nfsd): it decodes the call in rq.Arg and
+// builds the reply in rq.Res, calling Xprt.ResultPayload for the bytes a
+// Write chunk should carry.
+type Service interface {
+	// Process is svc_process; drop means no reply is sent.
+	Process(t *sched.Task, x *Xprt, rq *Rqst) (drop bool)
+	// ReplySent is the service's hook after xpo_sendto returned
+	// (nfsd_cache_reply_sent): rq.ReplyPos holds the reply's position.
+	ReplySent(t *sched.Task, x *Xprt, rq *Rqst)
+}
+
+// NewRqst is svc_rqst_alloc: rq_maxpages pages for one thread.
+func (x *Xprt) NewRqst(name string) *Rqst {
+	rq := &Rqst{Name: name, Pages: make([]*Page, x.MaxPages)}
+	for i := range rq.Pages {
+		rq.Pages[i] = x.allocPage()
+	}
+	return rq
+}
+
+// allocArg is svc_alloc_arg: refill the rq_pages slots that were handed on.
+func (x *Xprt) allocArg(rq *Rqst) {
+	for i, p := range rq.Pages {
+		if p == nil {
+			rq.Pages[i] = x.allocPage()
+		}
+	}
+}
+
+// Serve is one nfsd thread's life: svc_recv → svc_process → svc_send, for
+// as long as the transport lives.
+func (x *Xprt) Serve(t *sched.Task, rq *Rqst, svc Service) {
+	rq.T = t
+	for !x.Dead {
+		x.allocArg(rq)
+		t.WaitUntil("svc_recv", func() bool { return (x.HasWork() && !x.busy) || (x.Close && !x.Dead) })
+		if x.Close {
+			x.detach(t)
+			return
+		}
+		x.serveOne(t, rq, svc)
+	}
+}
+
+// serveOne handles one piece of work; a FAULT abandons it and the thread
+// goes on, as if a fresh nfsd thread had taken its place.
+func (x *Xprt) serveOne(t *sched.Task, rq *Rqst, svc Service) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(faultStop); !ok {
+				panic(r)
+			}
+			x.busy = false
+			rq.Ctxt = nil
+			x.deferredClose(t)
+		}
+	}()
+	x.busy = true // XPT_BUSY while in xpo_recvfrom
+	n := x.Recvfrom(t, rq)
+	x.busy = false // svc_xprt_received
+	if n <= 0 {
+		return
+	}
+	if svc != nil && !svc.Process(t, x, rq) {
+		err := x.Sendto(t, rq)
+		if err == nil {
+			svc.ReplySent(t, x, rq)
+		}
+	}
+	// svc_xprt_release → xpo_release_ctxt
+	if rq.Ctxt != nil {
+		x.recvCtxtPut(t, rq.Ctxt)
+		rq.Ctxt = nil
+	}
+}
+
+// detach is svc_delete_xprt → svc_rdma_detach: disconnect; the provider
+// flushes every outstanding WR, and their completions release what they hold.
+func (x *Xprt) detach(t *sched.Task) {
+	defer t.Call("svc_rdma_detach", "xpt_id", x.XptID)(nil)
+	x.Dead = true
+	if x.qp != nil {
+		if err := x.qp.Modify(verbs.QPAttr{State: verbs.QPSErr}); err != nil {
+			t.Pointf("rdma_disconnect", "%v", err)
+		}
+	}
+	t.Pointf("rdma_disconnect", "QP to ERR: outstanding WRs will complete with WR_FLUSH_ERR")
+}

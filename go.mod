@@ -1,0 +1,3 @@
+module github.com/rdmalab/rdmalab
+
+go 1.26
