@@ -374,3 +374,13 @@ func (m *Mutex) Holder() string {
 	}
 	return m.holder.Name
 }
+
+// NextHandler is the first runnable completion-handler task, or nil.
+func (s *Scheduler) NextHandler() *Task {
+	for _, t := range s.tasks {
+		if t.Handler && t.runnable() {
+			return t
+		}
+	}
+	return nil
+}

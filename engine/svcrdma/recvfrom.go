@@ -51,6 +51,12 @@ func (x *Xprt) recvCtxtPut(t *sched.Task, rc *RecvCtxt) {
 	if len(rc.CC.RWCtxts) > 0 {
 		x.ccRelease(t, &rc.CC, FromDevice)
 	}
+	for i, r := range x.reads {
+		if r == rc {
+			x.reads = append(x.reads[:i], x.reads[i+1:]...)
+			break
+		}
+	}
 	n := 0
 	for i := 0; i < rc.PageCount && i < len(rc.Pages); i++ {
 		x.putPage(rc.Pages[i])

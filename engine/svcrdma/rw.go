@@ -29,6 +29,7 @@ func (x *Xprt) getRWCtxt(t *sched.Task, sges int) (ctxt *RWCtxt) {
 	} else {
 		x.rwCreated++
 		ctxt = &RWCtxt{ID: x.rwCreated, FirstSGLNents: x.Dev.MaxSendSGE}
+		x.rwAll = append(x.rwAll, ctxt)
 		t.Point("kmalloc_node", "rw", ctxt.ID, "first_sgl_nents", ctxt.FirstSGLNents)
 	}
 	ctxt.Where = "building"
@@ -764,6 +765,7 @@ func (x *Xprt) processReadList(t *sched.Task, rq *Rqst, head *RecvCtxt) (ret int
 	cc.Owner = "read chunk"
 	cc.SQECount = 0
 	head.PageOff, head.CurPage, head.ReadBytes, head.PageCount = 0, 0, 0, 0
+	x.reads = append(x.reads, head)
 	if head.CallPCL.IsEmpty() {
 		if head.ReadPCL.Count() == 1 {
 			err = x.readDataItem(t, rq, head)

@@ -161,6 +161,8 @@ type Xprt struct {
 	sendWait     int // tasks waiting on sc_send_wait (for drawing)
 	RWCache      []*RWCtxt
 	rwCreated    int
+	rwAll        []*RWCtxt
+	reads        []*RecvCtxt
 	rwFreed      int
 	SendCache    []*SendCtxt
 	sendCreated  int

@@ -1,0 +1,397 @@
+// Package engine joins the parts of the lab: the client (engine/xprt), the
+// server transport (engine/svcrdma) with its upper layer (engine/nfsd), and
+// the provider they share (engine/sim). It owns the event stream and the
+// stepping: the model emits an event at each trace point, and the Lab runs
+// it one event, one function or one completion at a time.
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rdmalab/rdmalab/engine/nfsd"
+	"github.com/rdmalab/rdmalab/engine/sched"
+	"github.com/rdmalab/rdmalab/engine/sim"
+	"github.com/rdmalab/rdmalab/engine/svcrdma"
+	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/engine/verbs"
+	"github.com/rdmalab/rdmalab/engine/xprt"
+)
+
+// maxHistory bounds the events a Lab keeps.
+const maxHistory = 100_000
+
+// maxSteps bounds one run command, so a model bug cannot hang a session.
+const maxSteps = 5_000_000
+
+// Completion is one work completion the provider delivered, as the CQ
+// pane shows it.
+type Completion struct {
+	Seq    uint64 `json:"seq"`
+	Side   string `json:"side"` // "server" or "client"
+	Queue  string `json:"queue"`
+	WRID   uint64 `json:"wr_id"`
+	Opcode string `json:"opcode"`
+	Status string `json:"status"`
+	Bytes  uint32 `json:"byte_len"`
+}
+
+// Lab is one session's engine.
+type Lab struct {
+	Set    Settings
+	Fabric *sim.Fabric
+	Sched  *sched.Scheduler
+	Server *svcrdma.Xprt
+	Client *xprt.Client
+	NFS    *nfsd.Server
+	Rqsts  []*svcrdma.Rqst
+
+	history     []trace.Event
+	seq         uint64
+	last        trace.Event
+	sinks       []func(trace.Event)
+	completions []Completion
+	transfers   []sim.Transfer
+	xptID       uint64
+}
+
+// New builds a lab with settings s: the fabric, both peers, a connected
+// RC QP pair and the nfsd threads, parked in svc_recv.
+func New(s Settings) (*Lab, error) {
+	if s.Threads < 1 || s.Threads > 64 {
+		return nil, fmt.Errorf("threads must be 1..64, not %d", s.Threads)
+	}
+	l := &Lab{Set: s, Sched: sched.New(), xptID: 1}
+	l.Fabric = sim.NewFabric(sim.Config{Seed: s.Seed, LinkRate: s.LinkRate, Latency: s.Latency})
+	l.Fabric.SetTap(func(t sim.Transfer) { l.transfers = appendBounded(l.transfers, t, 100_000) })
+	devS, err := l.Fabric.NewDevice("server", s.deviceAttr())
+	if err != nil {
+		return nil, fmt.Errorf("server device: %w", err)
+	}
+	devC, err := l.Fabric.NewDevice("client", sim.DefaultAttr())
+	if err != nil {
+		return nil, fmt.Errorf("client device: %w", err)
+	}
+	pdS, err := devS.AllocPD()
+	if err != nil {
+		return nil, fmt.Errorf("server PD: %w", err)
+	}
+	l.Server, err = svcrdma.NewXprt(devS, pdS, s.xprtConfig(), s.behaviour(), l.xptID, l.Fabric.Now)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.Server.CreateQP(); err != nil {
+		return nil, err
+	}
+	l.Client, err = xprt.New(devC, s.InlineThreshold, s.Credits, uint32(0x5eed0000+s.Seed%0x10000*0x10))
+	if err != nil {
+		return nil, err
+	}
+	if err := l.Server.Connect("client", l.Client.QP().Num(), s.PathMTU); err != nil {
+		return nil, err
+	}
+	if err := l.Client.Connect("server", l.Server.QP().Num(), s.PathMTU, 32); err != nil {
+		return nil, err
+	}
+	l.NFS = nfsd.New()
+	for i := 0; i < s.Threads; i++ {
+		rq := l.Server.NewRqst(fmt.Sprintf("nfsd%d", i))
+		l.Rqsts = append(l.Rqsts, rq)
+		l.Sched.Go(rq.Name, false, func(t *sched.Task) { l.Server.Serve(t, rq, l.NFS) })
+	}
+	// Park the threads in svc_recv without recording the start-up.
+	for i := 0; i < 1000 && l.Sched.Runnable(); i++ {
+		l.Sched.Step()
+	}
+	return l, nil
+}
+
+// Close ends the lab's tasks.
+func (l *Lab) Close() { l.Sched.Close() }
+
+// Subscribe calls f with every event from now on.
+func (l *Lab) Subscribe(f func(trace.Event)) { l.sinks = append(l.sinks, f) }
+
+// History is the events kept so far, oldest first.
+func (l *Lab) History() []trace.Event { return l.history }
+
+// Last is the most recent event.
+func (l *Lab) Last() trace.Event { return l.last }
+
+// Completions lists the completions delivered so far (the last 1000).
+func (l *Lab) Completions() []Completion { return l.completions }
+
+// Transfers lists what crossed the wire (the seam the captures package
+// turns into packets).
+func (l *Lab) Transfers() []sim.Transfer { return l.transfers }
+
+func appendBounded[T any](s []T, v T, n int) []T {
+	if len(s) >= n {
+		copy(s, s[len(s)-n+1:])
+		s = s[:n-1]
+	}
+	return append(s, v)
+}
+
+func (l *Lab) record(ev trace.Event) trace.Event {
+	l.seq++
+	ev.Seq = l.seq
+	l.history = appendBounded(l.history, ev, maxHistory)
+	l.last = ev
+	for _, f := range l.sinks {
+		f(ev)
+	}
+	return ev
+}
+
+func (l *Lab) note(task, fn, format string, a ...any) {
+	l.record(trace.Event{Kind: trace.Note, Task: task, Func: fn, Text: fmt.Sprintf(format, a...)})
+}
+
+// Step runs the model to its next event. It reports false when nothing can
+// run: every thread waits and no completion is delivered automatically.
+//
+// With automatic completion the wire is faster than the CPU: whatever the
+// provider has pending executes before the next thread event.
+func (l *Lab) Step() bool {
+	if l.Set.AutoComplete && len(l.Fabric.Pending()) > 0 {
+		_, ok := l.deliver(nil)
+		return ok
+	}
+	if ev, ok := l.Sched.Step(); ok {
+		l.record(ev)
+		return true
+	}
+	// Completions the provider made without an operation (flushes when a
+	// QP enters ERR) wait in the CQs.
+	before := l.seq
+	l.pollCQs()
+	if l.Sched.Runnable() {
+		return l.Step()
+	}
+	return l.seq != before
+}
+
+// StepN runs n steps and reports how many ran.
+func (l *Lab) StepN(n int) int {
+	i := 0
+	for ; i < n && l.Step(); i++ {
+	}
+	return i
+}
+
+// runUntil steps until stop says so (checked after each event), a FAULT, or
+// idle. It reports whether stop was met.
+func (l *Lab) runUntil(stop func(trace.Event) bool) bool {
+	for i := 0; i < maxSteps; i++ {
+		before := l.seq
+		if !l.Step() {
+			return false
+		}
+		if l.seq == before {
+			continue
+		}
+		if stop(l.last) {
+			return true
+		}
+		if l.last.Kind == trace.Fault {
+			return false
+		}
+	}
+	l.note("lab", "runaway", "stopped after %d steps", maxSteps)
+	return false
+}
+
+// Next steps over: after a function entry it runs to that function's
+// return; otherwise it runs one event, and over the whole call if that
+// event enters a function.
+func (l *Lab) Next() bool {
+	last := l.last
+	if last.Kind != trace.Call {
+		if !l.Step() {
+			return false
+		}
+		last = l.last
+		if last.Kind != trace.Call {
+			return true
+		}
+	}
+	return l.runUntil(func(e trace.Event) bool {
+		return e.Task == last.Task && e.Kind == trace.Return && e.Depth == last.Depth && e.Func == last.Func
+	})
+}
+
+// Finish runs until the function the last event happened in returns.
+func (l *Lab) Finish() bool {
+	last := l.last
+	target := last.Depth - 1
+	if last.Kind == trace.Call {
+		target = last.Depth
+	}
+	if target < 0 {
+		return l.Continue()
+	}
+	return l.runUntil(func(e trace.Event) bool {
+		return e.Task == last.Task && e.Kind == trace.Return && e.Depth == target
+	})
+}
+
+// Continue runs until nothing can run (every thread waits for work or for
+// a completion the learner delivers) or a FAULT.
+func (l *Lab) Continue() bool {
+	return l.runUntil(func(trace.Event) bool { return false })
+}
+
+// Thread focuses the scheduler on one nfsd thread: it runs whenever it can,
+// which is how a lesson forces an interleaving. "" clears the focus.
+func (l *Lab) Thread(name string) error {
+	if name == "" {
+		l.Sched.Focus(nil)
+		return nil
+	}
+	t := l.Sched.Task(name)
+	if t == nil {
+		return fmt.Errorf("no thread %q", name)
+	}
+	l.Sched.Focus(t)
+	return nil
+}
+
+// StepThread runs one event of the named thread, whatever the focus.
+func (l *Lab) StepThread(name string) error {
+	t := l.Sched.Task(name)
+	if t == nil {
+		return fmt.Errorf("no thread %q", name)
+	}
+	ev, ok := l.Sched.StepTask(t)
+	if !ok {
+		if w := t.WaitingFor(); w != "" {
+			return fmt.Errorf("%s is blocked in %s", name, w)
+		}
+		return fmt.Errorf("%s cannot run", name)
+	}
+	l.record(ev)
+	return nil
+}
+
+// ErrNothingPending says there is no posted work request to complete.
+var ErrNothingPending = errors.New("no work request is waiting for its completion")
+
+// Complete delivers the next n operations of the provider (n < 0: all) and
+// runs the completion handlers they trigger; status, when given, is what
+// the first one completes with.
+func (l *Lab) Complete(n int, status *verbs.Status) (int, error) {
+	done, before := 0, l.seq
+	l.pollCQs()
+	l.runHandlers()
+	for n < 0 || done < n {
+		if len(l.Fabric.Pending()) == 0 {
+			break
+		}
+		st := status
+		if done > 0 {
+			st = nil
+		}
+		if _, ok := l.deliver(st); !ok {
+			break
+		}
+		done++
+		l.runHandlers()
+	}
+	if done == 0 && l.seq == before {
+		return 0, ErrNothingPending
+	}
+	return done, nil
+}
+
+// runHandlers runs the completion handlers to their end: in the kernel
+// they run in softirq context and never sleep.
+func (l *Lab) runHandlers() {
+	for i := 0; i < maxSteps; i++ {
+		t := l.Sched.NextHandler()
+		if t == nil {
+			return
+		}
+		ev, ok := l.Sched.StepTask(t)
+		if !ok {
+			return
+		}
+		l.record(ev)
+	}
+}
+
+// deliver executes the provider's next operation and polls the CQs.
+func (l *Lab) deliver(status *verbs.Status) (sim.Op, bool) {
+	if status != nil {
+		l.Fabric.FailNth(1, 0, *status)
+	}
+	op, ok := l.Fabric.DeliverNext()
+	if !ok {
+		return op, false
+	}
+	what := fmt.Sprintf("%s qp %d %v %dB", op.Node, op.QPNum, op.Opcode, op.Bytes)
+	if op.RKey != 0 {
+		what += fmt.Sprintf(" remote 0x%x rkey 0x%x", op.RemoteAddr, op.RKey)
+	}
+	if op.Retry {
+		what += " (RNR NAK: will retry)"
+	} else if op.Status != verbs.StatusSuccess {
+		what += " → " + op.Status.String()
+	}
+	l.note("wire", "execute", "%s", what)
+	l.pollCQs()
+	return op, true
+}
+
+// pollCQs drains all four CQs: the server's completions become handler
+// tasks (the kernel's CQ poller calls each cqe's done), the client's are
+// handled at once.
+func (l *Lab) pollCQs() {
+	var wcs [32]verbs.WC
+	for _, q := range []struct {
+		side, name string
+		cq         verbs.CQ
+	}{
+		{"server", "send", l.Server.SendCQ}, {"server", "recv", l.Server.RecvCQ},
+		{"client", "send", l.Client.SendCQ}, {"client", "recv", l.Client.RecvCQ},
+	} {
+		for {
+			n := q.cq.Poll(wcs[:])
+			if n == 0 {
+				break
+			}
+			for _, wc := range wcs[:n] {
+				l.completions = appendBounded(l.completions, Completion{Seq: l.seq, Side: q.side, Queue: q.name,
+					WRID: wc.WRID, Opcode: wc.Opcode.String(), Status: wc.Status.String(), Bytes: wc.ByteLen}, 1000)
+				l.dispatch(q.side, q.name, wc)
+			}
+		}
+	}
+}
+
+func (l *Lab) dispatch(side, queue string, wc verbs.WC) {
+	switch {
+	case side == "server" && queue == "send":
+		l.Sched.Go("cq", true, func(t *sched.Task) { l.Server.HandleSendWC(t, wc) })
+	case side == "server":
+		l.Sched.Go("cq", true, func(t *sched.Task) { l.Server.HandleRecvWC(t, wc) })
+	case queue == "send":
+		l.note("client", "ib_poll_cq", "%s", l.Client.HandleSendWC(wc))
+	default:
+		l.note("client", "ib_poll_cq", "%s", l.Client.HandleRecvWC(wc))
+	}
+}
+
+// Call prepares and posts a client call.
+func (l *Lab) Call(spec xprt.CallSpec) (*xprt.Call, error) {
+	k, err := l.Client.Prepare(spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.Client.Send(k); err != nil {
+		return k, err
+	}
+	l.note("client", "rpcrdma_marshal_req", "xid 0x%x %s: %v, read list %d, write list %d, reply chunk %v, %d inline bytes",
+		k.XID, spec.Label, k.Header.Proc, len(k.Header.ReadList), len(k.Header.WriteList), k.Header.ReplyChunk != nil, len(k.Inline))
+	return k, nil
+}

@@ -1,0 +1,328 @@
+// Package nfsd is the upper layer the lab's server runs: a small NFSv3
+// service over an in-memory file system, with the duplicate reply cache
+// (DRC) that reads the transport's acknowledged position. It is the part
+// of fs/nfsd a learner needs to see the transport at work: it decodes the
+// call svcrdma rebuilt, and builds the reply svcrdma sends, telling the
+// transport which bytes a Write chunk carries.
+package nfsd
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/rdmalab/rdmalab/captures/nfs"
+	"github.com/rdmalab/rdmalab/captures/oncrpc"
+	"github.com/rdmalab/rdmalab/engine/sched"
+	"github.com/rdmalab/rdmalab/engine/svcrdma"
+)
+
+// File is one file of the in-memory export.
+type File struct {
+	Name   string
+	FH     []byte
+	FileID uint64
+	Data   []byte
+	Dir    bool
+}
+
+// DRCEntry is a duplicate reply cache entry (struct nfsd_cacherep), with
+// the fields the reply-position series adds.
+type DRCEntry struct {
+	XID      uint32 `json:"xid"`
+	Proc     string `json:"proc"`
+	State    string `json:"state"` // INPROG, DONE
+	Xprt     uint64 `json:"xprt"`  // c_xprt: xpt_id of the transport that carried the call
+	Pos      uint64 `json:"pos"`   // c_pos: reply position, 0 = never acknowledged
+	Inflight bool   `json:"inflight"`
+	reply    []byte
+}
+
+// Server is the NFS service.
+type Server struct {
+	Root    *File
+	Files   []*File
+	byFH    map[string]*File
+	DRC     []*DRCEntry
+	Evicted []DRCEntry // entries pruned because their reply was acknowledged
+	current map[string]*DRCEntry
+	verf    [8]byte
+}
+
+// New returns a server exporting a root directory with a file "data" and
+// enough entries that READDIR needs a Reply chunk.
+func New() *Server {
+	s := &Server{byFH: map[string]*File{}, current: map[string]*DRCEntry{}}
+	s.Root = s.add("/", true)
+	s.add("data", false)
+	for i := 0; i < 150; i++ {
+		s.add(fmt.Sprintf("file-%03d.txt", i), false)
+	}
+	copy(s.verf[:], "rdmalab!")
+	return s
+}
+
+func (s *Server) add(name string, dir bool) *File {
+	id := uint64(len(s.Files) + 2)
+	fh := make([]byte, 32)
+	copy(fh, "rdmalab-fh")
+	for i := 0; i < 8; i++ {
+		fh[24+i] = byte(id >> (56 - 8*i))
+	}
+	f := &File{Name: name, FH: fh, FileID: id, Dir: dir}
+	s.Files = append(s.Files, f)
+	s.byFH[string(fh)] = f
+	return f
+}
+
+// Lookup finds a file by name.
+func (s *Server) Lookup(name string) *File {
+	for _, f := range s.Files {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// Acked is the DRC's test of spec §10.3: the entry's reply is known
+// delivered on transport x.
+func Acked(e *DRCEntry, x *svcrdma.Xprt) bool {
+	return e.State == "DONE" && e.Pos != 0 && x != nil && e.Xprt == x.XptID && e.Pos <= x.AckedPosition()
+}
+
+func (f *File) attr() nfs.Fattr3 {
+	a := nfs.Fattr3{Type: nfs.NF3Reg, Mode: 0o644, Nlink: 1, Size: uint64(len(f.Data)), Used: uint64(len(f.Data)), FSID: 1, FileID: f.FileID}
+	if f.Dir {
+		a.Type, a.Mode, a.Nlink = nfs.FType3(2), 0o755, 2
+	}
+	return a
+}
+
+// Process is svc_process for the NFS program: decode the call rebuilt in
+// rq.Arg, run it, and lay the reply out in rq.Res.
+func (s *Server) Process(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) (drop bool) {
+	msg := rq.Arg.Flatten(x.PageSize)
+	var call oncrpc.CallHeader
+	n, err := call.Decode(msg)
+	if err != nil {
+		t.Pointf("svc_process", "cannot decode the RPC call header: %v: dropped", err)
+		return true
+	}
+	args := msg[n:]
+	reply := oncrpc.ReplyHeader{XID: call.XID, Stat: oncrpc.MsgAccepted, AcceptStat: oncrpc.Success}
+	if call.Prog != nfs.ProgNFS || call.Vers != 3 {
+		reply.AcceptStat = oncrpc.ProgUnavail
+		if call.Prog == nfs.ProgNFS {
+			reply.AcceptStat, reply.MismatchLow, reply.MismatchHigh = oncrpc.ProgMismatch, 3, 3
+		}
+		s.setReply(rq, x, reply.AppendTo(nil), nil, nil)
+		t.Pointf("svc_process", "xid 0x%x: program %d version %d: %v", call.XID, call.Prog, call.Vers, reply.AcceptStat)
+		return false
+	}
+	proc := nfs.Proc3(call.Proc)
+	if e := s.cacheLookup(t, x, call.XID, proc); e != nil {
+		if e.State == "DONE" {
+			s.setReply(rq, x, e.reply, nil, nil)
+			t.Pointf("nfsd_cache_lookup", "xid 0x%x is a retransmission: the cached reply is sent again", call.XID)
+			return false
+		}
+		t.Pointf("nfsd_cache_lookup", "xid 0x%x is in progress: dropped", call.XID)
+		return true
+	}
+	defer t.Call("nfsd3_proc_"+procName(proc), "xid", fmt.Sprintf("0x%x", call.XID), "args", len(args))(nil)
+	hdr := reply.AppendTo(nil)
+	switch proc {
+	case nfs.Proc3Null:
+		s.setReply(rq, x, hdr, nil, nil)
+	case nfs.Proc3GetAttr:
+		s.getattr(t, x, rq, hdr, args)
+	case nfs.Proc3Write:
+		s.write(t, x, rq, hdr, args, call.XID)
+	case nfs.Proc3Read:
+		s.read(t, x, rq, hdr, args)
+	case nfs.Proc3ReadDir:
+		s.readdir(t, x, rq, hdr, args)
+	default:
+		reply.AcceptStat = oncrpc.ProcUnavail
+		s.setReply(rq, x, reply.AppendTo(nil), nil, nil)
+	}
+	return false
+}
+
+func procName(p nfs.Proc3) string {
+	return string(bytes.ToLower([]byte(p.String())))
+}
+
+func garbage(rq *svcrdma.Rqst, x *svcrdma.Xprt, s *Server, xid uint32) {
+	r := oncrpc.ReplyHeader{XID: xid, Stat: oncrpc.MsgAccepted, AcceptStat: oncrpc.GarbageArgs}
+	s.setReply(rq, x, r.AppendTo(nil), nil, nil)
+}
+
+func (s *Server) getattr(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, args []byte) {
+	var a nfs.GetAttr3Args
+	if _, err := a.Decode(args); err != nil {
+		garbage(rq, x, s, rq.XID)
+		return
+	}
+	res := nfs.GetAttr3Res{Status: nfs.NFS3ErrStale}
+	if f := s.byFH[string(a.Object)]; f != nil {
+		res = nfs.GetAttr3Res{Status: nfs.NFS3OK, Attr: f.attr()}
+	}
+	s.setReply(rq, x, res.AppendTo(hdr), nil, nil)
+}
+
+func (s *Server) write(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, args []byte, xid uint32) {
+	var a nfs.Write3Args
+	if _, err := a.Decode(args, nfs.DataInline); err != nil {
+		t.Pointf("nfs3svc_decode_writeargs", "%v: GARBAGE_ARGS", err)
+		garbage(rq, x, s, xid)
+		return
+	}
+	res := nfs.Write3Res{Status: nfs.NFS3ErrStale}
+	if f := s.byFH[string(a.File)]; f != nil && !f.Dir {
+		end := a.Offset + uint64(len(a.Data))
+		if end > 1<<30 {
+			res.Status = nfs.NFS3ErrFBig
+		} else {
+			if uint64(len(f.Data)) < end {
+				f.Data = append(f.Data, make([]byte, end-uint64(len(f.Data)))...)
+			}
+			copy(f.Data[a.Offset:], a.Data)
+			res = nfs.Write3Res{Status: nfs.NFS3OK, Count: uint32(len(a.Data)), Committed: nfs.FileSync, Verf: s.verf}
+			t.Point("nfsd_write", "file", f.Name, "offset", a.Offset, "count", len(a.Data))
+		}
+	}
+	out := res.AppendTo(hdr)
+	s.setReply(rq, x, out, nil, nil)
+	s.cacheUpdate(t, x, rq, xid, "WRITE", out)
+}
+
+func (s *Server) read(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, args []byte) {
+	var a nfs.Read3Args
+	if _, err := a.Decode(args); err != nil {
+		garbage(rq, x, s, rq.XID)
+		return
+	}
+	f := s.byFH[string(a.File)]
+	if f == nil || f.Dir {
+		res := nfs.Read3Res{Status: nfs.NFS3ErrStale}
+		out, _ := res.AppendTo(hdr, nfs.DataReduced)
+		s.setReply(rq, x, out, nil, nil)
+		return
+	}
+	var data []byte
+	if a.Offset < uint64(len(f.Data)) {
+		end := min(a.Offset+uint64(a.Count), uint64(len(f.Data)))
+		data = f.Data[a.Offset:end]
+	}
+	res := nfs.Read3Res{Status: nfs.NFS3OK, FileAttr: nfs.PostOpAttr{Present: true, Attr: f.attr()},
+		Count: uint32(len(data)), EOF: a.Offset+uint64(len(data)) >= uint64(len(f.Data)), DataLen: uint32(len(data))}
+	head, dataPos := res.AppendTo(hdr, nfs.DataReduced)
+	pad := make([]byte, (4-len(data)%4)%4)
+	s.setReply(rq, x, head, data, pad)
+	t.Point("nfsd_read", "file", f.Name, "offset", a.Offset, "count", len(data), "data_at", dataPos)
+	// nfs3svc_encode_readres → xdr_write_pages → svc_encode_result_payload
+	if err := x.ResultPayload(t, rq, dataPos, len(data)); err != nil {
+		t.Pointf("svc_encode_result_payload", "%v: the client's Write chunk is too small", err)
+	}
+}
+
+func (s *Server) readdir(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, args []byte) {
+	var a nfs.ReadDir3Args
+	if _, err := a.Decode(args); err != nil {
+		garbage(rq, x, s, rq.XID)
+		return
+	}
+	res := nfs.ReadDir3Res{Status: nfs.NFS3OK, DirAttr: nfs.PostOpAttr{Present: true, Attr: s.Root.attr()}, EOF: true}
+	size := 0
+	for i, f := range s.Files[1:] {
+		if uint64(i) < a.Cookie {
+			continue
+		}
+		size += 24 + (len(f.Name)+3)&^3
+		if a.Count > 0 && size > int(a.Count) {
+			res.EOF = false
+			break
+		}
+		res.Entries = append(res.Entries, nfs.Entry3{FileID: f.FileID, Name: f.Name, Cookie: uint64(i + 1)})
+	}
+	body := res.AppendTo(nil)
+	// nfsd encodes directory entries into the reply's pages.
+	s.setReply(rq, x, hdr, body, nil)
+	t.Point("nfsd_readdir", "entries", len(res.Entries), "bytes", len(body))
+}
+
+// setReply lays the reply out as nfsd does: the RPC header and fixed
+// results in the head (rq_respages[0]), bulk data in the following pages,
+// the tail after the head in the same page.
+func (s *Server) setReply(rq *svcrdma.Rqst, x *svcrdma.Xprt, head, data, tail []byte) {
+	ps := x.PageSize
+	idx := rq.RespagesIdx
+	r0 := rq.Pages[idx]
+	copy(r0.Data, head)
+	res := svcrdma.XdrBuf{Head: svcrdma.Kvec{Page: r0, Off: 0, Len: len(head)}}
+	next := idx + 1
+	if len(data) > 0 {
+		npages := (len(data) + ps - 1) / ps
+		res.Pages = rq.Pages[next : next+npages]
+		for i := 0; i < npages; i++ {
+			copy(res.Pages[i].Data, data[i*ps:min(len(data), (i+1)*ps)])
+		}
+		res.PageLen = len(data)
+		next += npages
+	}
+	if len(tail) > 0 {
+		copy(r0.Data[len(head):], tail)
+		res.Tail = svcrdma.Kvec{Page: r0, Off: len(head), Len: len(tail)}
+	}
+	res.Len = res.Head.Len + res.PageLen + res.Tail.Len
+	rq.Res = res
+	rq.NextPageIdx = next
+}
+
+// cacheLookup is nfsd_cache_lookup: find a retransmission, prune the
+// entries whose replies are acknowledged on this transport.
+func (s *Server) cacheLookup(t *sched.Task, x *svcrdma.Xprt, xid uint32, proc nfs.Proc3) *DRCEntry {
+	evicted := 0
+	kept := s.DRC[:0]
+	stop := false
+	for _, e := range s.DRC {
+		if !stop && !e.Inflight && evicted < 3 && Acked(e, x) {
+			evicted++
+			s.Evicted = append(s.Evicted, *e)
+			t.Point("nfsd_cache_evict", "xid", fmt.Sprintf("0x%x", e.XID), "pos", e.Pos, "acked_pos", x.AckedPosition())
+			continue
+		}
+		if !e.Inflight {
+			stop = true // an unacknowledged entry: the older-first walk ends
+		}
+		kept = append(kept, e)
+	}
+	s.DRC = kept
+	for _, e := range s.DRC {
+		if e.XID == xid {
+			return e
+		}
+	}
+	return nil
+}
+
+// cacheUpdate is nfsd_cache_update for a non-idempotent call.
+func (s *Server) cacheUpdate(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, xid uint32, proc string, reply []byte) {
+	e := &DRCEntry{XID: xid, Proc: proc, State: "DONE", Xprt: x.XptID, Inflight: true, reply: append([]byte(nil), reply...)}
+	s.DRC = append(s.DRC, e)
+	s.current[rq.Name] = e
+	t.Point("nfsd_cache_update", "xid", fmt.Sprintf("0x%x", xid), "inflight", true)
+}
+
+// ReplySent is nfsd_cache_reply_sent: the entry learns its position.
+func (s *Server) ReplySent(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) {
+	e := s.current[rq.Name]
+	if e == nil {
+		return
+	}
+	delete(s.current, rq.Name)
+	e.Pos = rq.ReplyPos
+	e.Inflight = false
+	t.Point("nfsd_cache_reply_sent", "xid", fmt.Sprintf("0x%x", e.XID), "c_pos", e.Pos)
+}

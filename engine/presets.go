@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+	"github.com/rdmalab/rdmalab/engine/nfsd"
+	"github.com/rdmalab/rdmalab/engine/xprt"
+)
+
+// ChunkOpts shapes the chunk a preset advertises.
+type ChunkOpts struct {
+	Segments int  // how many segments the chunk is split into (default 1)
+	PageOff  int  // page offset of the client buffers (default 0)
+	Inline   bool // send the data inline when it fits, as the Linux client does for small I/O
+}
+
+// Pattern is the data a WRITE preset sends: byte i of a write of file
+// offset off, for lab seed. Tests compare server pages with it.
+func Pattern(seed int64, off, n int) []byte {
+	b := make([]byte, n)
+	x := uint32(seed)*2654435761 + uint32(off)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	return b
+}
+
+// segments splits n bytes into k segments of (nearly) equal length.
+func segments(n int, o ChunkOpts) ([]xprt.SegSpec, error) {
+	k := max(o.Segments, 1)
+	if k > 64 {
+		return nil, fmt.Errorf("at most 64 segments, not %d", k)
+	}
+	if o.PageOff < 0 || o.PageOff >= 4096 {
+		return nil, fmt.Errorf("page offset must be 0..4095, not %d", o.PageOff)
+	}
+	var out []xprt.SegSpec
+	left := n
+	for i := 0; i < k; i++ {
+		l := left / (k - i)
+		if i == k-1 {
+			l = left
+		}
+		out = append(out, xprt.SegSpec{Len: l, PageOff: o.PageOff})
+		left -= l
+	}
+	return out, nil
+}
+
+const maxIO = 16 << 20
+
+func checkSize(what string, n int) error {
+	if n < 0 || n > maxIO {
+		return fmt.Errorf("%s size must be 0..%d bytes, not %d", what, maxIO, n)
+	}
+	return nil
+}
+
+// Write issues an NFSv3 WRITE of n bytes to the file "data"; the data goes
+// in a Read chunk at its XDR position unless it fits inline and o.Inline.
+func (l *Lab) Write(n int, o ChunkOpts) (*xprt.Call, error) {
+	if err := checkSize("WRITE", n); err != nil {
+		return nil, err
+	}
+	f := l.NFS.Lookup("data")
+	data := Pattern(l.Set.Seed, 0, n)
+	msg, pos := nfsd.WriteCall(f.FH, 0, data)
+	spec := xprt.CallSpec{Label: fmt.Sprintf("NFSv3 WRITE %d", n), Msg: msg}
+	if !(o.Inline && rpcrdma.HdrLenMin+len(msg) <= l.Set.InlineThreshold) {
+		segs, err := segments(n, o)
+		if err != nil {
+			return nil, err
+		}
+		spec.ReadChunks = []xprt.ReadChunkSpec{{Pos: pos, Len: n, Segments: segs}}
+	}
+	return l.Call(spec)
+}
+
+// Read issues an NFSv3 READ of n bytes of "data", with a Write chunk for
+// the data unless it fits inline and o.Inline.
+func (l *Lab) Read(n int, o ChunkOpts) (*xprt.Call, error) {
+	if err := checkSize("READ", n); err != nil {
+		return nil, err
+	}
+	f := l.NFS.Lookup("data")
+	spec := xprt.CallSpec{Label: fmt.Sprintf("NFSv3 READ %d", n), Msg: nfsd.ReadCall(f.FH, 0, uint32(n))}
+	if !(o.Inline && n+200 <= l.Set.InlineThreshold) {
+		segs, err := segments(n, o)
+		if err != nil {
+			return nil, err
+		}
+		spec.WriteChunks = []xprt.WriteChunkSpec{{Segments: segs}}
+	}
+	return l.Call(spec)
+}
+
+// Readdir issues an NFSv3 READDIR of up to count bytes with a Reply chunk
+// of count bytes (RDMA_NOMSG reply).
+func (l *Lab) Readdir(count int, o ChunkOpts) (*xprt.Call, error) {
+	if err := checkSize("READDIR", count); err != nil {
+		return nil, err
+	}
+	if count < 512 {
+		return nil, fmt.Errorf("a Reply chunk under 512 bytes cannot hold a READDIR reply")
+	}
+	segs, err := segments(count, o)
+	if err != nil {
+		return nil, err
+	}
+	spec := xprt.CallSpec{Label: fmt.Sprintf("NFSv3 READDIR %d", count),
+		Msg: nfsd.ReaddirCall(l.NFS.Root.FH, uint32(count)-512), ReplyChunk: &xprt.WriteChunkSpec{Segments: segs}}
+	return l.Call(spec)
+}
+
+// LongCall issues an NFSv3 WRITE of n bytes sent entirely by RDMA Read: a
+// position-zero Read chunk and RDMA_NOMSG, as the client does when a call
+// is too large for inline and has no DDP-eligible part it could move.
+func (l *Lab) LongCall(n int, o ChunkOpts) (*xprt.Call, error) {
+	if err := checkSize("long call", n); err != nil {
+		return nil, err
+	}
+	f := l.NFS.Lookup("data")
+	msg, _ := nfsd.WriteCall(f.FH, 0, Pattern(l.Set.Seed, 0, n))
+	segs, err := segments(len(msg), o)
+	if err != nil {
+		return nil, err
+	}
+	return l.Call(xprt.CallSpec{Label: fmt.Sprintf("long call (WRITE %d in a PZRC)", n), Msg: msg, CallChunk: segs})
+}

@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/rdmalab/rdmalab/engine/sim"
+	"github.com/rdmalab/rdmalab/engine/svcrdma"
+	"github.com/rdmalab/rdmalab/engine/verbs"
+)
+
+// Settings are what a learner can see and change; Reset applies them.
+type Settings struct {
+	Seed int64 `json:"seed"`
+
+	// The device (sim: what rxe reports unless changed).
+	PageSize     int  `json:"page_size"`
+	MaxSendSGE   int  `json:"max_send_sge"`    // device max_send_sge = rw ctxt first_sgl_nents
+	QPMaxSendSGE int  `json:"qp_max_send_sge"` // what the QP grants (0: what svcrdma asks)
+	MaxSGERd     int  `json:"max_sge_rd"`
+	MaxSGLRd     int  `json:"max_sgl_rd"`
+	MaxQPWR      int  `json:"max_qp_wr"`
+	IWARP        bool `json:"iwarp"`
+	ForceMR      bool `json:"force_mr"`
+
+	// The transport.
+	SQDepth         int  `json:"sq_depth"`         // 0: sized as svc_rdma_accept does
+	MaxSendSGEs     int  `json:"max_send_sges"`    // 0: sized as svc_rdma_accept does
+	InlineThreshold int  `json:"inline_threshold"` // svcrdma_max_req_size
+	Credits         int  `json:"credits"`          // svcrdma_max_requests
+	SndWInv         bool `json:"send_with_inv"`
+
+	Profile   svcrdma.Profile      `json:"profile"`
+	Bugs      map[svcrdma.Bug]bool `json:"bugs,omitempty"` // on top of the profile
+	Positions bool                 `json:"positions"`      // the reply-position patch
+	PostLock  bool                 `json:"post_lock"`      // sc_post_lock (off: the race lesson)
+
+	Threads      int           `json:"threads"`
+	AutoComplete bool          `json:"auto_complete"`
+	LinkRate     int64         `json:"link_rate"` // bits/s
+	Latency      time.Duration `json:"latency"`
+	PathMTU      int           `json:"path_mtu"`
+}
+
+// DefaultSettings is the lab as `go run .` starts it: the fixed kernel of
+// late 2025 on an rxe-like device, one thread, completions by hand.
+func DefaultSettings() Settings {
+	a := sim.DefaultAttr()
+	return Settings{
+		Seed:            1,
+		PageSize:        a.PageSize,
+		MaxSendSGE:      a.MaxSendSGE,
+		MaxSGERd:        a.MaxSGERd,
+		MaxSGLRd:        a.MaxSGLRd,
+		MaxQPWR:         a.MaxQPWR,
+		InlineThreshold: 4096,
+		Credits:         64,
+		Profile:         svcrdma.ProfileFix2025,
+		Positions:       true,
+		PostLock:        true,
+		Threads:         1,
+		LinkRate:        sim.DefaultLinkRate,
+		Latency:         sim.DefaultLatency,
+		PathMTU:         1024,
+	}
+}
+
+func (s Settings) deviceAttr() verbs.DeviceAttr {
+	a := sim.DefaultAttr()
+	a.PageSize = s.PageSize
+	a.MaxSendSGE = s.MaxSendSGE
+	a.MaxSGERd = s.MaxSGERd
+	a.MaxSGLRd = s.MaxSGLRd
+	if s.MaxQPWR > 0 {
+		a.MaxQPWR = s.MaxQPWR
+	}
+	a.IWARP = s.IWARP
+	return a
+}
+
+func (s Settings) behaviour() svcrdma.Behaviour {
+	b := svcrdma.NewBehaviour(s.Profile)
+	for _, bug := range svcrdma.AllBugs() {
+		if on, ok := s.Bugs[bug]; ok {
+			b = b.With(bug, on)
+		}
+	}
+	return b
+}
+
+func (s Settings) xprtConfig() svcrdma.Config {
+	return svcrdma.Config{
+		MaxReqSize:   s.InlineThreshold,
+		MaxRequests:  s.Credits,
+		SQDepth:      s.SQDepth,
+		MaxSendSGEs:  s.MaxSendSGEs,
+		QPMaxSendSGE: s.QPMaxSendSGE,
+		ForceMR:      s.ForceMR,
+		SndWInv:      s.SndWInv,
+		Positions:    s.Positions,
+		NoPostLock:   !s.PostLock,
+	}
+}

@@ -1,0 +1,260 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/rdmalab/rdmalab/engine/nfsd"
+	"github.com/rdmalab/rdmalab/engine/sched"
+	"github.com/rdmalab/rdmalab/engine/svcrdma"
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// Snapshot is the whole state a view draws, JSON-serialisable. Field names
+// are part of rdmalab's stable interface (`show --json`, `view --snapshot`).
+type Snapshot struct {
+	Settings    Settings         `json:"settings"`
+	Behaviour   string           `json:"behaviour"`
+	Clock       string           `json:"clock"`
+	Threads     []ThreadSnap     `json:"threads"`
+	Reads       []ReadSnap       `json:"reads"` // calls whose Read list is being pulled or just landed
+	RWCtxts     RWSnap           `json:"rw_ctxts"`
+	Chains      []ChainSnap      `json:"chains"` // chains on the Send Queue, not yet completed
+	SQ          SQSnap           `json:"sq"`
+	CQ          []Completion     `json:"cq"`
+	Pending     []string         `json:"pending"` // provider operations waiting for delivery
+	Positions   PositionSnap     `json:"positions"`
+	Counters    svcrdma.Counters `json:"counters"`
+	Calls       []CallSnap       `json:"calls"`
+	LastEvent   *trace.Event     `json:"last_event,omitempty"`
+	XprtClosing bool             `json:"xprt_closing"`
+	XprtDead    bool             `json:"xprt_dead"`
+}
+
+// ThreadSnap is one nfsd thread.
+type ThreadSnap struct {
+	Name       string     `json:"name"`
+	State      string     `json:"state"`
+	WaitingFor string     `json:"waiting_for,omitempty"`
+	Frames     []string   `json:"frames,omitempty"`
+	Focused    bool       `json:"focused"`
+	Pages      []PageSnap `json:"pages"` // rq_pages in use (with bytes from somewhere), in order
+	ReplyPos   uint64     `json:"reply_pos"`
+}
+
+// PageSnap is one page and where its bytes came from.
+type PageSnap struct {
+	Index   int              `json:"index"` // slot in rq_pages (or rc_pages)
+	Name    string           `json:"name"`
+	Extents []svcrdma.Extent `json:"extents,omitempty"`
+}
+
+// SGESnap is one scatterlist entry.
+type SGESnap struct {
+	Page   string `json:"page"`
+	Off    int    `json:"off"`
+	Len    int    `json:"len"`
+	Source string `json:"source,omitempty"`
+}
+
+// RWCtxtSnap is one R/W context.
+type RWCtxtSnap struct {
+	ID            int       `json:"id"`
+	Type          string    `json:"type"`
+	NEnts         int       `json:"nents"`
+	FirstSGLNents int       `json:"first_sgl_nents"`
+	Chained       bool      `json:"chained"`
+	SGL           []SGESnap `json:"sgl,omitempty"`
+	Where         string    `json:"where"`
+}
+
+// RWSnap is the R/W contexts in use and in the cache.
+type RWSnap struct {
+	InUse   []RWCtxtSnap `json:"in_use"`
+	Cached  []int        `json:"cached"` // ids, top of the cache first
+	Created int          `json:"created"`
+}
+
+// ReadSnap is a recv ctxt pulling a Read list.
+type ReadSnap struct {
+	XID       string       `json:"xid"`
+	CurPage   int          `json:"rc_curpage"`
+	PageOff   int          `json:"rc_pageoff"`
+	ReadBytes int          `json:"rc_readbytes"`
+	PageCount int          `json:"rc_page_count"`
+	SQECount  int          `json:"cc_sqecount"`
+	Chunks    []string     `json:"chunks"`
+	RWCtxts   []RWCtxtSnap `json:"rw_ctxts"` // in posting order
+	Pages     []PageSnap   `json:"pages"`
+}
+
+// WRSnap is one work request.
+type WRSnap struct {
+	Opcode   string    `json:"opcode"`
+	SGEs     []SGESnap `json:"sges,omitempty"`
+	Bytes    int       `json:"bytes"`
+	Remote   string    `json:"remote_addr,omitempty"`
+	RKey     string    `json:"rkey,omitempty"`
+	Signaled bool      `json:"signaled"`
+	CQE      string    `json:"cqe,omitempty"`
+	WRID     uint64    `json:"wr_id"`
+}
+
+// ChainSnap is one posted chain.
+type ChainSnap struct {
+	Owner    string   `json:"owner"`
+	Task     string   `json:"task"`
+	SQECount int      `json:"sqecount"`
+	Pos      uint64   `json:"pos,omitempty"`
+	WRs      []WRSnap `json:"wrs"`
+}
+
+// SQSnap is the Send Queue accounting.
+type SQSnap struct {
+	Depth   int      `json:"sc_sq_depth"`
+	Avail   int      `json:"sc_sq_avail"`
+	Waiters []string `json:"waiters,omitempty"`
+	Starve  int      `json:"sq_starve"`
+	MaxSGEs int      `json:"sc_max_send_sges"`
+}
+
+// ReplySnap is one reply's position.
+type ReplySnap struct {
+	XID      string `json:"xid"`
+	Proc     string `json:"proc"`
+	Pos      uint64 `json:"pos"`
+	Acked    bool   `json:"acked"`
+	Inflight bool   `json:"inflight"`
+	Evicted  bool   `json:"evicted"`
+}
+
+// PositionSnap is the patch's state.
+type PositionSnap struct {
+	Enabled  bool        `json:"enabled"`
+	PostLock bool        `json:"post_lock"`
+	PostSeq  uint64      `json:"sc_post_seq"`
+	AckedPos uint64      `json:"xpt_acked_pos"`
+	LockHeld string      `json:"lock_holder,omitempty"`
+	Replies  []ReplySnap `json:"replies"`
+}
+
+// CallSnap is one client call.
+type CallSnap struct {
+	XID   string `json:"xid"`
+	Label string `json:"label"`
+	Proc  string `json:"proc"`
+	State string `json:"state"`
+	Err   string `json:"err,omitempty"`
+}
+
+func pageSnaps(pages []*svcrdma.Page, usedOnly bool) []PageSnap {
+	var out []PageSnap
+	for i, p := range pages {
+		if p == nil || (usedOnly && len(p.Extents) == 0) {
+			continue
+		}
+		out = append(out, PageSnap{Index: i, Name: p.Name(), Extents: append([]svcrdma.Extent(nil), p.Extents...)})
+	}
+	return out
+}
+
+func sgeSnaps(sgl []svcrdma.SGE) []SGESnap {
+	out := make([]SGESnap, 0, len(sgl))
+	for _, s := range sgl {
+		out = append(out, SGESnap{Page: s.Page.Name(), Off: s.Off, Len: s.Len, Source: s.Source()})
+	}
+	return out
+}
+
+func rwSnap(c *svcrdma.RWCtxt) RWCtxtSnap {
+	n := min(c.NEnts, len(c.SGL))
+	return RWCtxtSnap{ID: c.ID, Type: c.RW.Type.String(), NEnts: c.NEnts, FirstSGLNents: c.FirstSGLNents,
+		Chained: c.Chained, SGL: sgeSnaps(c.SGL[:n]), Where: c.Where}
+}
+
+// Snapshot captures the lab's state.
+func (l *Lab) Snapshot() Snapshot {
+	x := l.Server
+	s := Snapshot{Settings: l.Set, Behaviour: x.Beh.String(), Clock: l.Fabric.Now().String(),
+		Counters: x.Counters, XprtClosing: x.Close, XprtDead: x.Dead}
+	for _, rq := range l.Rqsts {
+		ts := ThreadSnap{Name: rq.Name, State: "exited", Pages: pageSnaps(rq.Pages, true), ReplyPos: rq.ReplyPos}
+		if t := l.Sched.Task(rq.Name); t != nil {
+			ts.State, ts.WaitingFor, ts.Frames = t.State().String(), t.WaitingFor(), append([]string(nil), t.Frames()...)
+			ts.Focused = l.Sched.Focused() == t
+			if t.State() == sched.Blocked && t.WaitingFor() == "svc_recv" {
+				ts.State = "idle"
+			}
+		}
+		s.Threads = append(s.Threads, ts)
+	}
+	for _, rc := range x.ActiveReads() {
+		rs := ReadSnap{XID: fmt.Sprintf("0x%x", rc.XID), CurPage: rc.CurPage, PageOff: rc.PageOff, ReadBytes: rc.ReadBytes,
+			PageCount: rc.PageCount, SQECount: rc.CC.SQECount, Pages: pageSnaps(rc.Pages, false)}
+		for _, c := range rc.CallPCL.Chunks {
+			rs.Chunks = append(rs.Chunks, fmt.Sprintf("call chunk: %d bytes in %d segments", c.Length, len(c.Segments)))
+		}
+		for _, c := range rc.ReadPCL.Chunks {
+			rs.Chunks = append(rs.Chunks, fmt.Sprintf("read chunk %d: position %d, %d bytes in %d segments", c.Index, c.Position, c.Length, len(c.Segments)))
+		}
+		for i := len(rc.CC.RWCtxts) - 1; i >= 0; i-- {
+			rs.RWCtxts = append(rs.RWCtxts, rwSnap(rc.CC.RWCtxts[i]))
+		}
+		s.Reads = append(s.Reads, rs)
+	}
+	for _, c := range x.InUseRWCtxts() {
+		s.RWCtxts.InUse = append(s.RWCtxts.InUse, rwSnap(c))
+	}
+	for _, c := range x.RWCache {
+		s.RWCtxts.Cached = append(s.RWCtxts.Cached, c.ID)
+	}
+	s.RWCtxts.Created = x.RWCreated()
+	for _, c := range x.OutstandingChains() {
+		cs := ChainSnap{Owner: c.Owner, Task: c.Task, SQECount: c.SQECount, Pos: c.Seq}
+		for w := c.First; w != nil; w = w.Next {
+			ws := WRSnap{Opcode: w.Op.String(), SGEs: sgeSnaps(w.SGL), Bytes: w.Bytes(), Signaled: w.Signaled, WRID: w.ID}
+			if w.RKey != 0 {
+				ws.Remote, ws.RKey = fmt.Sprintf("0x%x", w.RemoteAddr), fmt.Sprintf("0x%x", w.RKey)
+			}
+			if w.CQE != nil {
+				ws.CQE = w.CQE.Name
+			}
+			cs.WRs = append(cs.WRs, ws)
+		}
+		s.Chains = append(s.Chains, cs)
+	}
+	s.SQ = SQSnap{Depth: x.SQDepth, Avail: x.SQAvail, Starve: x.Counters.SQStarve, MaxSGEs: x.MaxSendSGEs}
+	for _, t := range l.Sched.Tasks() {
+		if w := t.WaitingFor(); w != "" && w != "svc_recv" {
+			s.SQ.Waiters = append(s.SQ.Waiters, t.Name+": "+w)
+		}
+	}
+	s.CQ = append([]Completion(nil), l.completions...)
+	for _, op := range l.Fabric.Pending() {
+		s.Pending = append(s.Pending, op.String())
+	}
+	s.Positions = PositionSnap{Enabled: l.Set.Positions, PostLock: l.Set.PostLock, PostSeq: x.PostSeq,
+		AckedPos: x.AckedPos, LockHeld: x.PostLock.Holder()}
+	for _, e := range l.NFS.DRC {
+		s.Positions.Replies = append(s.Positions.Replies, ReplySnap{XID: fmt.Sprintf("0x%x", e.XID), Proc: e.Proc,
+			Pos: e.Pos, Acked: nfsd.Acked(e, x), Inflight: e.Inflight})
+	}
+	for _, e := range l.NFS.Evicted {
+		s.Positions.Replies = append(s.Positions.Replies, ReplySnap{XID: fmt.Sprintf("0x%x", e.XID), Proc: e.Proc,
+			Pos: e.Pos, Acked: true, Evicted: true})
+	}
+	for _, k := range l.Client.Calls() {
+		st := "prepared"
+		switch {
+		case k.Done:
+			st = "answered"
+		case k.Sent:
+			st = "sent"
+		}
+		s.Calls = append(s.Calls, CallSnap{XID: fmt.Sprintf("0x%x", k.XID), Label: k.Spec.Label, Proc: k.Header.Proc.String(), State: st, Err: k.Err})
+	}
+	if l.seq > 0 {
+		ev := l.last
+		s.LastEvent = &ev
+	}
+	return s
+}

@@ -1,0 +1,27 @@
+package svcrdma
+
+// Read-only views of the transport for snapshots and invariant checks.
+
+// ActiveReads lists the calls whose Read list was built and whose recv
+// ctxt is not yet released, oldest first.
+func (x *Xprt) ActiveReads() []*RecvCtxt { return x.reads }
+
+// RWCreated counts the rw ctxts ever allocated.
+func (x *Xprt) RWCreated() int { return x.rwCreated }
+
+// InUseRWCtxts lists rw ctxts that are neither cached nor freed.
+func (x *Xprt) InUseRWCtxts() []*RWCtxt {
+	var out []*RWCtxt
+	for _, c := range x.rwAll {
+		if c.Where != "cache" && c.Where != "freed" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// AllRWCtxts lists every rw ctxt ever allocated, for conservation checks.
+func (x *Xprt) AllRWCtxts() []*RWCtxt { return x.rwAll }
+
+// Source says where an SGL entry's bytes come from.
+func (s SGE) Source() string { return s.src }

@@ -1,0 +1,476 @@
+// Package xprt is the client peer of the lab: what the Linux NFS client's
+// RPC-over-RDMA transport (xprtrdma) does on the wire, reduced to what a
+// learner drives by hand. It registers memory for the chunks a call
+// advertises, builds the RPC-over-RDMA v1 header (RFC 8166) with the
+// shared codec, posts the Send, and rebuilds replies from the Receive and
+// the data the server wrote into its chunks.
+package xprt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+	"github.com/rdmalab/rdmalab/engine/verbs"
+)
+
+// SegSpec asks for one segment: Len bytes in a buffer that starts PageOff
+// bytes into a page (so a Read lands, or a Write comes from, mid-page).
+type SegSpec struct {
+	Len     int
+	PageOff int
+}
+
+// ReadChunkSpec moves Len bytes of the call message, starting at XDR
+// position Pos, into a Read chunk split into the given segments (their
+// lengths must add up to Len). Pos 0 with Len = the whole message is a
+// position-zero Read chunk: the call goes as RDMA_NOMSG.
+type ReadChunkSpec struct {
+	Pos      int
+	Len      int
+	Segments []SegSpec
+}
+
+// WriteChunkSpec provisions a Write chunk (or the Reply chunk) of segments.
+type WriteChunkSpec struct {
+	Segments []SegSpec
+}
+
+// CallSpec is one RPC call as the client will put it on the wire.
+type CallSpec struct {
+	Label      string // "NFSv3 WRITE 1048576", for notes and views
+	Msg        []byte // the whole RPC call message (XDR), before chunking
+	ReadChunks []ReadChunkSpec
+	// CallChunk sends the whole message by RDMA Read (RDMA_NOMSG): Msg goes
+	// into a position-zero chunk of these segments; ReadChunks then name
+	// positions inside it.
+	CallChunk   []SegSpec
+	WriteChunks []WriteChunkSpec
+	ReplyChunk  *WriteChunkSpec
+	// Vers overrides rdma_vers (to provoke ERR_VERS); 0 means 1.
+	Vers uint32
+	// Proc overrides rdma_proc; nil means RDMA_MSG, or RDMA_NOMSG with a
+	// call chunk.
+	Proc *rpcrdma.Proc
+}
+
+// Segment is a segment the client registered for a call.
+type Segment struct {
+	rpcrdma.Segment
+	Position uint32 // Read list entries only
+	Buf      []byte // the registered buffer (PageOff bytes of padding first)
+	PageOff  int
+	MR       verbs.MR
+	Kind     string // "read chunk 1", "call chunk", "write chunk 0", "reply chunk"
+}
+
+// Data is the segment's bytes (what the server reads or has written).
+func (s *Segment) Data() []byte { return s.Buf[s.PageOff : s.PageOff+int(s.Length)] }
+
+// Call is an RPC in flight or answered.
+type Call struct {
+	XID     uint32
+	Spec    CallSpec
+	Header  rpcrdma.Header
+	Inline  []byte // RPC bytes sent in the Send after the header
+	Segs    []*Segment
+	Sent    bool
+	Done    bool
+	Reply   *Reply
+	Err     string // a failure the client saw (send error, RDMA_ERROR, disconnect)
+	sendBuf []byte
+	sendMR  verbs.MR
+}
+
+// Reply is what came back for a call.
+type Reply struct {
+	Header      rpcrdma.Header
+	Inline      []byte   // RPC bytes after the header in the Receive
+	WriteChunks [][]byte // data the server wrote into each Write chunk, cut to the lengths it reported
+	ReplyChunk  []byte   // RDMA_NOMSG: the reply message itself
+	Invalidated uint32   // the rkey a SEND_WITH_INV invalidated
+}
+
+// Message is the RPC reply message the client rebuilds: the Reply chunk
+// for RDMA_NOMSG, otherwise the inline bytes with each Write chunk's data
+// inserted at the position the caller's decoder says (positions, in order,
+// one per non-empty Write chunk).
+func (r *Reply) Message(positions ...int) []byte {
+	if r.Header.Proc == rpcrdma.ProcNoMsg {
+		return r.ReplyChunk
+	}
+	out := append([]byte(nil), r.Inline...)
+	shift := 0
+	for i, data := range r.WriteChunks {
+		if i >= len(positions) || len(data) == 0 {
+			continue
+		}
+		at := min(positions[i]+shift, len(out))
+		pad := (4 - len(data)%4) % 4
+		ins := append(append([]byte(nil), data...), make([]byte, pad)...)
+		out = append(out[:at], append(ins, out[at:]...)...)
+		shift += len(ins)
+	}
+	return out
+}
+
+// Client is one RPC-over-RDMA connection's client end.
+type Client struct {
+	dev    verbs.Device
+	pd     verbs.PD
+	qp     verbs.QP
+	SendCQ verbs.CQ
+	RecvCQ verbs.CQ
+
+	// Inline is the largest Send the server accepts (its Receive size).
+	Inline  int
+	Credits uint32 // credits the server granted in its last reply
+	nextXID uint32
+	calls   []*Call
+	byXID   map[uint32]*Call
+	recvs   map[uint64][]byte
+	recvMRs map[uint64]verbs.MR
+	nextWR  uint64
+}
+
+// New creates the client's QP on dev; connect it with Connect.
+func New(dev verbs.Device, inline, credits int, firstXID uint32) (*Client, error) {
+	pd, err := dev.AllocPD()
+	if err != nil {
+		return nil, fmt.Errorf("xprt: alloc PD: %w", err)
+	}
+	c := &Client{dev: dev, pd: pd, Inline: inline, Credits: uint32(credits), nextXID: firstXID,
+		byXID: map[uint32]*Call{}, recvs: map[uint64][]byte{}, recvMRs: map[uint64]verbs.MR{}}
+	if c.SendCQ, err = dev.CreateCQ(256); err != nil {
+		return nil, fmt.Errorf("xprt: create send CQ: %w", err)
+	}
+	if c.RecvCQ, err = dev.CreateCQ(256); err != nil {
+		return nil, fmt.Errorf("xprt: create receive CQ: %w", err)
+	}
+	c.qp, err = pd.CreateQP(verbs.QPInitAttr{SendCQ: c.SendCQ, RecvCQ: c.RecvCQ,
+		Cap: verbs.QPCap{MaxSendWR: 128, MaxRecvWR: 128, MaxSendSGE: 1, MaxRecvSGE: 1}})
+	if err != nil {
+		return nil, fmt.Errorf("xprt: create QP: %w", err)
+	}
+	return c, nil
+}
+
+// QP is the client's queue pair.
+func (c *Client) QP() verbs.QP { return c.qp }
+
+// Connect moves the QP to RTS towards the server and posts Receives.
+func (c *Client) Connect(remoteNode string, remoteQPN uint32, mtu, receives int) error {
+	for _, a := range []verbs.QPAttr{
+		{State: verbs.QPSInit},
+		{State: verbs.QPSRTR, DestQPNum: remoteQPN, RemoteNode: remoteNode, PathMTU: mtu},
+		{State: verbs.QPSRTS, RetryCnt: 7, RNRRetry: 7, MaxRdAtomic: 16},
+	} {
+		if err := c.qp.Modify(a); err != nil {
+			return fmt.Errorf("xprt: QP to %v: %w", a.State, err)
+		}
+	}
+	for i := 0; i < receives; i++ {
+		if err := c.postRecv(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Client) postRecv() error {
+	buf := make([]byte, c.Inline)
+	mr, err := c.pd.RegMR(buf, verbs.AccessLocalWrite)
+	if err != nil {
+		return fmt.Errorf("xprt: register receive buffer: %w", err)
+	}
+	c.nextWR++
+	id := c.nextWR
+	wr := &verbs.RecvWR{WRID: id, SGList: []verbs.SGE{{Addr: mr.Addr(), Length: uint32(len(buf)), LKey: mr.LKey()}}}
+	if _, err := c.qp.PostRecv(wr); err != nil {
+		return fmt.Errorf("xprt: post receive: %w", err)
+	}
+	c.recvs[id], c.recvMRs[id] = buf, mr
+	return nil
+}
+
+// Calls lists every call in the order it was made.
+func (c *Client) Calls() []*Call { return c.calls }
+
+// CallByXID finds a call.
+func (c *Client) CallByXID(xid uint32) *Call { return c.byXID[xid] }
+
+// Outstanding counts calls sent and not answered.
+func (c *Client) Outstanding() int {
+	n := 0
+	for _, k := range c.calls {
+		if k.Sent && !k.Done {
+			n++
+		}
+	}
+	return n
+}
+
+// NextXID is the XID the next call will carry.
+func (c *Client) NextXID() uint32 { return c.nextXID }
+
+// register makes a segment buffer holding data (or zeroes) with access.
+func (c *Client) register(kind string, data []byte, s SegSpec, access verbs.Access) (*Segment, error) {
+	if s.Len < 0 || s.PageOff < 0 || s.PageOff >= 1<<20 {
+		return nil, fmt.Errorf("xprt: %s: bad segment length %d / page offset %d", kind, s.Len, s.PageOff)
+	}
+	buf := make([]byte, s.PageOff+s.Len)
+	copy(buf[s.PageOff:], data)
+	mr, err := c.pd.RegMR(buf, access)
+	if err != nil {
+		return nil, fmt.Errorf("xprt: register %s: %w", kind, err)
+	}
+	seg := &Segment{Segment: rpcrdma.Segment{Handle: mr.RKey(), Length: uint32(s.Len), Offset: mr.Addr() + uint64(s.PageOff)},
+		Buf: buf, PageOff: s.PageOff, MR: mr, Kind: kind}
+	return seg, nil
+}
+
+// split cuts data across segments; their lengths must cover it exactly.
+func split(data []byte, segs []SegSpec, what string) ([][]byte, error) {
+	total := 0
+	for _, s := range segs {
+		total += s.Len
+	}
+	if total != len(data) {
+		return nil, fmt.Errorf("xprt: %s: segments hold %d bytes, the data is %d", what, total, len(data))
+	}
+	var out [][]byte
+	off := 0
+	for _, s := range segs {
+		out = append(out, data[off:off+s.Len])
+		off += s.Len
+	}
+	return out, nil
+}
+
+// Prepare registers memory and encodes the header for spec; Send posts it.
+func (c *Client) Prepare(spec CallSpec) (*Call, error) {
+	if len(spec.Msg) < 4 {
+		return nil, errors.New("xprt: call message shorter than an XID")
+	}
+	xid := c.nextXID
+	k := &Call{XID: xid, Spec: spec}
+	msg := append([]byte(nil), spec.Msg...)
+	msg[0], msg[1], msg[2], msg[3] = byte(xid>>24), byte(xid>>16), byte(xid>>8), byte(xid)
+	vers := spec.Vers
+	if vers == 0 {
+		vers = rpcrdma.Version
+	}
+	h := rpcrdma.Header{XID: xid, Vers: vers, Credit: c.Credits, Proc: rpcrdma.ProcMsg}
+	// Read chunks: cut their bytes out of the message, last first so the
+	// positions of earlier ones stay valid.
+	inline := msg
+	if len(spec.CallChunk) > 0 {
+		h.Proc = rpcrdma.ProcNoMsg
+		parts, err := split(msg, spec.CallChunk, "call chunk")
+		if err != nil {
+			return nil, err
+		}
+		for i, s := range spec.CallChunk {
+			seg, err := c.register("call chunk", parts[i], s, verbs.AccessRemoteRead)
+			if err != nil {
+				return nil, err
+			}
+			k.Segs = append(k.Segs, seg)
+			h.ReadList = append(h.ReadList, rpcrdma.ReadSegment{Position: 0, Segment: seg.Segment})
+		}
+		inline = nil
+	}
+	for i, rc := range spec.ReadChunks {
+		if rc.Pos < 0 || rc.Len < 0 || rc.Pos+rc.Len > len(msg) {
+			return nil, fmt.Errorf("xprt: read chunk %d: [%d,+%d) is outside the %d-byte message", i, rc.Pos, rc.Len, len(msg))
+		}
+		parts, err := split(msg[rc.Pos:rc.Pos+rc.Len], rc.Segments, fmt.Sprintf("read chunk %d", i))
+		if err != nil {
+			return nil, err
+		}
+		for j, s := range rc.Segments {
+			seg, err := c.register(fmt.Sprintf("read chunk %d", i), parts[j], s, verbs.AccessRemoteRead)
+			if err != nil {
+				return nil, err
+			}
+			seg.Position = uint32(rc.Pos)
+			k.Segs = append(k.Segs, seg)
+			h.ReadList = append(h.ReadList, rpcrdma.ReadSegment{Position: uint32(rc.Pos), Segment: seg.Segment})
+		}
+	}
+	if len(spec.CallChunk) == 0 && len(spec.ReadChunks) > 0 {
+		// The inline message is the call minus each chunk's bytes (RFC 8166
+		// §3.5.3: positions count the removed bytes, XDR pad included).
+		var b bytes.Buffer
+		at := 0
+		for _, rc := range spec.ReadChunks {
+			if rc.Pos < at {
+				continue // overlapping chunks: a lesson on B5; send what is left
+			}
+			b.Write(msg[at:rc.Pos])
+			at = rc.Pos + rc.Len
+			at += (4 - rc.Len%4) % 4
+			at = min(at, len(msg))
+		}
+		if at < len(msg) {
+			b.Write(msg[at:])
+		}
+		inline = b.Bytes()
+	}
+	for i, wc := range spec.WriteChunks {
+		var chunk rpcrdma.WriteChunk
+		for _, s := range wc.Segments {
+			seg, err := c.register(fmt.Sprintf("write chunk %d", i), nil, s, verbs.AccessLocalWrite|verbs.AccessRemoteWrite)
+			if err != nil {
+				return nil, err
+			}
+			k.Segs = append(k.Segs, seg)
+			chunk.Segments = append(chunk.Segments, seg.Segment)
+		}
+		h.WriteList = append(h.WriteList, chunk)
+	}
+	if spec.ReplyChunk != nil {
+		var chunk rpcrdma.WriteChunk
+		for _, s := range spec.ReplyChunk.Segments {
+			seg, err := c.register("reply chunk", nil, s, verbs.AccessLocalWrite|verbs.AccessRemoteWrite)
+			if err != nil {
+				return nil, err
+			}
+			k.Segs = append(k.Segs, seg)
+			chunk.Segments = append(chunk.Segments, seg.Segment)
+		}
+		h.ReplyChunk = &chunk
+	}
+	if spec.Proc != nil {
+		h.Proc = *spec.Proc
+	}
+	k.Header = h
+	k.Inline = inline
+	k.sendBuf = append(h.AppendTo(nil), inline...)
+	if len(k.sendBuf) > c.Inline {
+		return nil, fmt.Errorf("xprt: the Send would be %d bytes, over the server's %d-byte inline threshold: move data to chunks", len(k.sendBuf), c.Inline)
+	}
+	mr, err := c.pd.RegMR(k.sendBuf, 0)
+	if err != nil {
+		return nil, fmt.Errorf("xprt: register send buffer: %w", err)
+	}
+	k.sendMR = mr
+	c.nextXID++
+	c.calls = append(c.calls, k)
+	c.byXID[xid] = k
+	return k, nil
+}
+
+// Send posts the call's Send.
+func (c *Client) Send(k *Call) error {
+	c.nextWR++
+	wr := &verbs.SendWR{WRID: c.nextWR | 1<<62, Opcode: verbs.WRSend, Signaled: true,
+		SGList: []verbs.SGE{{Addr: k.sendMR.Addr(), Length: uint32(len(k.sendBuf)), LKey: k.sendMR.LKey()}}}
+	if _, err := c.qp.PostSend(wr); err != nil {
+		k.Err = "send: " + err.Error()
+		return fmt.Errorf("xprt: post send of xid %#x: %w", k.XID, err)
+	}
+	k.Sent = true
+	return nil
+}
+
+// HandleSendWC takes a completion of the client's Send Queue and says what
+// it means.
+func (c *Client) HandleSendWC(wc verbs.WC) string {
+	if wc.Status != verbs.StatusSuccess {
+		for _, k := range c.calls {
+			if k.Sent && !k.Done && k.Err == "" {
+				k.Err = "send " + wc.Status.String()
+			}
+		}
+		return fmt.Sprintf("Send completed with %v: %s", wc.Status, wc.Status.Meaning())
+	}
+	return "Send acknowledged by the server's HCA"
+}
+
+// HandleRecvWC takes a Receive completion: the server's reply.
+func (c *Client) HandleRecvWC(wc verbs.WC) string {
+	buf, ok := c.recvs[wc.WRID]
+	if !ok {
+		return fmt.Sprintf("unknown receive wr_id %#x", wc.WRID)
+	}
+	delete(c.recvs, wc.WRID)
+	if mr := c.recvMRs[wc.WRID]; mr != nil {
+		_ = mr.Dereg()
+		delete(c.recvMRs, wc.WRID)
+	}
+	if wc.Status != verbs.StatusSuccess {
+		return fmt.Sprintf("Receive %v", wc.Status)
+	}
+	if err := c.postRecv(); err != nil {
+		return err.Error()
+	}
+	data := buf[:wc.ByteLen]
+	var h rpcrdma.Header
+	n, err := h.Decode(data, rpcrdma.DecodeOptions{})
+	if err != nil {
+		return fmt.Sprintf("malformed reply header: %v", err)
+	}
+	k := c.byXID[h.XID]
+	if k == nil {
+		return fmt.Sprintf("reply for unknown xid %#x", h.XID)
+	}
+	r := &Reply{Header: h.Clone(), Inline: append([]byte(nil), data[n:]...)}
+	if wc.WithInv {
+		r.Invalidated = wc.InvalidatedRKey
+	}
+	k.Reply, k.Done = r, true
+	c.Credits = h.Credit
+	switch h.Proc {
+	case rpcrdma.ProcError:
+		k.Err = fmt.Sprintf("RDMA_ERROR %v", h.Err)
+		c.release(k)
+		return fmt.Sprintf("xid %#x: RDMA_ERROR %v", h.XID, h.Err)
+	}
+	// Collect what the server wrote, segment by segment, as its echo of
+	// each chunk says.
+	for ci, wc := range h.WriteList {
+		var out []byte
+		segs := c.segsOf(k, fmt.Sprintf("write chunk %d", ci))
+		for si, s := range wc.Segments {
+			if si < len(segs) {
+				out = append(out, segs[si].Buf[segs[si].PageOff:segs[si].PageOff+int(min(s.Length, segs[si].Length))]...)
+			}
+		}
+		r.WriteChunks = append(r.WriteChunks, out)
+	}
+	if h.ReplyChunk != nil {
+		segs := c.segsOf(k, "reply chunk")
+		for si, s := range h.ReplyChunk.Segments {
+			if si < len(segs) {
+				r.ReplyChunk = append(r.ReplyChunk, segs[si].Buf[segs[si].PageOff:segs[si].PageOff+int(min(s.Length, segs[si].Length))]...)
+			}
+		}
+	}
+	c.release(k)
+	return fmt.Sprintf("xid %#x: %v reply, %d inline bytes, %d write chunks, reply chunk %d bytes",
+		h.XID, h.Proc, len(r.Inline), len(r.WriteChunks), len(r.ReplyChunk))
+}
+
+func (c *Client) segsOf(k *Call, kind string) []*Segment {
+	var out []*Segment
+	for _, s := range k.Segs {
+		if s.Kind == kind {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// release deregisters a finished call's memory (the buffers stay readable).
+func (c *Client) release(k *Call) {
+	for _, s := range k.Segs {
+		if s.MR != nil {
+			_ = s.MR.Dereg()
+		}
+	}
+	if k.sendMR != nil {
+		_ = k.sendMR.Dereg()
+	}
+}
