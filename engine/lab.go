@@ -21,6 +21,12 @@ import (
 // maxHistory bounds the events a Lab keeps.
 const maxHistory = 100_000
 
+// What crossed the wire is kept up to this many operations and bytes.
+const (
+	maxTransfers     = 100_000
+	maxTransferBytes = 64 << 20
+)
+
 // maxSteps bounds one run command, so a model bug cannot hang a session.
 const maxSteps = 5_000_000
 
@@ -46,13 +52,15 @@ type Lab struct {
 	NFS    *nfsd.Server
 	Rqsts  []*svcrdma.Rqst
 
-	history     []trace.Event
-	seq         uint64
-	last        trace.Event
-	sinks       []func(trace.Event)
-	completions []Completion
-	transfers   []sim.Transfer
-	xptID       uint64
+	history       []trace.Event
+	seq           uint64
+	last          trace.Event
+	sinks         []func(trace.Event)
+	completions   []Completion
+	transfers     []sim.Transfer
+	transferBytes int
+	xptID         uint64
+	lastPattern   []byte
 }
 
 // New builds a lab with settings s: the fabric, both peers, a connected
@@ -63,7 +71,7 @@ func New(s Settings) (*Lab, error) {
 	}
 	l := &Lab{Set: s, Sched: sched.New(), xptID: 1}
 	l.Fabric = sim.NewFabric(sim.Config{Seed: s.Seed, LinkRate: s.LinkRate, Latency: s.Latency})
-	l.Fabric.SetTap(func(t sim.Transfer) { l.transfers = appendBounded(l.transfers, t, 100_000) })
+	l.Fabric.SetTap(l.keepTransfer)
 	devS, err := l.Fabric.NewDevice("server", s.deviceAttr())
 	if err != nil {
 		return nil, fmt.Errorf("server device: %w", err)
@@ -121,16 +129,38 @@ func (l *Lab) Last() trace.Event { return l.last }
 // Completions lists the completions delivered so far (the last 1000).
 func (l *Lab) Completions() []Completion { return l.completions }
 
+// SetCapture turns the recording of wire transfers on or off (on by
+// default; off saves a copy of every payload).
+func (l *Lab) SetCapture(on bool) {
+	if on {
+		l.Fabric.SetTap(l.keepTransfer)
+	} else {
+		l.Fabric.SetTap(nil)
+	}
+}
+
 // Transfers lists what crossed the wire (the seam the captures package
 // turns into packets).
 func (l *Lab) Transfers() []sim.Transfer { return l.transfers }
 
+// appendBounded appends v and, once s holds n items, drops the oldest
+// quarter at once so the cost stays constant per append.
 func appendBounded[T any](s []T, v T, n int) []T {
 	if len(s) >= n {
-		copy(s, s[len(s)-n+1:])
-		s = s[:n-1]
+		s = append(s[:0], s[len(s)-n+n/4:]...)
 	}
 	return append(s, v)
+}
+
+// keepTransfer remembers what crossed the wire, bounded by count and by
+// payload bytes.
+func (l *Lab) keepTransfer(t sim.Transfer) {
+	l.transfers = appendBounded(l.transfers, t, maxTransfers)
+	l.transferBytes += len(t.Payload)
+	for l.transferBytes > maxTransferBytes && len(l.transfers) > 1 {
+		l.transferBytes -= len(l.transfers[0].Payload)
+		l.transfers = l.transfers[1:]
+	}
 }
 
 func (l *Lab) record(ev trace.Event) trace.Event {
@@ -322,10 +352,13 @@ func (l *Lab) runHandlers() {
 
 // deliver executes the provider's next operation and polls the CQs.
 func (l *Lab) deliver(status *verbs.Status) (sim.Op, bool) {
+	var op sim.Op
+	var ok bool
 	if status != nil {
-		l.Fabric.FailNth(1, 0, *status)
+		op, ok = l.Fabric.DeliverNextAs(*status)
+	} else {
+		op, ok = l.Fabric.DeliverNext()
 	}
-	op, ok := l.Fabric.DeliverNext()
 	if !ok {
 		return op, false
 	}
@@ -394,4 +427,34 @@ func (l *Lab) Call(spec xprt.CallSpec) (*xprt.Call, error) {
 	l.note("client", "rpcrdma_marshal_req", "xid 0x%x %s: %v, read list %d, write list %d, reply chunk %v, %d inline bytes",
 		k.XID, spec.Label, k.Header.Proc, len(k.Header.ReadList), len(k.Header.WriteList), k.Header.ReplyChunk != nil, len(k.Inline))
 	return k, nil
+}
+
+// RunUntil runs until the named function is entered (ret false) or returns
+// (ret true), a FAULT, or idle; it reports whether it got there.
+func (l *Lab) RunUntil(fn string, ret bool) bool {
+	kind := trace.Call
+	if ret {
+		kind = trace.Return
+	}
+	return l.runUntil(func(e trace.Event) bool { return e.Func == fn && e.Kind == kind })
+}
+
+// FailNth makes the nth operation the provider executes from now (1 = the
+// next) complete with st.
+func (l *Lab) FailNth(n int, st verbs.Status) error {
+	if n < 1 {
+		return fmt.Errorf("n must be 1 or more, not %d", n)
+	}
+	l.Fabric.FailNth(n, 0, st)
+	l.note("lab", "inject", "operation %d from now will complete with %v", n, st)
+	return nil
+}
+
+// Disconnect breaks the connection under both peers: their QPs go to ERR
+// and every outstanding work request flushes.
+func (l *Lab) Disconnect() {
+	l.Fabric.Disconnect("client")
+	l.note("lab", "disconnect", "the link is down: both QPs are in ERR")
+	l.pollCQs()
+	l.runHandlers()
 }

@@ -48,10 +48,13 @@ func checkIdle(t *testing.T, l *Lab) {
 		t.Errorf("sc_sq_avail %d, want sc_sq_depth %d when idle", x.SQAvail, x.SQDepth)
 	}
 	if n := len(x.InUseRWCtxts()); n != 0 {
-		t.Errorf("%d rw ctxts still in use when idle", n)
+		for _, c := range x.InUseRWCtxts() {
+			t.Errorf("rw#%d still %q when idle", c.ID, c.Where)
+		}
+		dumpTail(t, l, 30)
 	}
-	if got, want := len(x.RWCache), x.RWCreated(); got != want {
-		t.Errorf("rw cache holds %d of %d ctxts created", got, want)
+	if got, want := len(x.RWCache)+x.LostRWCtxts()+x.FreedRWCtxts(), x.RWCreated(); got != want {
+		t.Errorf("cached %d + lost %d + freed %d rw ctxts, want the %d created", len(x.RWCache), x.LostRWCtxts(), x.FreedRWCtxts(), want)
 	}
 	if len(x.OutstandingChains()) != 0 {
 		t.Errorf("%d chains still outstanding", len(x.OutstandingChains()))

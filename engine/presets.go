@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/rdmalab/rdmalab/captures/rpcrdma"
@@ -15,18 +16,26 @@ type ChunkOpts struct {
 	Inline   bool // send the data inline when it fits, as the Linux client does for small I/O
 }
 
-// Pattern is the data a WRITE preset sends: byte i of a write of file
-// offset off, for lab seed. Tests compare server pages with it.
+// Pattern is the data a WRITE preset sends at file offset off, for lab
+// seed: recognisable bytes tests can compare server pages with.
 func Pattern(seed int64, off, n int) []byte {
-	b := make([]byte, n)
-	x := uint32(seed)*2654435761 + uint32(off)
-	for i := range b {
+	b := make([]byte, n+7)
+	x := uint64(seed)*0x9e3779b97f4a7c15 + uint64(off) + 1
+	for i := 0; i < n; i += 8 {
 		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		b[i] = byte(x)
+		x ^= x >> 7
+		x ^= x << 17
+		binary.LittleEndian.PutUint64(b[i:], x)
 	}
-	return b
+	return b[:n:n]
+}
+
+// pattern is Pattern(seed, 0, n), kept for the last size asked.
+func (l *Lab) pattern(n int) []byte {
+	if len(l.lastPattern) != n {
+		l.lastPattern = Pattern(l.Set.Seed, 0, n)
+	}
+	return l.lastPattern
 }
 
 // segments splits n bytes into k segments of (nearly) equal length.
@@ -35,6 +44,7 @@ func segments(n int, o ChunkOpts) ([]xprt.SegSpec, error) {
 	if k > 64 {
 		return nil, fmt.Errorf("at most 64 segments, not %d", k)
 	}
+	k = min(k, max(n, 1)) // no empty segments unless the data is empty
 	if o.PageOff < 0 || o.PageOff >= 4096 {
 		return nil, fmt.Errorf("page offset must be 0..4095, not %d", o.PageOff)
 	}
@@ -67,8 +77,7 @@ func (l *Lab) Write(n int, o ChunkOpts) (*xprt.Call, error) {
 		return nil, err
 	}
 	f := l.NFS.Lookup("data")
-	data := Pattern(l.Set.Seed, 0, n)
-	msg, pos := nfsd.WriteCall(f.FH, 0, data)
+	msg, pos := nfsd.WriteCall(f.FH, 0, l.pattern(n))
 	spec := xprt.CallSpec{Label: fmt.Sprintf("NFSv3 WRITE %d", n), Msg: msg}
 	if !(o.Inline && rpcrdma.HdrLenMin+len(msg) <= l.Set.InlineThreshold) {
 		segs, err := segments(n, o)
@@ -124,7 +133,7 @@ func (l *Lab) LongCall(n int, o ChunkOpts) (*xprt.Call, error) {
 		return nil, err
 	}
 	f := l.NFS.Lookup("data")
-	msg, _ := nfsd.WriteCall(f.FH, 0, Pattern(l.Set.Seed, 0, n))
+	msg, _ := nfsd.WriteCall(f.FH, 0, l.pattern(n))
 	segs, err := segments(len(msg), o)
 	if err != nil {
 		return nil, err

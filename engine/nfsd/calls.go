@@ -23,7 +23,9 @@ func NullCall() []byte { return callHeader(nfs.Proc3Null) }
 func WriteCall(fh []byte, offset uint64, data []byte) (msg []byte, dataPos int) {
 	a := nfs.Write3Args{File: fh, Offset: offset, Count: uint32(len(data)), Stable: nfs.FileSync, Data: data}
 	hdr := callHeader(nfs.Proc3Write)
-	return a.AppendTo(hdr, nfs.DataInline)
+	buf := make([]byte, len(hdr), len(hdr)+len(fh)+len(data)+32)
+	copy(buf, hdr)
+	return a.AppendTo(buf, nfs.DataInline)
 }
 
 // ReadCall is an NFSv3 READ of count bytes at offset.

@@ -101,6 +101,11 @@ func (f *File) attr() nfs.Fattr3 {
 // Process is svc_process for the NFS program: decode the call rebuilt in
 // rq.Arg, run it, and lay the reply out in rq.Res.
 func (s *Server) Process(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) (drop bool) {
+	// A WRITE whose data came by RDMA Read has its fixed part in the head,
+	// up to the data's length word: nfsd takes the data from the pages.
+	if s.writeFromPages(t, x, rq) {
+		return false
+	}
 	msg := rq.Arg.Flatten(x.PageSize)
 	var call oncrpc.CallHeader
 	n, err := call.Decode(msg)
@@ -190,6 +195,58 @@ func (s *Server) write(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, ar
 			copy(f.Data[a.Offset:], a.Data)
 			res = nfs.Write3Res{Status: nfs.NFS3OK, Count: uint32(len(a.Data)), Committed: nfs.FileSync, Verf: s.verf}
 			t.Point("nfsd_write", "file", f.Name, "offset", a.Offset, "count", len(a.Data))
+		}
+	}
+	out := res.AppendTo(hdr)
+	s.setReply(rq, x, out, nil, nil)
+	s.cacheUpdate(t, x, rq, xid, "WRITE", out)
+}
+
+// writeFromPages handles a WRITE laid out as svc_rdma_read_complete_one
+// leaves it: the head ends with the data's length word and the pages hold
+// the data. It reports false, having done nothing, for any other call.
+func (s *Server) writeFromPages(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) bool {
+	head := rq.Arg.Head.Bytes()
+	if rq.Arg.PageLen == 0 {
+		return false
+	}
+	var call oncrpc.CallHeader
+	n, err := call.Decode(head)
+	if err != nil || call.Prog != nfs.ProgNFS || call.Vers != 3 || nfs.Proc3(call.Proc) != nfs.Proc3Write {
+		return false
+	}
+	var a nfs.Write3Args
+	m, err := a.Decode(head[n:], nfs.DataReduced)
+	if err != nil || n+m != len(head) || (int(a.DataLen)+3)&^3 != rq.Arg.PageLen {
+		return false
+	}
+	if e := s.cacheLookup(t, x, call.XID, nfs.Proc3Write); e != nil {
+		return false // let Process answer the retransmission
+	}
+	defer t.Call("nfsd3_proc_write", "xid", fmt.Sprintf("0x%x", call.XID), "data_in_pages", a.DataLen)(nil)
+	reply := oncrpc.ReplyHeader{XID: call.XID, Stat: oncrpc.MsgAccepted, AcceptStat: oncrpc.Success}
+	s.storePages(t, x, rq, reply.AppendTo(nil), &a, call.XID)
+	return true
+}
+
+// storePages writes the data in rq_arg's pages to the file.
+func (s *Server) storePages(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr []byte, a *nfs.Write3Args, xid uint32) {
+	res := nfs.Write3Res{Status: nfs.NFS3ErrStale}
+	if f := s.byFH[string(a.File)]; f != nil && !f.Dir {
+		n := int(a.DataLen)
+		end := a.Offset + uint64(n)
+		if end > 1<<30 {
+			res.Status = nfs.NFS3ErrFBig
+		} else {
+			if uint64(len(f.Data)) < end {
+				f.Data = append(f.Data, make([]byte, end-uint64(len(f.Data)))...)
+			}
+			dst := f.Data[a.Offset:end]
+			for i := 0; len(dst) > 0 && i < len(rq.Arg.Pages); i++ {
+				dst = dst[copy(dst, rq.Arg.Pages[i].Data):]
+			}
+			res = nfs.Write3Res{Status: nfs.NFS3OK, Count: uint32(n), Committed: nfs.FileSync, Verf: s.verf}
+			t.Point("nfsd_write", "file", f.Name, "offset", a.Offset, "count", n)
 		}
 	}
 	out := res.AppendTo(hdr)

@@ -291,6 +291,26 @@ func TestGC10SQCreditThresholds(t *testing.T) {
 			t.Fatalf("err %v avail %d", err, h.x.SQAvail)
 		}
 	})
+	t.Run("seed chunk of exactly sc_sq_depth hangs", func(t *testing.T) {
+		h := newHarness(t, attr, cfg, NewBehaviour(ProfileSeed))
+		h.s.Go("nfsd0", false, func(tk *sched.Task) { _ = h.x.postChunkCtxt(tk, chunk(h, 100)) })
+		for {
+			ev, ok := h.s.Step()
+			if !ok {
+				break
+			}
+			h.ev = append(h.ev, ev)
+		}
+		if !h.has(trace.Fault, "hung task") || h.x.Counters.Hung != 1 || len(h.pd.qp.chains) != 0 {
+			t.Fatalf("want a hung-task fault and nothing posted; hung %d posted %d", h.x.Counters.Hung, len(h.pd.qp.chains))
+		}
+		// new2026's >= 0 threshold posts it.
+		h2 := newHarness(t, attr, cfg, NewBehaviour(ProfileNew2026))
+		h2.run(func(tk *sched.Task) { _ = h2.x.postChunkCtxt(tk, chunk(h2, 100)) })
+		if h2.x.SQAvail != 0 || len(h2.pd.qp.chains) != 1 {
+			t.Fatalf("new2026: avail %d posted %d", h2.x.SQAvail, len(h2.pd.qp.chains))
+		}
+	})
 	t.Run("chunk larger than the SQ", func(t *testing.T) {
 		h := newHarness(t, attr, cfg, NewBehaviour(ProfileSeed))
 		var err error

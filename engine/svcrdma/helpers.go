@@ -79,7 +79,7 @@ func (x *Xprt) ibPostSend(t *sched.Task, first *WR, owner string, seq uint64) (b
 		model = append(model, w)
 		vwrs = append(vwrs, v)
 	}
-	t.Point("ib_post_send", "wrs", len(model), "chain", chainString(first))
+	t.Point("ib_post_send", "wrs", len(model), "chain", chainArg{first})
 	vbad, err := x.qp.PostSend(vfirst)
 	accepted := len(model)
 	if err != nil {

@@ -96,17 +96,15 @@ func ParseBug(s string) (Bug, error) {
 	return b, nil
 }
 
-// profileBugs is which bugs each profile has (spec §11's table).
-func profileBugs(p Profile) map[Bug]bool {
+// profileHas says whether profile p has bug b (spec §11's table).
+func profileHas(p Profile, b Bug) bool {
 	switch p {
 	case ProfileSeed:
-		return map[Bug]bool{B1: true, B2: true, B3: true, B4: true, B5: true, B6: true, B7: true,
-			B8: true, B9: true, B10: true, B11: true, B12: true, B13: true}
+		return true
 	case ProfileFix2025:
-		return map[Bug]bool{B4: true, B5: true, B6: true, B7: true,
-			B8: true, B9: true, B10: true, B11: true, B12: true, B13: true}
+		return b != B1 && b != B2 && b != B3
 	default:
-		return map[Bug]bool{B13: true}
+		return b == B13
 	}
 }
 
@@ -124,7 +122,7 @@ func (b Behaviour) Has(bug Bug) bool {
 	if v, ok := b.override[bug]; ok {
 		return v
 	}
-	return profileBugs(b.Profile)[bug]
+	return profileHas(b.Profile, bug)
 }
 
 // With returns b with bug switched on or off.
@@ -133,7 +131,7 @@ func (b Behaviour) With(bug Bug, on bool) Behaviour {
 	for k, v := range b.override {
 		o[k] = v
 	}
-	if profileBugs(b.Profile)[bug] == on {
+	if profileHas(b.Profile, bug) == on {
 		delete(o, bug)
 	} else {
 		o[bug] = on

@@ -25,14 +25,14 @@ func (x *Xprt) getRWCtxt(t *sched.Task, sges int) (ctxt *RWCtxt) {
 	if n := len(x.RWCache); n > 0 {
 		ctxt = x.RWCache[0]
 		x.RWCache = x.RWCache[1:]
+		ctxt.Where = "building"
 		t.Point("llist_del_first", "rw", ctxt.ID, "cached_left", len(x.RWCache))
 	} else {
 		x.rwCreated++
-		ctxt = &RWCtxt{ID: x.rwCreated, FirstSGLNents: x.Dev.MaxSendSGE}
+		ctxt = &RWCtxt{ID: x.rwCreated, FirstSGLNents: x.Dev.MaxSendSGE, Where: "building"}
 		x.rwAll = append(x.rwAll, ctxt)
 		t.Point("kmalloc_node", "rw", ctxt.ID, "first_sgl_nents", ctxt.FirstSGLNents)
 	}
-	ctxt.Where = "building"
 	if sges == 0 && x.Beh.Has(B12) {
 		// sg_alloc_table_chained(nents = 0) hits BUG_ON(!nents).
 		x.fault(t, "BUG_ON(!nents)", "sg_alloc_table_chained was asked for 0 entries (a zero-length Read segment): the kernel oopses here and this nfsd thread dies holding rw#%d", ctxt.ID)
@@ -219,7 +219,7 @@ func (x *Xprt) postChunkCtxt(t *sched.Task, cc *ChunkCtxt) (err error) {
 		first = x.rdmaRWCtxWrs(&ctxt.RW, cqe, first)
 		cqe = nil
 	}
-	t.Point("rdma_rw_ctx_wrs", "chain", chainString(first))
+	t.Point("rdma_rw_ctx_wrs", "chain", chainArg{first})
 	for {
 		after := x.SQAvail - cc.SQECount
 		fits := after > 0 // O1: the seed keeps one SQE back for chunk posts
@@ -247,6 +247,11 @@ func (x *Xprt) postChunkCtxt(t *sched.Task, cc *ChunkCtxt) (err error) {
 		t.Point("svcrdma_sq_full", "cid", cc.CID, "need", cc.SQECount, "avail", x.SQAvail, "sq_starve", x.Counters.SQStarve)
 		need := cc.SQECount
 		x.sendWait++
+		if x.Beh.Has(B11) && need >= x.SQDepth {
+			// sc_sq_avail can never exceed sc_sq_depth: this wait never ends.
+			x.Counters.Hung++
+			t.Fault("hung task", "svc_rdma_post_chunk_ctxt waits for sc_sq_avail > %d, but sc_sq_depth is %d: this nfsd thread sleeps forever (the kernel's hung-task watchdog reports it after 120 s)", need, x.SQDepth)
+		}
 		if x.Beh.Has(B11) {
 			t.WaitUntil("wait_event(sc_send_wait)", func() bool { return x.SQAvail > need })
 		} else {
@@ -317,7 +322,7 @@ func (x *Xprt) buildWrites(t *sched.Task, info *WriteInfo, ctor func(*WriteInfo,
 			return errNoMem
 		}
 		ctor(info, writeLen, ctxt)
-		t.Point(ctorName, "rw", ctxt.ID, "sgl", sglString(ctxt.SGL[:ctxt.NEnts]))
+		t.Point(ctorName, "rw", ctxt.ID, "sgl", sglArg(ctxt.SGL[:ctxt.NEnts]))
 		offset := seg.Offset + uint64(info.SegOff)
 		n, rerr := x.rwCtxInit(t, ctxt, offset, seg.Handle, ToDevice)
 		if rerr != nil {
@@ -457,7 +462,7 @@ func (x *Xprt) prepareReplyChunk(t *sched.Task, writePCL, replyPCL *PCL, sctxt *
 	}
 	sctxt.WRChain = first
 	sctxt.SQECount += cc.SQECount
-	t.Point("svcrdma_post_reply_chunk", "cid", cc.CID, "sqecount", cc.SQECount, "chain", chainString(first))
+	t.Point("svcrdma_post_reply_chunk", "cid", cc.CID, "sqecount", cc.SQECount, "chain", chainArg{first})
 	return xdr.Len, nil
 }
 
@@ -745,7 +750,7 @@ func (x *Xprt) clearRqstPages(t *sched.Task, rq *Rqst, head *RecvCtxt) {
 		head.Pages = append(head.Pages, rq.Pages[i])
 		rq.Pages[i] = nil
 	}
-	t.Point("svc_rdma_clear_rqst_pages", "moved", head.PageCount, "rc_pages", pageNames(head.Pages))
+	t.Point("svc_rdma_clear_rqst_pages", "moved", head.PageCount, "rc_pages", pagesArg(head.Pages))
 }
 
 // processReadList is svc_rdma_process_read_list: build every Read WR the

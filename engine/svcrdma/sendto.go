@@ -106,7 +106,12 @@ func (x *Xprt) postSend(t *sched.Task, s *SendCtxt, pos *uint64) (err error) {
 			t.Point("svcrdma_sq_full", "send", s.ID, "need", n, "avail", x.SQAvail, "sq_starve", x.Counters.SQStarve)
 			x.sendWait++
 			if x.Beh.Has(B11) {
-				t.WaitUntil("wait_event(sc_send_wait)", func() bool { return x.SQAvail > 0 || x.Close })
+				if x.SQAvail > 0 {
+					// wait_event(sc_sq_avail > 0) returns at once: the
+					// kernel thread spins through this loop.
+					t.Pointf("svc_rdma_post_send", "sc_sq_avail %d > 0 but %d are needed: the thread spins until enough SQEs are free", x.SQAvail, n)
+				}
+				t.WaitUntil("wait_event(sc_send_wait)", func() bool { return x.SQAvail >= n || x.Close })
 			} else {
 				t.WaitUntil("svc_rdma_sq_wait", func() bool { return x.SQAvail >= n || x.Close })
 			}
@@ -280,7 +285,7 @@ func (x *Xprt) saveIOPages(t *sched.Task, rq *Rqst, s *SendCtxt) {
 			rq.Pages[i] = nil
 		}
 	}
-	t.Point("svc_rdma_save_io_pages", "send", s.ID, "pages", pageNames(s.Pages))
+	t.Point("svc_rdma_save_io_pages", "send", s.ID, "pages", pagesArg(s.Pages))
 }
 
 // mapReplyMsg is svc_rdma_map_reply_msg: the header is SGE 0; without a
@@ -347,7 +352,7 @@ func (x *Xprt) mapReplyMsg(t *sched.Task, s *SendCtxt, writePCL, replyPCL *PCL, 
 			s.SendWR.SGL = append(s.SendWR.SGL, SGE{Page: r.Tail.Page, Off: r.Tail.Off, Len: r.Tail.Len})
 		}
 	}
-	t.Point("svc_rdma_dma_map", "sges", len(s.SendWR.SGL), "sgl", sglString(s.SendWR.SGL))
+	t.Point("svc_rdma_dma_map", "sges", len(s.SendWR.SGL), "sgl", sglArg(s.SendWR.SGL))
 	return nil
 }
 

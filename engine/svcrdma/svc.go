@@ -48,6 +48,10 @@ func (x *Xprt) Serve(t *sched.Task, rq *Rqst, svc Service) {
 		t.WaitUntil("svc_recv", func() bool { return (x.HasWork() && !x.busy) || (x.Close && !x.Dead) })
 		if x.Close {
 			x.detach(t)
+			// The last reference goes when every posted chain has completed
+			// (flushed); then the transport is freed.
+			t.WaitUntil("svc_xprt_put", func() bool { return len(x.posted) == 0 })
+			x.free(t)
 			return
 		}
 		x.serveOne(t, rq, svc)
@@ -64,6 +68,12 @@ func (x *Xprt) serveOne(t *sched.Task, rq *Rqst, svc Service) {
 			}
 			x.busy = false
 			rq.Ctxt = nil
+			// What the dead thread was building is lost with it.
+			for _, c := range x.rwAll {
+				if c.Where == "building" {
+					c.Where = "lost"
+				}
+			}
 			x.deferredClose(t)
 		}
 	}()
@@ -84,6 +94,20 @@ func (x *Xprt) serveOne(t *sched.Task, rq *Rqst, svc Service) {
 		x.recvCtxtPut(t, rq.Ctxt)
 		rq.Ctxt = nil
 	}
+}
+
+// free is svc_rdma_free: release the calls still queued and the caches.
+func (x *Xprt) free(t *sched.Task) {
+	defer t.Call("svc_rdma_free", "xpt_id", x.XptID, "read_complete_q", len(x.ReadComplete), "rq_dto_q", len(x.recvQ))(nil)
+	for _, rc := range x.ReadComplete {
+		x.recvCtxtPut(t, rc)
+	}
+	for _, rc := range x.recvQ {
+		x.recvCtxtPut(t, rc)
+	}
+	x.ReadComplete, x.recvQ = nil, nil
+	x.Data = false
+	x.DestroyRWCtxts()
 }
 
 // detach is svc_delete_xprt → svc_rdma_detach: disconnect; the provider

@@ -132,7 +132,7 @@ type Rqst struct {
 
 // Counters are the svcrdma statistics.
 type Counters struct {
-	Reads, Writes, SQStarve, RecvErrors, SendErrors, Faults int
+	Reads, Writes, SQStarve, RecvErrors, SendErrors, Faults, Hung int
 }
 
 // Xprt is struct svcxprt_rdma with the svc_xprt bits the model uses.
@@ -187,14 +187,15 @@ type Xprt struct {
 	Counters Counters
 	Inject   Inject
 
-	nextPage int
-	livePage int
-	nextCID  int
-	nextWRID uint64
-	inflight map[uint64]*WR
-	recvByID map[uint64]*RecvCtxt
-	posted   []*Chain // chains on the SQ, in posting order
-	now      func() time.Duration
+	nextPage  int
+	freePages []*Page
+	livePage  int
+	nextCID   int
+	nextWRID  uint64
+	inflight  map[uint64]*WR
+	recvByID  map[uint64]*RecvCtxt
+	posted    []*Chain // chains on the SQ, in posting order
+	now       func() time.Duration
 }
 
 // Chain is one ib_post_send's worth of WRs, kept for drawing and for the
@@ -332,9 +333,18 @@ func (x *Xprt) Connect(remoteNode string, remoteQPN uint32, mtu int) error {
 }
 
 // allocPage is alloc_page plus the DMA mapping the model keeps for its life.
+// Freed pages are kept on a free list, as the page allocator does, so a
+// long session does not churn memory; a reused page keeps its old bytes
+// (stale data is part of what lessons show) but gets a new number.
 func (x *Xprt) allocPage() *Page {
 	x.nextPage++
 	x.livePage++
+	if n := len(x.freePages); n > 0 {
+		p := x.freePages[n-1]
+		x.freePages = x.freePages[:n-1]
+		p.ID, p.Extents = x.nextPage, p.Extents[:0]
+		return p
+	}
 	p := &Page{ID: x.nextPage, Data: make([]byte, x.PageSize)}
 	addr, err := x.pd.DMAMap(p.Data)
 	if err == nil {
@@ -343,12 +353,16 @@ func (x *Xprt) allocPage() *Page {
 	return p
 }
 
-// putPage is put_page.
+// putPage is put_page: the page goes back to the free list, still mapped.
 func (x *Xprt) putPage(p *Page) {
 	if p == nil {
 		return
 	}
 	x.livePage--
+	if len(x.freePages) < 4*x.MaxPages {
+		x.freePages = append(x.freePages, p)
+		return
+	}
 	_ = x.pd.DMAUnmap(p.DMA)
 }
 

@@ -87,3 +87,14 @@ func chainLen(first *WR) int {
 	}
 	return n
 }
+
+// Event arguments that are formatted only when an event is shown.
+type (
+	chainArg struct{ first *WR }
+	sglArg   []SGE
+	pagesArg []*Page
+)
+
+func (c chainArg) String() string { return chainString(c.first) }
+func (s sglArg) String() string   { return sglString(s) }
+func (p pagesArg) String() string { return pageNames(p) }

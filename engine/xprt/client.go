@@ -40,7 +40,7 @@ type WriteChunkSpec struct {
 // CallSpec is one RPC call as the client will put it on the wire.
 type CallSpec struct {
 	Label      string // "NFSv3 WRITE 1048576", for notes and views
-	Msg        []byte // the whole RPC call message (XDR), before chunking
+	Msg        []byte // the whole RPC call message (XDR), before chunking; the call takes it over
 	ReadChunks []ReadChunkSpec
 	// CallChunk sends the whole message by RDMA Read (RDMA_NOMSG): Msg goes
 	// into a position-zero chunk of these segments; ReadChunks then name
@@ -215,12 +215,19 @@ func (c *Client) Outstanding() int {
 func (c *Client) NextXID() uint32 { return c.nextXID }
 
 // register makes a segment buffer holding data (or zeroes) with access.
+// A segment at page offset 0 registers data itself, as the client
+// registers the pages an RPC's data already sits in.
 func (c *Client) register(kind string, data []byte, s SegSpec, access verbs.Access) (*Segment, error) {
 	if s.Len < 0 || s.PageOff < 0 || s.PageOff >= 1<<20 {
 		return nil, fmt.Errorf("xprt: %s: bad segment length %d / page offset %d", kind, s.Len, s.PageOff)
 	}
-	buf := make([]byte, s.PageOff+s.Len)
-	copy(buf[s.PageOff:], data)
+	var buf []byte
+	if s.PageOff == 0 && len(data) == s.Len {
+		buf = data
+	} else {
+		buf = make([]byte, s.PageOff+s.Len)
+		copy(buf[s.PageOff:], data)
+	}
 	mr, err := c.pd.RegMR(buf, access)
 	if err != nil {
 		return nil, fmt.Errorf("xprt: register %s: %w", kind, err)
@@ -255,7 +262,7 @@ func (c *Client) Prepare(spec CallSpec) (*Call, error) {
 	}
 	xid := c.nextXID
 	k := &Call{XID: xid, Spec: spec}
-	msg := append([]byte(nil), spec.Msg...)
+	msg := spec.Msg // owned by the call from now on
 	msg[0], msg[1], msg[2], msg[3] = byte(xid>>24), byte(xid>>16), byte(xid>>8), byte(xid)
 	vers := spec.Vers
 	if vers == 0 {
