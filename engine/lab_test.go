@@ -278,3 +278,69 @@ func TestSnapshotJSON(t *testing.T) {
 		}
 	}
 }
+
+// new2026 chains the Write chunk in front of the Send: one chain, one
+// completion, and the Write chunk's resources come back with the Send.
+func TestNew2026ChainsWriteChunkToSend(t *testing.T) {
+	l := newLab(t, func(s *Settings) { s.Profile = "new2026" })
+	l.Write(20000, ChunkOpts{})
+	settle(t, l)
+	k, _ := l.Read(20000, ChunkOpts{Segments: 2})
+	l.Complete(1, nil)
+	l.Continue()
+	chains := l.Server.OutstandingChains()
+	if len(chains) != 1 {
+		t.Fatalf("%d chains posted, want one (Writes chained to the Send)", len(chains))
+	}
+	var ops []string
+	for w := chains[0].First; w != nil; w = w.Next {
+		ops = append(ops, w.Op.String())
+	}
+	if len(ops) < 3 || ops[len(ops)-1] != "SEND" || ops[0] != "RDMA_WRITE" {
+		t.Fatalf("chain %v, want RDMA_WRITEs then the SEND", ops)
+	}
+	settle(t, l)
+	if !k.Done || !bytes.Equal(k.Reply.WriteChunks[0], Pattern(l.Set.Seed, 0, 20000)) {
+		t.Fatal("READ data wrong")
+	}
+	checkIdle(t, l)
+}
+
+// Injected ib_post_send failures reach the seed's -ENOTCONN paths.
+func TestInjectedPostSendFailure(t *testing.T) {
+	l := newLab(t, nil)
+	l.Write(10000, ChunkOpts{})
+	l.Complete(1, nil)
+	l.Server.Inject.PostSend = 1
+	l.Continue()
+	var gotErr bool
+	for _, e := range l.History() {
+		if e.Kind == trace.Return && e.Func == "svc_rdma_post_chunk_ctxt" && e.Err == "ENOTCONN" {
+			gotErr = true
+		}
+	}
+	if !gotErr || !l.Server.Close {
+		t.Fatalf("want post_chunk_ctxt = -ENOTCONN and a close; close %v", l.Server.Close)
+	}
+	settle(t, l)
+	checkIdle(t, l)
+}
+
+// A reply chain whose Send the provider refuses after taking the Reply
+// chunk's Writes strands the send ctxt: the model says so with a FAULT.
+func TestStrandedSendIsAFault(t *testing.T) {
+	l := newLab(t, nil)
+	l.Readdir(16384, ChunkOpts{})
+	l.Complete(1, nil)
+	l.Server.Inject.PostSendTail = 1
+	l.Continue()
+	found := false
+	for _, e := range l.History() {
+		if e.Kind == trace.Fault && e.Func == "stranded send ctxt" {
+			found = true
+		}
+	}
+	if !found || !l.Server.Close {
+		t.Fatalf("want a stranded-send FAULT and a close")
+	}
+}

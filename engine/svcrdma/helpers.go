@@ -13,6 +13,8 @@ type Inject struct {
 	DMAMap         int // rdma_rw_ctx_init: the DMA mapping fails (-EIO)
 	WriteInfoAlloc int // svc_rdma_write_info_alloc fails (-ENOMEM)
 	SendCtxtGet    int // svc_rdma_send_ctxt_get fails (-ENOMEM)
+	PostSend       int // ib_post_send rejects the whole chain (-ENOMEM from the provider)
+	PostSendTail   int // ib_post_send accepts all but the chain's last WR
 }
 
 func (in *Inject) takeFailure(counter *int) bool {
@@ -80,7 +82,23 @@ func (x *Xprt) ibPostSend(t *sched.Task, first *WR, owner string, seq uint64) (b
 		vwrs = append(vwrs, v)
 	}
 	t.Point("ib_post_send", "wrs", len(model), "chain", chainArg{first})
-	vbad, err := x.qp.PostSend(vfirst)
+	var vbad *verbs.SendWR
+	switch {
+	case x.Inject.takeFailure(&x.Inject.PostSend):
+		vbad, err = vfirst, verbs.ENOMEM
+		t.Pointf("ib_post_send", "the provider rejects the chain (injected)")
+	case x.Inject.takeFailure(&x.Inject.PostSendTail) && len(vwrs) > 1:
+		last := vwrs[len(vwrs)-1]
+		vwrs[len(vwrs)-2].Next = nil
+		if _, perr := x.qp.PostSend(vfirst); perr != nil {
+			vbad, err = vfirst, perr
+		} else {
+			vbad, err = last, verbs.ENOMEM
+		}
+		t.Pointf("ib_post_send", "the provider accepts %d WRs and rejects the last (injected)", len(vwrs)-1)
+	default:
+		vbad, err = x.qp.PostSend(vfirst)
+	}
 	accepted := len(model)
 	if err != nil {
 		accepted = 0

@@ -51,6 +51,7 @@ func (x *Xprt) allSends() []*SendCtxt { return x.sends }
 // chunk's rw ctxts, the reply pages, then back on the cache.
 func (x *Xprt) sendCtxtPut(t *sched.Task, s *SendCtxt) {
 	x.replyChunkRelease(t, s)
+	x.writeListRelease(t, s)
 	for _, p := range s.Pages {
 		x.putPage(p)
 	}
@@ -211,7 +212,11 @@ func (x *Xprt) Sendto(t *sched.Task, rq *Rqst) (err error) {
 	}
 	s.Kind = "reply"
 	if !rctxt.WritePCL.IsEmpty() {
-		if err := x.sendWriteList(t, rctxt, &rq.Res); err != nil {
+		if x.Beh.New2026() {
+			if err := x.prepareWriteList(t, rctxt, s, &rq.Res); err != nil {
+				return x.sendtoErr(t, rq, s, rctxt, err)
+			}
+		} else if err := x.sendWriteList(t, rctxt, &rq.Res); err != nil {
 			x.sendCtxtPut(t, s)
 			return x.sendtoDrop(t)
 		}

@@ -103,17 +103,18 @@ type RecvCtxt struct {
 
 // SendCtxt is struct svc_rdma_send_ctxt.
 type SendCtxt struct {
-	ID        int
-	SendWR    WR
-	WRChain   *WR
-	SQECount  int
-	Hdr       *Page // sc_xprt_buf, MaxReqSize bytes
-	HdrLen    int
-	ReplyInfo WriteInfo
-	Pages     []*Page
-	Pos       uint64
-	XID       uint32
-	Kind      string // "reply", "RDMA_ERROR", "backchannel"
+	ID         int
+	SendWR     WR
+	WRChain    *WR
+	SQECount   int
+	Hdr        *Page // sc_xprt_buf, MaxReqSize bytes
+	HdrLen     int
+	ReplyInfo  WriteInfo
+	WriteInfos []*WriteInfo // new2026: Write chunks chained to this Send
+	Pages      []*Page
+	Pos        uint64
+	XID        uint32
+	Kind       string // "reply", "RDMA_ERROR", "backchannel"
 }
 
 // Rqst is the part of struct svc_rqst the transport uses: one per nfsd thread.
