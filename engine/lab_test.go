@@ -344,3 +344,24 @@ func TestStrandedSendIsAFault(t *testing.T) {
 		t.Fatalf("want a stranded-send FAULT and a close")
 	}
 }
+
+// A thread starved of SQ credits blocks in sc_send_wait until completions
+// return credits, then goes on.
+func TestStarvedThreadWaitsForCompletions(t *testing.T) {
+	l := newLab(t, func(s *Settings) { s.Threads = 2; s.SQDepth = 6; s.QPMaxSendSGE = 1 })
+	l.Write(5*4096, ChunkOpts{}) // 5 pages, max_sge 1: a 5-WQE Read chain
+	l.Write(5*4096, ChunkOpts{})
+	l.Complete(2, nil)
+	l.Continue()
+	snap := l.Snapshot()
+	if snap.SQ.Starve == 0 || len(snap.SQ.Waiters) != 1 {
+		t.Fatalf("starve %d waiters %v, want one thread waiting", snap.SQ.Starve, snap.SQ.Waiters)
+	}
+	settle(t, l)
+	for _, k := range l.Client.Calls() {
+		if !k.Done || k.Err != "" {
+			t.Fatalf("call 0x%x done %v err %q", k.XID, k.Done, k.Err)
+		}
+	}
+	checkIdle(t, l)
+}

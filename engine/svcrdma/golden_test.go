@@ -655,3 +655,94 @@ func TestGC21HeaderDecodeErrors(t *testing.T) {
 		})
 	}
 }
+
+// completeLast delivers a successful completion for the signaled tail of
+// the last posted chain.
+func (h *harness) completeLast(status verbs.Status) {
+	h.t.Helper()
+	posted := h.lastPosted()
+	tail := posted[len(posted)-1]
+	h.run(func(tk *sched.Task) {
+		h.x.HandleSendWC(tk, verbs.WC{WRID: tail.WRID, Status: status, Opcode: verbs.WCOpcodeFor(tail.Opcode)})
+	})
+}
+
+// GC-08: one data-item Read chunk: three SGL entries, one WR, and the
+// call rebuilt around the data when the Read completes.
+func TestGC08DataItemReadChunk(t *testing.T) {
+	attr, cfg := profileG()
+	h := newHarness(t, attr, cfg, NewBehaviour(ProfileFix2025))
+	hdr := rpcrdma.Header{XID: 0x8, Vers: 1, Credit: 8, Proc: rpcrdma.ProcMsg,
+		ReadList: []rpcrdma.ReadSegment{{Position: 120, Segment: rpcrdma.Segment{Handle: 0x44, Length: 10000, Offset: 0x30000}}}}
+	inline := make([]byte, 140)
+	for i := range inline {
+		inline[i] = byte(i)
+	}
+	rc := h.receive(hdr, inline, 0)
+	rq := h.rq()
+	p0, p1, p2 := rq.Pages[0], rq.Pages[1], rq.Pages[2]
+	h.run(func(tk *sched.Task) { h.x.Recvfrom(tk, rq) })
+	c := rc.CC.RWCtxts[0]
+	if got, want := sglString(c.SGL[:c.NEnts]), sgl(SGE{Page: p0, Len: 4096}, SGE{Page: p1, Len: 4096}, SGE{Page: p2, Len: 1808}); got != want {
+		t.Errorf("SGL %s want %s", got, want)
+	}
+	if rc.CC.SQECount != 1 || rc.CurPage != 2 || rc.PageOff != 1808 || rc.PageCount != 3 || rc.ReadBytes != 10000 {
+		t.Errorf("head (%d,%d) pages %d readbytes %d sqecount %d", rc.CurPage, rc.PageOff, rc.PageCount, rc.ReadBytes, rc.CC.SQECount)
+	}
+	posted := h.lastPosted()
+	if len(posted) != 1 || posted[0].Opcode != verbs.WRRDMARead || posted[0].RemoteAddr != 0x30000 || !posted[0].Signaled {
+		t.Fatalf("chain of %d WRs", len(posted))
+	}
+	if h.x.SQAvail != 99 || rq.Pages[0] != nil || len(rc.Pages) != 3 || rc.Pages[0] != p0 {
+		t.Errorf("sq_avail %d, rq_pages[0] %v, rc_pages %d", h.x.SQAvail, rq.Pages[0], len(rc.Pages))
+	}
+	h.completeLast(verbs.StatusSuccess)
+	if h.x.SQAvail != 100 || len(h.x.ReadComplete) != 1 || !h.x.Data {
+		t.Fatalf("after the Read: avail %d queued %d data %v", h.x.SQAvail, len(h.x.ReadComplete), h.x.Data)
+	}
+	var n int
+	h.run(func(tk *sched.Task) { n = h.x.Recvfrom(tk, rq) })
+	a := rq.Arg
+	if n != 10140 || a.Head.Len != 120 || a.PageLen != 10000 || a.Tail.Len != 20 || a.Pages[0] != p0 {
+		t.Fatalf("rq_arg: len %d head %d page_len %d tail %d", n, a.Head.Len, a.PageLen, a.Tail.Len)
+	}
+	if !bytes.Equal(a.Head.Bytes(), inline[:120]) || !bytes.Equal(a.Tail.Bytes(), inline[120:]) {
+		t.Error("head and tail are not the inline bytes split at the position")
+	}
+}
+
+// GC-23: a zero-length Read segment hits BUG_ON in the seed era and is
+// -EIO (no RDMA_ERROR, a disconnect) in 2026.
+func TestGC23ZeroLengthReadSegment(t *testing.T) {
+	attr, cfg := profileG()
+	hdr := rpcrdma.Header{XID: 0x23, Vers: 1, Credit: 8, Proc: rpcrdma.ProcMsg,
+		ReadList: []rpcrdma.ReadSegment{{Position: 120, Segment: rpcrdma.Segment{Handle: 0x44, Length: 0, Offset: 0x30000}}}}
+	for _, tc := range []struct {
+		p     Profile
+		fault bool
+	}{{ProfileSeed, true}, {ProfileFix2025, true}, {ProfileNew2026, false}} {
+		t.Run(string(tc.p), func(t *testing.T) {
+			h := newHarness(t, attr, cfg, NewBehaviour(tc.p))
+			h.receive(hdr, make([]byte, 140), 0)
+			h.run(func(tk *sched.Task) { h.x.Recvfrom(tk, h.rq()) })
+			if got := h.has(trace.Fault, "BUG_ON(!nents)"); got != tc.fault {
+				t.Fatalf("BUG_ON fault %v, want %v", got, tc.fault)
+			}
+			if tc.fault {
+				return
+			}
+			if len(h.lastPosted()) != 0 || !h.x.Close {
+				t.Errorf("new2026: want no RDMA_ERROR and a close; posted %d close %v", len(h.lastPosted()), h.x.Close)
+			}
+			var eio bool
+			for _, e := range h.ev {
+				if e.Func == "svc_rdma_process_read_list" && e.Err == "EIO" {
+					eio = true
+				}
+			}
+			if !eio {
+				t.Error("process_read_list did not return -EIO")
+			}
+		})
+	}
+}

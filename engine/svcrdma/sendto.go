@@ -105,6 +105,10 @@ func (x *Xprt) postSend(t *sched.Task, s *SendCtxt, pos *uint64) (err error) {
 		if x.SQAvail-n < 0 {
 			x.Counters.SQStarve++
 			t.Point("svcrdma_sq_full", "send", s.ID, "need", n, "avail", x.SQAvail, "sq_starve", x.Counters.SQStarve)
+			if n > x.SQDepth {
+				x.Counters.Hung++
+				t.Fault("hung task", "the reply chain needs %d SQEs but sc_sq_depth is %d: this nfsd thread waits forever", n, x.SQDepth)
+			}
 			x.sendWait++
 			if x.Beh.Has(B11) {
 				if x.SQAvail > 0 {
