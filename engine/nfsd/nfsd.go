@@ -158,7 +158,8 @@ func procName(p nfs.Proc3) string {
 	return string(bytes.ToLower([]byte(p.String())))
 }
 
-func garbage(rq *svcrdma.Rqst, x *svcrdma.Xprt, s *Server, xid uint32) {
+// garbage answers GARBAGE_ARGS.
+func (s *Server) garbage(rq *svcrdma.Rqst, x *svcrdma.Xprt, xid uint32) {
 	r := oncrpc.ReplyHeader{XID: xid, Stat: oncrpc.MsgAccepted, AcceptStat: oncrpc.GarbageArgs}
 	s.setReply(rq, x, r.AppendTo(nil), nil, nil)
 }
@@ -166,7 +167,7 @@ func garbage(rq *svcrdma.Rqst, x *svcrdma.Xprt, s *Server, xid uint32) {
 func (s *Server) getattr(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, args []byte) {
 	var a nfs.GetAttr3Args
 	if _, err := a.Decode(args); err != nil {
-		garbage(rq, x, s, rq.XID)
+		s.garbage(rq, x, rq.XID)
 		return
 	}
 	res := nfs.GetAttr3Res{Status: nfs.NFS3ErrStale}
@@ -180,7 +181,7 @@ func (s *Server) write(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, ar
 	var a nfs.Write3Args
 	if _, err := a.Decode(args, nfs.DataInline); err != nil {
 		t.Pointf("nfs3svc_decode_writeargs", "%v: GARBAGE_ARGS", err)
-		garbage(rq, x, s, xid)
+		s.garbage(rq, x, xid)
 		return
 	}
 	res := nfs.Write3Res{Status: nfs.NFS3ErrStale}
@@ -257,7 +258,7 @@ func (s *Server) storePages(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hd
 func (s *Server) read(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, args []byte) {
 	var a nfs.Read3Args
 	if _, err := a.Decode(args); err != nil {
-		garbage(rq, x, s, rq.XID)
+		s.garbage(rq, x, rq.XID)
 		return
 	}
 	f := s.byFH[string(a.File)]
@@ -287,7 +288,7 @@ func (s *Server) read(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, arg
 func (s *Server) readdir(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, args []byte) {
 	var a nfs.ReadDir3Args
 	if _, err := a.Decode(args); err != nil {
-		garbage(rq, x, s, rq.XID)
+		s.garbage(rq, x, rq.XID)
 		return
 	}
 	res := nfs.ReadDir3Res{Status: nfs.NFS3OK, DirAttr: nfs.PostOpAttr{Present: true, Attr: s.Root.attr()}, EOF: true}

@@ -241,10 +241,6 @@ func (x *Xprt) Sendto(t *sched.Task, rq *Rqst) (err error) {
 		if x.Beh.New2026() && (err == err2Big || err == errInval) {
 			return x.sendtoErr(t, rq, s, rctxt, err)
 		}
-		if err == errNotConn {
-			x.sendCtxtPut(t, s)
-			return x.sendtoDrop(t)
-		}
 		x.sendCtxtPut(t, s)
 		return x.sendtoDrop(t)
 	}
