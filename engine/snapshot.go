@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
@@ -39,6 +40,31 @@ type ThreadSnap struct {
 	Focused    bool       `json:"focused"`
 	Pages      []PageSnap `json:"pages"` // rq_pages in use (with bytes from somewhere), in order
 	ReplyPos   uint64     `json:"reply_pos"`
+	Call       *ChunkSnap `json:"call,omitempty"` // the call this thread took last
+}
+
+// ChunkSnap is a call's transport header as the server parsed it.
+type ChunkSnap struct {
+	XID    string   `json:"xid"`
+	Proc   string   `json:"proc"`
+	Chunks []string `json:"chunks"`
+}
+
+func chunkSnap(rc *svcrdma.RecvCtxt) *ChunkSnap {
+	cs := &ChunkSnap{XID: fmt.Sprintf("0x%x", rc.XID), Proc: rpcrdma.Proc(rc.MsgType).String()}
+	for _, c := range rc.CallPCL.Chunks {
+		cs.Chunks = append(cs.Chunks, fmt.Sprintf("call chunk: %d bytes in %d segments %v", c.Length, len(c.Segments), c.Segments))
+	}
+	for _, c := range rc.ReadPCL.Chunks {
+		cs.Chunks = append(cs.Chunks, fmt.Sprintf("read chunk %d: position %d, %d bytes in %d segments %v", c.Index, c.Position, c.Length, len(c.Segments), c.Segments))
+	}
+	for _, c := range rc.WritePCL.Chunks {
+		cs.Chunks = append(cs.Chunks, fmt.Sprintf("write chunk %d: %d bytes in %d segments %v", c.Index, c.Length, len(c.Segments), c.Segments))
+	}
+	for _, c := range rc.ReplyPCL.Chunks {
+		cs.Chunks = append(cs.Chunks, fmt.Sprintf("reply chunk: %d bytes in %d segments %v", c.Length, len(c.Segments), c.Segments))
+	}
+	return cs
 }
 
 // PageSnap is one page and where its bytes came from.
@@ -171,6 +197,12 @@ func rwSnap(c *svcrdma.RWCtxt) RWCtxtSnap {
 		Chained: c.Chained, SGL: sgeSnaps(c.SGL[:n]), Where: c.Where}
 }
 
+// A snapshot shows the most recent completions and calls only.
+const (
+	snapshotCQ    = 200
+	snapshotCalls = 200
+)
+
 // Snapshot captures the lab's state.
 func (l *Lab) Snapshot() Snapshot {
 	x := l.Server
@@ -178,6 +210,9 @@ func (l *Lab) Snapshot() Snapshot {
 		Counters: x.Counters, XprtClosing: x.Close, XprtDead: x.Dead}
 	for _, rq := range l.Rqsts {
 		ts := ThreadSnap{Name: rq.Name, State: "exited", Pages: pageSnaps(rq.Pages, true), ReplyPos: rq.ReplyPos}
+		if rq.Decoding != nil {
+			ts.Call = chunkSnap(rq.Decoding)
+		}
 		if t := l.Sched.Task(rq.Name); t != nil {
 			ts.State, ts.WaitingFor, ts.Frames = t.State().String(), t.WaitingFor(), append([]string(nil), t.Frames()...)
 			ts.Focused = l.Sched.Focused() == t
@@ -190,12 +225,7 @@ func (l *Lab) Snapshot() Snapshot {
 	for _, rc := range x.ActiveReads() {
 		rs := ReadSnap{XID: fmt.Sprintf("0x%x", rc.XID), CurPage: rc.CurPage, PageOff: rc.PageOff, ReadBytes: rc.ReadBytes,
 			PageCount: rc.PageCount, SQECount: rc.CC.SQECount, Pages: pageSnaps(rc.Pages, false)}
-		for _, c := range rc.CallPCL.Chunks {
-			rs.Chunks = append(rs.Chunks, fmt.Sprintf("call chunk: %d bytes in %d segments", c.Length, len(c.Segments)))
-		}
-		for _, c := range rc.ReadPCL.Chunks {
-			rs.Chunks = append(rs.Chunks, fmt.Sprintf("read chunk %d: position %d, %d bytes in %d segments", c.Index, c.Position, c.Length, len(c.Segments)))
-		}
+		rs.Chunks = chunkSnap(rc).Chunks
 		for i := len(rc.CC.RWCtxts) - 1; i >= 0; i-- {
 			rs.RWCtxts = append(rs.RWCtxts, rwSnap(rc.CC.RWCtxts[i]))
 		}
@@ -228,7 +258,7 @@ func (l *Lab) Snapshot() Snapshot {
 			s.SQ.Waiters = append(s.SQ.Waiters, t.Name+": "+w)
 		}
 	}
-	s.CQ = append([]Completion(nil), l.completions...)
+	s.CQ = append([]Completion(nil), l.completions[max(0, len(l.completions)-snapshotCQ):]...)
 	for _, op := range l.Fabric.Pending() {
 		s.Pending = append(s.Pending, op.String())
 	}
@@ -242,7 +272,8 @@ func (l *Lab) Snapshot() Snapshot {
 		s.Positions.Replies = append(s.Positions.Replies, ReplySnap{XID: fmt.Sprintf("0x%x", e.XID), Proc: e.Proc,
 			Pos: e.Pos, Acked: true, Evicted: true})
 	}
-	for _, k := range l.Client.Calls() {
+	calls := l.Client.Calls()
+	for _, k := range calls[max(0, len(calls)-snapshotCalls):] {
 		st := "prepared"
 		switch {
 		case k.Done:

@@ -286,9 +286,9 @@ func (t *Task) Call(fn string, kv ...any) func(err *error) {
 	if !t.s.Quiet {
 		ev.Args = trace.Fmt(kv...)
 	}
+	t.frames = append(t.frames, fn)
 	t.Emit(ev)
 	t.depth++
-	t.frames = append(t.frames, fn)
 	return func(err *error) {
 		t.depth--
 		t.frames = t.frames[:len(t.frames)-1]
@@ -307,9 +307,9 @@ func (t *Task) CallV(fn string, kv ...any) func(v any) {
 	if !t.s.Quiet {
 		ev.Args = trace.Fmt(kv...)
 	}
+	t.frames = append(t.frames, fn)
 	t.Emit(ev)
 	t.depth++
-	t.frames = append(t.frames, fn)
 	return func(v any) {
 		t.depth--
 		t.frames = t.frames[:len(t.frames)-1]

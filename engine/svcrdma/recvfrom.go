@@ -166,7 +166,7 @@ func (x *Xprt) Recvfrom(t *sched.Task, rq *Rqst) (n int) {
 	ret := t.CallV("svc_rdma_recvfrom", "thread", rq.Name)
 	defer func() { ret(n) }()
 	rq.RespagesIdx, rq.NextPageIdx = 0, 0
-	rq.Ctxt = nil
+	rq.Ctxt, rq.Decoding = nil, nil
 	rq.ReplyPos = 0
 	if len(x.ReadComplete) > 0 {
 		rc := x.ReadComplete[0]
@@ -181,6 +181,7 @@ func (x *Xprt) Recvfrom(t *sched.Task, rq *Rqst) (n int) {
 	rc := x.recvQ[0]
 	x.recvQ = x.recvQ[1:]
 	x.Data = x.HasWork()
+	rq.Decoding = rc
 	rq.Arg = XdrBuf{Head: Kvec{Page: rc.Buf, Off: 0, Len: rc.ByteLen}, Len: rc.ByteLen}
 	hdr, err := x.xdrDecodeReq(t, rq, rc)
 	if err != nil {

@@ -79,7 +79,9 @@ func (x *Xprt) serveOne(t *sched.Task, rq *Rqst, svc Service) {
 	}()
 	x.busy = true // XPT_BUSY while in xpo_recvfrom
 	n := x.Recvfrom(t, rq)
-	x.busy = false // svc_xprt_received
+	x.busy = false
+	// svc_xprt_received: another thread may take the next call from here.
+	t.Point("svc_xprt_received", "more_work", x.HasWork())
 	if n <= 0 {
 		return
 	}

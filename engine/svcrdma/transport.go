@@ -129,11 +129,21 @@ type Rqst struct {
 	ReplyPos    uint64 // rq_reply_pos (the patch)
 	Ctxt        *RecvCtxt
 	XID         uint32
+	// Decoding is the recv ctxt of the call this thread took last (model
+	// only: the kernel keeps it on the stack), for views.
+	Decoding *RecvCtxt
 }
 
-// Counters are the svcrdma statistics.
+// Counters are the svcrdma statistics (the kernel's svcrdma_stat_* and
+// what the model adds).
 type Counters struct {
-	Reads, Writes, SQStarve, RecvErrors, SendErrors, Faults, Hung int
+	Reads      int `json:"rdma_reads"`  // svcrdma_stat_read: Read segments built
+	Writes     int `json:"rdma_writes"` // svcrdma_stat_write: Write pieces built
+	SQStarve   int `json:"sq_starve"`   // svcrdma_stat_sq_starve
+	RecvErrors int `json:"recv_errors"` // calls dropped or answered with RDMA_ERROR
+	SendErrors int `json:"send_errors"` // failed ib_post_send of a Send
+	Faults     int `json:"faults"`      // places the kernel would have crashed
+	Hung       int `json:"hung"`        // threads that sleep forever
 }
 
 // Xprt is struct svcxprt_rdma with the svc_xprt bits the model uses.

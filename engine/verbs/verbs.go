@@ -459,6 +459,31 @@ func (e Errno) Error() string {
 	return fmt.Sprintf("errno %d", int(e))
 }
 
+// Errnos lists the errnos the engine returns, in numeric order.
+func Errnos() []Errno {
+	var out []Errno
+	for e := Errno(1); e < 256; e++ {
+		if _, ok := errnoInfos[e]; ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ParseErrno accepts an errno name ("EINVAL", "-EINVAL", "einval").
+func ParseErrno(name string) (Errno, error) {
+	n := upper(name)
+	if len(n) > 0 && n[0] == '-' {
+		n = n[1:]
+	}
+	for e, i := range errnoInfos {
+		if i[0] == n {
+			return e, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown errno %q", name)
+}
+
 // Meaning explains the errno in one sentence.
 func (e Errno) Meaning() string {
 	if i, ok := errnoInfos[e]; ok {

@@ -1,0 +1,152 @@
+// Command rdmalab is an interactive lab for the Linux NFS/RDMA server's
+// data path (svcrdma): a REPL drives an RDMA engine one kernel function at
+// a time.
+//
+//	rdmalab                 the REPL (as `run -` when stdin or stdout is not a terminal)
+//	rdmalab run FILE|-      run commands from a file or stdin and print a transcript
+//	rdmalab help            this summary
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rdmalab/rdmalab/repl"
+	"golang.org/x/term"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitFailed  = 1 // a command failed
+	exitUsage   = 2 // rdmalab was called the wrong way
+	exitRuntime = 3 // the session could not start or broke down
+)
+
+const usage = `usage:
+  rdmalab                    start the REPL (as "run -" without a terminal)
+  rdmalab run [--keep-going] [--json] FILE|-
+                             run the commands of FILE (- = stdin), print a transcript;
+                             the exit status is 1 if a command failed
+  rdmalab help               this summary; inside rdmalab, help lists the commands
+`
+
+// subcommand is one word after rdmalab.
+type subcommand struct {
+	name string
+	run  func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+func subcommands() []subcommand {
+	return []subcommand{
+		{"run", runScript},
+		{"help", func(_ []string, _ io.Reader, stdout, _ io.Writer) int {
+			fmt.Fprint(stdout, usage)
+			return exitOK
+		}},
+	}
+}
+
+// run is rdmalab: it returns the exit status, and nothing below it exits.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		if f, ok := stdin.(*os.File); ok && isTerminal(f) && isTerminal(stdout) {
+			return interactive(f, stdout, stderr, nil)
+		}
+		return runScript([]string{"-"}, stdin, stdout, stderr)
+	}
+	switch args[0] {
+	case "-h", "--help", "-help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	for _, sc := range subcommands() {
+		if sc.name == args[0] {
+			return sc.run(args[1:], stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "rdmalab: unknown subcommand %q\n%s", args[0], usage)
+	return exitUsage
+}
+
+// isTerminal reports whether w is a terminal: the prompt needs one on both
+// sides (a transcript redirected to a file gets no escape sequences).
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// runScript is `rdmalab run [--keep-going] [--json] FILE|-`.
+func runScript(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var o repl.ScriptOptions
+	o.Stderr = stderr
+	file := ""
+	for _, a := range args {
+		switch {
+		case a == "--keep-going" || a == "-k":
+			o.KeepGoing = true
+		case a == "--json":
+			o.JSON = true
+		case strings.HasPrefix(a, "-") && a != "-":
+			fmt.Fprintf(stderr, "rdmalab run: unknown option %s\n%s", a, usage)
+			return exitUsage
+		case file != "":
+			fmt.Fprintf(stderr, "rdmalab run: one FILE only, not %q and %q\n", file, a)
+			return exitUsage
+		default:
+			file = a
+		}
+	}
+	if file == "" {
+		fmt.Fprintf(stderr, "rdmalab run: which FILE? (- reads stdin)\n%s", usage)
+		return exitUsage
+	}
+	in, name := stdin, "stdin"
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			fmt.Fprintf(stderr, "rdmalab run: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		in, name = f, file
+	}
+	s, err := repl.NewSession(repl.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "rdmalab: %v\n", err)
+		return exitRuntime
+	}
+	defer s.Close()
+	failed, err := s.RunScript(in, name, stdout, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "rdmalab: %v\n", err)
+		return exitRuntime
+	}
+	if failed > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// interactive is the REPL on a terminal.
+func interactive(tty *os.File, stdout, stderr io.Writer, onLine func(string)) int {
+	err := repl.Interactive(repl.TerminalOptions{In: tty, Out: stdout, Err: stderr, OnLine: onLine,
+		NoColor: os.Getenv("NO_COLOR") != "", HistoryFile: repl.DefaultHistoryFile()})
+	if err != nil {
+		var p *repl.PanicError
+		if errors.As(err, &p) {
+			fmt.Fprintf(stderr, "rdmalab: %v\n%s", p.Value, p.Stack)
+			return exitRuntime
+		}
+		fmt.Fprintf(stderr, "rdmalab: %v\n", err)
+		return exitRuntime
+	}
+	return exitOK
+}

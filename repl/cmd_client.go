@@ -1,0 +1,216 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/nfsd"
+	"github.com/rdmalab/rdmalab/engine/xprt"
+)
+
+// maxIO is the largest call the presets take (the engine's limit).
+const maxIO = 16 << 20
+
+func chunkFlags(inline bool) []Flag {
+	f := []Flag{
+		{Name: "segments", Value: "N", Usage: "split the chunk into N segments (1..64)", Complete: completeValues("1", "2", "3", "4", "8")},
+		{Name: "pageoff", Value: "OFF", Usage: "the client buffers start OFF bytes into a page (0..4095)", Complete: completeValues("0", "100", "512", "4000")},
+	}
+	if inline {
+		f = append(f, Flag{Name: "inline", Usage: "send the data inline when it fits the inline threshold"})
+	}
+	return f
+}
+
+func clientCommands() []*Command {
+	sizeArg := Arg{Name: "SIZE", Complete: completeSizes}
+	return []*Command{
+		{
+			Name: "write", Group: GroupClient, Hint: true,
+			Usage: "write SIZE [--segments N] [--pageoff OFF] [--inline]",
+			Short: "NFSv3 WRITE: the data goes in a Read chunk",
+			Long: "The client registers a buffer holding SIZE bytes of pattern data, advertises it as a\n" +
+				"Read chunk at the XDR position of the WRITE's data, and posts its Send. Nothing runs on\n" +
+				"the server until you complete the Send and step or continue its threads.\n" +
+				"SIZE takes k and M suffixes (powers of 1024): 4096, 128k, 1M.",
+			Example: "write 1M\nwrite 10000 --segments 3 --pageoff 100",
+			Kernel:  []string{"rpcrdma_marshal_req", "svc_rdma_process_read_list", "svc_rdma_build_read_segment"},
+			Args:    []Arg{sizeArg}, Flags: chunkFlags(true),
+			Run: func(c *Ctx, a Args, out io.Writer) error {
+				return c.preset(a, out, "WRITE", 0, c.S.lab.Write)
+			},
+		},
+		{
+			Name: "read", Group: GroupClient, Hint: true,
+			Usage: "read SIZE [--segments N] [--pageoff OFF] [--inline]",
+			Short: "NFSv3 READ: the data comes back by RDMA Write",
+			Long: "The client provisions a Write chunk of SIZE bytes; the server's reply moves the file\n" +
+				"data into it with RDMA Write (svc_rdma_send_write_chunk), then Sends the reply. Write\n" +
+				"first so the file holds data.",
+			Example: "read 128k\nread 1M --segments 3 --pageoff 100",
+			Kernel:  []string{"svc_rdma_result_payload", "svc_rdma_send_write_chunk", "svc_rdma_build_writes"},
+			Args:    []Arg{sizeArg}, Flags: chunkFlags(true),
+			Run: func(c *Ctx, a Args, out io.Writer) error {
+				return c.preset(a, out, "READ", 0, c.S.lab.Read)
+			},
+		},
+		{
+			Name: "readdir", Group: GroupClient, Hint: true,
+			Usage: "readdir SIZE [--segments N] [--pageoff OFF]",
+			Short: "NFSv3 READDIR with a Reply chunk (RDMA_NOMSG reply)",
+			Long: "The reply is too large for a Send, so the client provisions a Reply chunk; the server\n" +
+				"writes the whole reply into it and Sends only a transport header (RDMA_NOMSG).",
+			Example: "readdir 16k\nreaddir 16k --segments 2",
+			Kernel:  []string{"svc_rdma_prepare_reply_chunk", "svc_rdma_send_reply_msg"},
+			Args:    []Arg{sizeArg}, Flags: chunkFlags(false),
+			Run: func(c *Ctx, a Args, out io.Writer) error {
+				return c.preset(a, out, "READDIR", 512, c.S.lab.Readdir)
+			},
+		},
+		{
+			Name: "longcall", Aliases: []string{"long"}, Group: GroupClient, Hint: true,
+			Usage: "longcall SIZE [--segments N] [--pageoff OFF]",
+			Short: "a WRITE sent whole in a position-zero Read chunk",
+			Long: "The whole RPC call travels in a position-zero Read chunk and the Send carries only\n" +
+				"the transport header (RDMA_NOMSG): svc_rdma_read_special pulls it.",
+			Example: "longcall 20000 --segments 2",
+			Kernel:  []string{"svc_rdma_read_call_chunk", "svc_rdma_read_special"},
+			Args:    []Arg{sizeArg}, Flags: chunkFlags(false),
+			Run: func(c *Ctx, a Args, out io.Writer) error {
+				return c.preset(a, out, "long call", 0, c.S.lab.LongCall)
+			},
+		},
+		callCommand(),
+	}
+}
+
+// preset runs one of the engine's NFS-shaped presets.
+func (c *Ctx) preset(a Args, out io.Writer, what string, lo int64, f func(int, engine.ChunkOpts) (*xprt.Call, error)) error {
+	n, err := parseSize("SIZE", a.Pos[0], lo, maxIO)
+	if err != nil {
+		return err
+	}
+	var o engine.ChunkOpts
+	if v, ok := a.Flag("segments"); ok {
+		k, err := parseInt("--segments", v, 1, 64)
+		if err != nil {
+			return err
+		}
+		o.Segments = int(k)
+	}
+	if v, ok := a.Flag("pageoff"); ok {
+		k, err := parseInt("--pageoff", v, 0, 4095)
+		if err != nil {
+			return err
+		}
+		o.PageOff = int(k)
+	}
+	o.Inline = a.Has("inline")
+	k, err := f(n, o)
+	if err != nil {
+		return fmt.Errorf("%s: %w", strings.ToLower(what), err)
+	}
+	writeCallChunks(out, chunksOf(k))
+	return nil
+}
+
+func callCommand() *Command {
+	return &Command{
+		Name: "call", Group: GroupClient, Hint: true,
+		Usage: "call [--read POS:SEGS]... [--write SEGS]... [--reply SEGS] [--data SIZE]",
+		Short: "a custom call: Read list, Write list, Reply chunk",
+		Long: "The message is an NFSv3 WRITE of pattern data, sized so that every position asked for\n" +
+			"falls inside it (or --data SIZE bytes). SEGS is LEN[@PAGEOFF][,LEN[@PAGEOFF]...]: each\n" +
+			"segment's length and the page offset of its buffer. POS is an XDR position in the\n" +
+			"message, or `data` for where the WRITE's data begins (a well-formed WRITE).\n" +
+			"--read may repeat (one Read chunk each), as may --write (one Write chunk each).",
+		Example: "call --read data:4096,4096@100\n" +
+			"call --read data:8192 --read 300:100 --reply 4096\n" +
+			"call --read 0:64 --data 1000",
+		Kernel: []string{"rpcrdma_marshal_req", "svc_rdma_xdr_decode_req", "svc_rdma_read_multiple_chunks"},
+		Flags: []Flag{
+			{Name: "read", Value: "POS:SEGS", Repeat: true, Usage: "a Read chunk at XDR position POS (or `data`) of these segments",
+				Complete: completeValues("data:4096", "data:8192,8192", "data:4096@100")},
+			{Name: "write", Value: "SEGS", Repeat: true, Usage: "a Write chunk of these segments", Complete: completeValues("4096", "8192,8192")},
+			{Name: "reply", Value: "SEGS", Usage: "a Reply chunk of these segments", Complete: completeValues("4096", "16384")},
+			{Name: "data", Value: "SIZE", Usage: "the WRITE's data length (default: enough for the positions)", Complete: completeSizes},
+		},
+		Run: runCall,
+	}
+}
+
+type readChunkArg struct {
+	pos    int
+	atData bool
+	segs   []xprt.SegSpec
+	n      int
+}
+
+func runCall(c *Ctx, a Args, out io.Writer) error {
+	l := c.S.lab
+	f := l.NFS.Lookup("data")
+	_, dataPos := nfsd.WriteCall(f.FH, 0, nil)
+	var reads []readChunkArg
+	end := 0
+	for i, v := range a.All("read") {
+		p, segs, ok := strings.Cut(v, ":")
+		if !ok {
+			return fmt.Errorf("--read %q: want POS:SEGS, such as data:4096 or 124:4096,4096@100", v)
+		}
+		r := readChunkArg{}
+		if p == "data" {
+			r.pos, r.atData = dataPos, true
+		} else {
+			n, err := parseInt(fmt.Sprintf("read chunk %d position", i), p, 0, maxIO)
+			if err != nil {
+				return err
+			}
+			r.pos = int(n)
+		}
+		var err error
+		if r.segs, r.n, err = parseSegs(fmt.Sprintf("read chunk %d", i), segs); err != nil {
+			return err
+		}
+		end = max(end, r.pos+r.n)
+		reads = append(reads, r)
+	}
+	n := max(end-dataPos, 0)
+	if v, ok := a.Flag("data"); ok {
+		var err error
+		if n, err = parseSize("--data", v, 0, maxIO); err != nil {
+			return err
+		}
+	}
+	msg, _ := nfsd.WriteCall(f.FH, 0, engine.Pattern(l.Set.Seed, 0, n))
+	spec := xprt.CallSpec{Msg: msg}
+	for i, r := range reads {
+		if r.pos+r.n > len(msg) {
+			return fmt.Errorf("read chunk %d: [%d, %d) is outside the %d-byte message (raise --data)", i, r.pos, r.pos+r.n, len(msg))
+		}
+		spec.ReadChunks = append(spec.ReadChunks, xprt.ReadChunkSpec{Pos: r.pos, Len: r.n, Segments: r.segs})
+	}
+	for i, v := range a.All("write") {
+		segs, _, err := parseSegs(fmt.Sprintf("write chunk %d", i), v)
+		if err != nil {
+			return err
+		}
+		spec.WriteChunks = append(spec.WriteChunks, xprt.WriteChunkSpec{Segments: segs})
+	}
+	if v, ok := a.Flag("reply"); ok {
+		segs, _, err := parseSegs("reply chunk", v)
+		if err != nil {
+			return err
+		}
+		spec.ReplyChunk = &xprt.WriteChunkSpec{Segments: segs}
+	}
+	spec.Label = fmt.Sprintf("custom WRITE %d", n)
+	k, err := l.Call(spec)
+	if err != nil {
+		return fmt.Errorf("call: %w", err)
+	}
+	fmt.Fprintf(out, "the WRITE's data starts at XDR position %d; the message is %d bytes\n", dataPos, len(msg))
+	writeCallChunks(out, chunksOf(k))
+	return nil
+}

@@ -1,0 +1,122 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rdmalab/rdmalab/engine/svcrdma"
+)
+
+// injectPoint is one allocation or mapping svcrdma.Inject can fail.
+type injectPoint struct {
+	Name, Func, Desc string
+	counter          func(*svcrdma.Inject) *int
+}
+
+func injectPoints() []injectPoint {
+	return []injectPoint{
+		{"rw_ctxt", "svc_rdma_get_rw_ctxt", "the chained SGL allocation fails (-ENOMEM)",
+			func(in *svcrdma.Inject) *int { return &in.GetRWCtxt }},
+		{"dma_map", "rdma_rw_ctx_init", "the DMA mapping fails (-EIO)",
+			func(in *svcrdma.Inject) *int { return &in.DMAMap }},
+		{"write_info", "svc_rdma_write_info_alloc", "the write_info allocation fails (-ENOMEM)",
+			func(in *svcrdma.Inject) *int { return &in.WriteInfoAlloc }},
+		{"send_ctxt", "svc_rdma_send_ctxt_get", "no send ctxt can be allocated (-ENOMEM)",
+			func(in *svcrdma.Inject) *int { return &in.SendCtxtGet }},
+		{"post_send", "ib_post_send", "the provider rejects the whole chain (-ENOMEM)",
+			func(in *svcrdma.Inject) *int { return &in.PostSend }},
+		{"post_send_tail", "ib_post_send", "the provider takes all but the chain's last WR",
+			func(in *svcrdma.Inject) *int { return &in.PostSendTail }},
+	}
+}
+
+func faultCommands() []*Command {
+	return []*Command{
+		{
+			Name: "fail", Group: GroupFaults,
+			Usage: "fail N STATUS",
+			Short: "make the Nth operation from now fail with STATUS",
+			Long: "A REM_* status is a NAK from the responder, whose QP goes to ERR as well; any other\n" +
+				"status fails on the requester's side. Several failures may be armed at once.",
+			Example: "fail 1 REM_ACCESS_ERR\nfail 2 RETRY_EXC_ERR",
+			Kernel:  []string{"svc_rdma_wc_read_done", "svc_rdma_write_done", "svc_rdma_wc_send", "svc_xprt_deferred_close"},
+			Args:    []Arg{{Name: "N", Complete: completeCounts()}, {Name: "STATUS", Complete: completeStatuses}},
+			Run: func(c *Ctx, a Args, out io.Writer) error {
+				n, err := parseInt("N", a.Pos[0], 1, 1_000_000)
+				if err != nil {
+					return err
+				}
+				st, err := parseStatus(a.Pos[1])
+				if err != nil {
+					return err
+				}
+				if err := c.S.lab.FailNth(int(n), st); err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "operation %d from now will complete with %v: %s\n", n, st, st.Meaning())
+				return nil
+			},
+		},
+		{
+			Name: "disconnect", Group: GroupFaults, Hint: true,
+			Usage:   "disconnect",
+			Short:   "break the link: QPs to ERR, work requests flush",
+			Example: "disconnect\ncomplete all\nshow cq",
+			Kernel:  []string{"svc_xprt_deferred_close", "svc_rdma_wc_receive", "svcrdma_wc_read_flush"},
+			Run: func(c *Ctx, a Args, out io.Writer) error {
+				c.S.lab.Disconnect()
+				fmt.Fprintln(out, "disconnected: outstanding work requests complete with WR_FLUSH_ERR")
+				return nil
+			},
+		},
+		{
+			Name: "inject", Group: GroupFaults,
+			Usage:   "inject POINT [N]",
+			Short:   "make an allocation or a DMA mapping fail",
+			Long:    "POINT is one of:\n" + injectHelp(),
+			Example: "inject rw_ctxt\ninject dma_map 2\ninject send_ctxt 0",
+			Kernel:  []string{"svc_rdma_get_rw_ctxt", "rdma_rw_ctx_init", "svc_rdma_write_info_alloc", "svc_rdma_send_ctxt_get", "ib_post_send"},
+			Args: []Arg{{Name: "POINT", Complete: completeInjectPoints},
+				{Name: "N", Optional: true, Complete: completeCounts("0")}},
+			Run: runInject,
+		},
+	}
+}
+
+func injectHelp() string {
+	var b strings.Builder
+	for _, p := range injectPoints() {
+		fmt.Fprintf(&b, "  %-11s %s: %s\n", p.Name, p.Func, p.Desc)
+	}
+	return b.String()
+}
+
+func runInject(c *Ctx, a Args, out io.Writer) error {
+	var names []string
+	for _, p := range injectPoints() {
+		names = append(names, p.Name)
+		if p.Name != a.Pos[0] && (p.Func != a.Pos[0] || p.Func == "ib_post_send") {
+			continue
+		}
+		n := int64(1)
+		if len(a.Pos) > 1 {
+			var err error
+			if n, err = parseInt("N", a.Pos[1], 0, 1_000_000); err != nil {
+				return err
+			}
+		}
+		*p.counter(&c.S.lab.Server.Inject) = int(n)
+		if n == 0 {
+			fmt.Fprintf(out, "%s will not fail\n", p.Func)
+		} else {
+			fmt.Fprintf(out, "call %d of %s from now will fail: %s\n", n, p.Func, p.Desc)
+		}
+		return nil
+	}
+	msg := fmt.Sprintf("unknown injection point %q (want %s)", a.Pos[0], strings.Join(names, ", "))
+	if near := nearest(a.Pos[0], names); near != "" {
+		msg = fmt.Sprintf("unknown injection point %q: did you mean %s?", a.Pos[0], near)
+	}
+	return fmt.Errorf("%s", msg)
+}

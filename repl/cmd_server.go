@@ -1,0 +1,304 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/engine/verbs"
+)
+
+func threadArg() Arg {
+	return Arg{Name: "THREAD", Optional: true, Complete: completeThreads}
+}
+
+func serverCommands() []*Command {
+	return []*Command{
+		{
+			Name: "recv", Group: GroupServer, Hint: true,
+			Usage: "recv [THREAD]",
+			Short: "a thread takes the next call, decodes its header",
+			Long: "Runs the nfsd threads (THREAD, if given, first) until one returns from\n" +
+				"svc_rdma_xdr_decode_req, then shows the transport header it parsed and the chunk\n" +
+				"lists the call carries. The client's Send must have landed first: complete.",
+			Example: "write 64k\ncomplete\nrecv",
+			Kernel:  []string{"svc_rdma_recvfrom", "svc_rdma_xdr_decode_req", "pcl_alloc_call", "pcl_alloc_write"},
+			Args:    []Arg{threadArg()},
+			Run:     runRecv,
+		},
+		{
+			Name: "readlist", Aliases: []string{"pull"}, Group: GroupServer, Hint: true,
+			Usage: "readlist [THREAD]",
+			Short: "build the Read list's SGLs, post the RDMA Reads",
+			Long: "Runs until svc_rdma_process_read_list returns: each Read segment gets an rw ctxt whose\n" +
+				"SGL maps it onto rq_pages (svc_rdma_build_read_segment), and the chain of RDMA Reads\n" +
+				"is posted. Shows the recv ctxt's page cursor and the SGLs built.",
+			Example: "readlist\nshow sgl",
+			Kernel:  []string{"svc_rdma_process_read_list", "svc_rdma_build_read_chunk", "svc_rdma_build_read_segment", "svc_rdma_post_chunk_ctxt"},
+			Args:    []Arg{threadArg()},
+			Run:     runReadlist,
+		},
+		{
+			Name: "post", Group: GroupServer, Hint: true,
+			Usage:   "post [THREAD]",
+			Short:   "run to the next ib_post_send, show the chain",
+			Example: "post\nshow sq",
+			Kernel:  []string{"svc_rdma_post_chunk_ctxt", "svc_rdma_post_send", "ib_post_send"},
+			Args:    []Arg{threadArg()},
+			Run:     runPost,
+		},
+		{
+			Name: "reply", Group: GroupServer, Hint: true,
+			Usage: "reply [THREAD]",
+			Short: "run svc_rdma_sendto: Write list, Reply chunk, Send",
+			Long: "Finishes the call in the upper layer (the NFS procedure) and runs svc_rdma_sendto to its\n" +
+				"return: the Write list is pushed with RDMA Writes, the Reply chunk filled, and the\n" +
+				"reply's Send posted with its position. Shows the chains now on the Send Queue.",
+			Example: "reply\ncomplete all\nshow positions",
+			Kernel:  []string{"svc_rdma_sendto", "svc_rdma_send_write_list", "svc_rdma_prepare_reply_chunk", "svc_rdma_send_reply_msg", "svc_rdma_post_send"},
+			Args:    []Arg{threadArg()},
+			Run:     runReply,
+		},
+		{
+			Name: "until", Aliases: []string{"run-to"}, Group: GroupServer, Hint: true,
+			Usage:   "until FUNC [--return] [--thread THREAD]",
+			Short:   "run until a kernel function is entered or returns",
+			Long:    "Stops at the first event naming FUNC: its entry or a trace point inside it; with\n--return, at its return.",
+			Example: "until svc_rdma_build_read_segment\nuntil svc_rdma_sendto --return",
+			Kernel:  []string{"any"},
+			Args:    []Arg{{Name: "FUNC", Complete: completeFuncs}},
+			Flags: []Flag{{Name: "return", Usage: "stop at the function's return"},
+				{Name: "thread", Value: "THREAD", Usage: "only events of this thread count", Complete: completeThreads}},
+			Run: runUntil,
+		},
+		{
+			Name: "complete", Aliases: []string{"deliver"}, Group: GroupServer, Hint: true,
+			Usage: "complete [N|all] [--status STATUS]",
+			Short: "deliver N operations on the wire, run the handlers",
+			Long: "Executes posted work requests in wire order, writes their completions and runs the\n" +
+				"completion handlers (svc_rdma_wc_receive, svc_rdma_wc_read_done, svc_rdma_wc_send...).\n" +
+				"--status makes the first one complete with that status instead of SUCCESS.",
+			Example: "complete\ncomplete all\ncomplete --status REM_ACCESS_ERR",
+			Kernel:  []string{"svc_rdma_wc_receive", "svc_rdma_wc_read_done", "svc_rdma_write_done", "svc_rdma_wc_send", "svc_xprt_advance_acked"},
+			Args:    []Arg{{Name: "N", Optional: true, Complete: completeCounts("all")}},
+			Flags:   []Flag{{Name: "status", Value: "STATUS", Usage: "the first completion's status", Complete: completeStatuses}},
+			Run:     runComplete,
+		},
+	}
+}
+
+// runThread runs to match, with THREAD (if given) focused meanwhile.
+func (s *Session) runThread(thread string, match func(trace.Event) bool) (stop, error) {
+	if thread != "" {
+		if err := s.checkThread(thread); err != nil {
+			return stopIdle, err
+		}
+		prev := s.lab.Sched.Focused()
+		if err := s.lab.Thread(thread); err != nil {
+			return stopIdle, err
+		}
+		defer s.lab.Sched.Focus(prev)
+	}
+	return s.runTo(func(e trace.Event) bool {
+		return (thread == "" || e.Task == thread) && match(e)
+	}), nil
+}
+
+// checkThread says whether name is an nfsd thread.
+func (s *Session) checkThread(name string) error {
+	var names []string
+	for _, rq := range s.lab.Rqsts {
+		if rq.Name == name {
+			return nil
+		}
+		names = append(names, rq.Name)
+	}
+	msg := fmt.Sprintf("no thread %q (threads: %s)", name, strings.Join(names, ", "))
+	if near := nearest(name, names); near != "" {
+		msg += fmt.Sprintf("; did you mean %s?", near)
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+func optPos(a Args, i int) string {
+	if i < len(a.Pos) {
+		return a.Pos[i]
+	}
+	return ""
+}
+
+// serverRun is the common part of recv, readlist, post and reply.
+func (c *Ctx) serverRun(out io.Writer, thread, target string, match func(trace.Event) bool) error {
+	s := c.S
+	before := s.lab.Last().Seq
+	why, err := s.runThread(thread, match)
+	if err != nil {
+		return err
+	}
+	if why != stopReached && s.lab.Last().Seq == before {
+		return s.stopError(why, target) // it says why nothing ran
+	}
+	c.reportStop(out, why, before)
+	return s.stopError(why, target)
+}
+
+func runRecv(c *Ctx, a Args, out io.Writer) error {
+	s := c.S
+	err := c.serverRun(out, optPos(a, 0), "svc_rdma_xdr_decode_req", func(e trace.Event) bool {
+		return e.Kind == trace.Return && e.Func == "svc_rdma_xdr_decode_req"
+	})
+	if err != nil {
+		return err
+	}
+	last := s.lab.Last()
+	if last.Err != "" {
+		fmt.Fprintf(out, "%s could not decode the header: -%s (the client gets an RDMA_ERROR)\n", last.Task, last.Err)
+		return nil
+	}
+	// The decode trace point names the XID; the client's call has the
+	// lists as they were advertised.
+	h := s.lab.History()
+	for i := len(h) - 1; i >= 0 && i >= len(h)-50; i-- {
+		e := h[i]
+		if e.Task != last.Task || e.Func != "svcrdma_decode_rqst" {
+			continue
+		}
+		xid := argVal(e.Args, "xid")
+		fmt.Fprintf(out, "%s took xid %s: %s, %s-byte transport header\n  read chunks %s, write chunks %s, reply chunk %s\n",
+			e.Task, xid, argVal(e.Args, "proc"), argVal(e.Args, "hdrlen"), argVal(e.Args, "read_chunks"),
+			argVal(e.Args, "write_chunks"), argVal(e.Args, "reply_chunk"))
+		if k, err := findCall(s, xid); err == nil {
+			writeSegments(out, chunksOf(k))
+		}
+		break
+	}
+	return nil
+}
+
+func argVal(args []trace.Arg, key string) string {
+	for _, a := range args {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func runReadlist(c *Ctx, a Args, out io.Writer) error {
+	s := c.S
+	thread := optPos(a, 0)
+	err := c.serverRun(out, thread, "svc_rdma_process_read_list", func(e trace.Event) bool {
+		return e.Kind == trace.Return && (e.Func == "svc_rdma_process_read_list" || e.Func == "svc_rdma_recvfrom")
+	})
+	if err != nil {
+		return err
+	}
+	if last := s.lab.Last(); last.Func == "svc_rdma_recvfrom" {
+		return fmt.Errorf("%s returned from svc_rdma_recvfrom without a Read list to process (the call carries none, or it was already pulled)", last.Task)
+	}
+	snap := s.lab.Snapshot()
+	readsView{snap.Reads}.writeText(out)
+	for _, r := range snap.Reads {
+		for _, rw := range r.RWCtxts {
+			fmt.Fprintf(out, "rw#%d SGL:\n", rw.ID)
+			writeSGEs(out, "  sgl", rw.SGL)
+		}
+	}
+	return nil
+}
+
+func runPost(c *Ctx, a Args, out io.Writer) error {
+	s := c.S
+	// ib_post_send's trace point comes before the provider takes the
+	// chain: stop at the poster's next event, when the chain is on the SQ
+	// (or the post has failed).
+	poster := ""
+	err := c.serverRun(out, optPos(a, 0), "ib_post_send", func(e trace.Event) bool {
+		if poster != "" && e.Task == poster {
+			return true
+		}
+		if e.Func == "ib_post_send" && e.Text == "" {
+			poster = e.Task
+		}
+		return false
+	})
+	if err != nil {
+		return err
+	}
+	chains := s.lab.Snapshot().Chains
+	for i := len(chains) - 1; i >= 0; i-- {
+		if chains[i].Task == poster {
+			chainsView{chains[i : i+1]}.writeText(out)
+			return nil
+		}
+	}
+	fmt.Fprintf(out, "%s posted nothing that is still on the Send Queue\n", poster)
+	return nil
+}
+
+func runReply(c *Ctx, a Args, out io.Writer) error {
+	s := c.S
+	err := c.serverRun(out, optPos(a, 0), "the return of svc_rdma_sendto", func(e trace.Event) bool {
+		return e.Kind == trace.Return && e.Func == "svc_rdma_sendto"
+	})
+	if err != nil {
+		return err
+	}
+	snap := s.lab.Snapshot()
+	chainsView{snap.Chains}.writeText(out)
+	return nil
+}
+
+func runUntil(c *Ctx, a Args, out io.Writer) error {
+	fn := a.Pos[0]
+	ret := a.Has("return")
+	thread, _ := a.Flag("thread")
+	target := fn
+	if ret {
+		target = "the return of " + fn
+	}
+	return c.serverRun(out, thread, target, func(e trace.Event) bool {
+		if e.Func != fn {
+			return false
+		}
+		if ret {
+			return e.Kind == trace.Return
+		}
+		return e.Kind != trace.Return && e.Kind != trace.Wait
+	})
+}
+
+func runComplete(c *Ctx, a Args, out io.Writer) error {
+	s := c.S
+	n := 1
+	if len(a.Pos) > 0 {
+		if strings.ToLower(a.Pos[0]) == "all" {
+			n = -1
+		} else {
+			v, err := parseInt("N", a.Pos[0], 1, 100_000)
+			if err != nil {
+				return err
+			}
+			n = int(v)
+		}
+	}
+	var st *verbs.Status
+	if v, ok := a.Flag("status"); ok {
+		x, err := parseStatus(v)
+		if err != nil {
+			return err
+		}
+		st = &x
+	}
+	done, err := s.lab.Complete(n, st)
+	if err != nil {
+		return fmt.Errorf("complete: %w", err)
+	}
+	fmt.Fprintf(out, "delivered %d operation(s)", done)
+	if st != nil && done > 0 {
+		fmt.Fprintf(out, "; the first completed with %v:\n  %s", *st, st.Meaning())
+	}
+	fmt.Fprintln(out)
+	return nil
+}

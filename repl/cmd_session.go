@@ -1,0 +1,207 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+func sessionCommands() []*Command {
+	return []*Command{
+		{
+			Name: "help", Aliases: []string{"?"}, Group: GroupSession,
+			Usage:   "help [CMD|tour] [--json]",
+			Short:   "list the commands, or explain one",
+			Example: "help\nhelp write\nhelp show\nhelp tour",
+			Args:    []Arg{{Name: "CMD", Optional: true, Complete: completeHelpTopics}, {Name: "ARG", Optional: true, Complete: completeTargets}},
+			Flags:   []Flag{{Name: "json", Usage: "the command table as JSON"}},
+			Run:     runHelp,
+		},
+		{
+			Name: "quit", Aliases: []string{"exit"}, Group: GroupSession,
+			Usage:   "quit",
+			Short:   "leave rdmalab (Ctrl-D does the same)",
+			Example: "quit",
+			Run: func(c *Ctx, a Args, out io.Writer) error {
+				c.S.quit = true
+				return nil
+			},
+		},
+		{
+			Name: "engine", Group: GroupSession,
+			Usage: "engine [sim | ibv DEVICE]",
+			Short: "show or choose the provider: sim, or ibv DEVICE",
+			Long: "sim is rdmalab's embedded provider: a deterministic model of Soft-RoCE (rxe) that moves\n" +
+				"real bytes. ibv would drive a real device (rxe or an HCA) through libibverbs; it is not\n" +
+				"built into rdmalab yet.",
+			Example: "engine\nengine sim",
+			Args:    []Arg{{Name: "PROVIDER", Optional: true, Complete: completeEngines}, {Name: "DEVICE", Optional: true}},
+			Run:     runEngine,
+		},
+		{
+			Name: "set", Group: GroupSession,
+			Usage: "set [NAME [VALUE]]",
+			Short: "change a setting (alone: list the settings)",
+			Long: "Without arguments, lists the settings; with NAME only, explains it. Settings that shape\n" +
+				"the transport (sizes, limits, threads, seed) rebuild the lab, dropping calls in flight;\n" +
+				"the others (profile, bugs, auto_complete, link rate, latency...) change it live.\n" +
+				"NAME is one of:\n" + settingsHelp(),
+			Example: "set page_size 8192\nset profile seed\nset B4 off\nset auto_complete on",
+			Kernel:  []string{"svc_rdma_accept"},
+			Args:    []Arg{{Name: "NAME", Optional: true, Complete: completeSettingNames}, {Name: "VALUE", Optional: true, Complete: completeSettingValue}},
+			Run:     runSet,
+		},
+		{
+			Name: "reset", Group: GroupSession,
+			Usage:   "reset [--defaults]",
+			Short:   "start over: a new lab, same settings (or defaults)",
+			Example: "reset\nreset --defaults",
+			Kernel:  []string{"svc_rdma_accept"},
+			Flags:   []Flag{{Name: "defaults", Usage: "go back to the default settings too"}},
+			Run:     runReset,
+		},
+		{
+			Name: "trace", Group: GroupSession,
+			Usage:   "trace [on|off]",
+			Short:   "print every event (on), or only where runs stop",
+			Example: "trace off\ncontinue\ntrace on",
+			Args:    []Arg{{Name: "on|off", Optional: true, Complete: completeOnOff}},
+			Run: func(c *Ctx, a Args, out io.Writer) error {
+				return toggle(c, a, out, "trace", &c.S.trace)
+			},
+		},
+		{
+			Name: "hints", Group: GroupSession,
+			Usage:   "hints [on|off]",
+			Short:   "say what can happen next after each command",
+			Example: "hints off",
+			Args:    []Arg{{Name: "on|off", Optional: true, Complete: completeOnOff}},
+			Run: func(c *Ctx, a Args, out io.Writer) error {
+				return toggle(c, a, out, "hints", &c.S.hints)
+			},
+		},
+		{
+			Name: "source", Aliases: []string{"."}, Group: GroupSession,
+			Usage: "source FILE",
+			Short: "run the commands of a file (# starts a comment)",
+			Long: "Each command is echoed after \"> \" before it runs; comment lines are printed. The file\n" +
+				"stops at its first failing command, and the error names FILE:LINE.",
+			Example: "source warmup.rdl",
+			Args:    []Arg{{Name: "FILE", Paths: true}},
+			Run: func(c *Ctx, a Args, out io.Writer) error {
+				return c.S.sourceFile(a.Pos[0], out)
+			},
+		},
+		{
+			Name: "learn", Aliases: []string{"lesson"}, Group: GroupSession,
+			Usage:   "learn [LESSON]",
+			Short:   "list the lessons, or run one",
+			Example: "learn\nlearn first-write",
+			Args:    []Arg{{Name: "LESSON", Optional: true, Complete: completeLessons}},
+			Run:     runLearn,
+		},
+		{
+			Name: "history", Group: GroupSession,
+			Usage:   "history [N]",
+			Short:   "lines entered at the prompt; Ctrl-R searches them",
+			Example: "history 5",
+			Args:    []Arg{{Name: "N", Optional: true, Complete: completeCounts("10", "50")}},
+			Run:     runHistory,
+		},
+	}
+}
+
+func toggle(c *Ctx, a Args, out io.Writer, what string, v *bool) error {
+	if len(a.Pos) > 0 {
+		b, err := parseOnOff(what, a.Pos[0])
+		if err != nil {
+			return err
+		}
+		*v = b
+	}
+	fmt.Fprintf(out, "%s %s\n", what, onOff(*v))
+	return nil
+}
+
+func runEngine(c *Ctx, a Args, out io.Writer) error {
+	if len(a.Pos) == 0 {
+		fmt.Fprintf(out, "engine sim: the embedded Soft-RoCE (rxe) model, deterministic (seed %d)\n", c.S.set.Seed)
+		return nil
+	}
+	switch strings.ToLower(a.Pos[0]) {
+	case "sim":
+		if len(a.Pos) > 1 {
+			return fmt.Errorf("engine sim takes no device, not %q", a.Pos[1])
+		}
+		fmt.Fprintln(out, "engine sim (already in use)")
+		return nil
+	case "ibv":
+		dev := "DEVICE"
+		if len(a.Pos) > 1 {
+			dev = a.Pos[1]
+		}
+		return fmt.Errorf("engine ibv %s: the real-device provider (engine/ibv, libibverbs over cgo) is not built yet; this rdmalab has only the sim engine", dev)
+	}
+	return fmt.Errorf("unknown engine %q (want sim, or ibv DEVICE)", a.Pos[0])
+}
+
+func runSet(c *Ctx, a Args, out io.Writer) error {
+	s := c.S
+	if len(a.Pos) == 0 {
+		v, _ := settingsViewOf(s, s.lab.Snapshot(), "")
+		return c.emit(v, out)
+	}
+	st, ok := findSetting(a.Pos[0])
+	if !ok {
+		var names []string
+		for _, st := range settingsTable() {
+			names = append(names, st.Name)
+		}
+		msg := fmt.Sprintf("unknown setting %q", a.Pos[0])
+		if near := nearest(normName(a.Pos[0]), names); near != "" {
+			return fmt.Errorf("%s: did you mean `set %s`?", msg, near)
+		}
+		return fmt.Errorf("%s (show settings lists them)", msg)
+	}
+	if len(a.Pos) == 1 {
+		how := "rebuilds the lab"
+		if st.live != nil {
+			how = "changes the running lab"
+		}
+		fmt.Fprintf(out, "%s = %s\n  %s\n  accepts %s; changing it %s\n", st.Name, st.get(s.set), st.Short, st.Range, how)
+		return nil
+	}
+	return s.applySetting(st, a.Pos[1], out)
+}
+
+func runReset(c *Ctx, a Args, out io.Writer) error {
+	s := c.S
+	set := cloneSettings(s.set)
+	if a.Has("defaults") {
+		set = defaultSettings()
+	}
+	if err := s.rebuild(set); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "a new lab: %s, %d nfsd thread(s), seed %d\n", behaviourOf(set), set.Threads, set.Seed)
+	return nil
+}
+
+func runHistory(c *Ctx, a Args, out io.Writer) error {
+	n := int64(20)
+	if len(a.Pos) > 0 {
+		var err error
+		if n, err = parseInt("N", a.Pos[0], 1, 100_000); err != nil {
+			return err
+		}
+	}
+	h := c.S.hist
+	start := max(len(h)-int(n), 0)
+	for i := start; i < len(h); i++ {
+		fmt.Fprintf(out, "%5d  %s\n", i+1, h[i])
+	}
+	if len(h) == 0 {
+		fmt.Fprintln(out, "no history yet")
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+// Package repl is rdmalab's command line: the commands that drive the
+// engine, their help and completion, the interactive prompt, and the
+// scripted mode that lessons, tests and other programs build on.
+//
+// # Commands
+//
+// One table (commandTable) describes every command: name, usage, a
+// one-line summary, a longer text, an example, the kernel functions it
+// exercises, its arguments and options with their completers, and its
+// Run function. Help, Tab completion, scripts and `help --json` all read
+// that table. Session.Exec runs one line; Session.Complete completes one;
+// both split the line with Tokenize.
+//
+// # Scripts
+//
+// Session.RunScript runs a file of commands, one per line; blank lines
+// are skipped and lines starting with '#' are comments. The transcript
+// echoes each command after "> ", then its output: the events it caused
+// (one line each, trace.Event.String, unless `trace off`), its result,
+// and a "next: ..." line (unless `hints off`). Comment lines are copied
+// as they are. Errors go to the error stream as "FILE:LINE: message";
+// the run stops at the first unless KeepGoing. The transcript is
+// deterministic for a given seed and input: no wall-clock times,
+// pointers or temporary paths.
+//
+// # JSON
+//
+// `show WHAT --json` prints one JSON document; `rdmalab run --json`
+// prints one JSON object per line of the script (Record):
+//
+//	{"file": "x.rdl", "line": 3, "command": "show sq", "ok": true,
+//	 "output": "text the command printed", "events": [Event...],
+//	 "data": {the show document}, "error": "message"}
+//
+// A comment line gives {"file", "line", "comment", "ok": true}. In that
+// mode every show command puts its document under "data" (as if --json
+// were given) and the events go to "events" instead of "output". Empty
+// fields are left out.
+//
+// Events are trace.Event: {"seq", "task", "kind" (call, return, point,
+// wait, fault, note), "func", "depth", "args": [{"key", "val"}], "err",
+// "text"}.
+//
+// The show documents use engine.Snapshot's field names; each is an object
+// holding the Snapshot fields it shows (lists may be null when empty, as
+// in engine.Snapshot):
+//
+//	show settings   {"engine": "sim", "settings": Settings, "behaviour": "fix2025"}
+//	show bugs       {"behaviour", "bugs": [{"bug": "B4", "on", "override", "describe"}]}
+//	show threads    {"threads": [ThreadSnap]}
+//	show calls      {"calls": [CallSnap]}
+//	show chunks     {"calls": [{"xid", "label", "proc", "state", "inline_bytes",
+//	                 "segments": [{"id": "0x5eed0010/0", "kind": "read chunk 0",
+//	                 "position" (Read list only), "handle", "length", "offset",
+//	                 "page_off"}]}]}
+//	show segment    {"segment": {as in chunks}, "head_hex": "first 64 bytes"}
+//	show pages      {"threads": [ThreadSnap], "reads": [ReadSnap]}
+//	show sgl, rw    {"rw_ctxts": RWSnap}
+//	show reads      {"reads": [ReadSnap]}
+//	show chain      {"chains": [ChainSnap]}
+//	show sq         {"sq": SQSnap, "chains": [ChainSnap]}
+//	show cq         {"cq": [Completion], "pending": ["operation"]}
+//	show pending    {"pending": ["operation"]}
+//	show positions  {"positions": PositionSnap}
+//	show events     {"events": [Event]}
+//	show counters   {"counters": Counters, "rw_ctxts_created", "completions"}
+//	show snapshot   engine.Snapshot itself
+//
+// The Snapshot types' own tags name their fields: Settings uses "seed",
+// "page_size", "max_send_sge", "max_sge_rd", "sq_depth",
+// "inline_threshold", "credits", "profile", "bugs", "post_lock",
+// "threads", "auto_complete", "link_rate", "latency" (nanoseconds) and
+// so on, the names `set` takes; ThreadSnap "name", "state", "waiting_for",
+// "frames", "focused", "pages", "reply_pos"; PageSnap "index", "name",
+// "extents"; RWSnap "in_use", "cached", "created"; RWCtxtSnap "id",
+// "type", "nents", "first_sgl_nents", "chained", "sgl", "where"; SGESnap
+// "page", "off", "len", "source"; ReadSnap "xid", "rc_curpage",
+// "rc_pageoff", "rc_readbytes", "rc_page_count", "cc_sqecount", "chunks",
+// "rw_ctxts", "pages"; ChainSnap "owner", "task", "sqecount", "pos",
+// "wrs"; WRSnap "opcode", "sges", "bytes", "remote_addr", "rkey",
+// "signaled", "cqe", "wr_id"; SQSnap "sc_sq_depth", "sc_sq_avail",
+// "waiters", "sq_starve", "sc_max_send_sges"; Completion "seq", "side",
+// "queue", "wr_id", "opcode", "status", "byte_len"; PositionSnap
+// "enabled", "post_lock", "sc_post_seq", "xpt_acked_pos", "lock_holder",
+// "replies" of {"xid", "proc", "pos", "acked", "inflight", "evicted"};
+// CallSnap "xid", "label", "proc", "state", "err".
+//
+// # The terminal
+//
+// Interactive runs the prompt (github.com/c-bata/go-prompt v0.2.6, kept
+// behind prompt.go). It saves the terminal state first and restores it on
+// every way out, appends each line to the history file as it is entered,
+// and reads completions from the snapshot taken after each command.
+package repl

@@ -1,0 +1,93 @@
+package repl
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/verbs"
+)
+
+// errnos is every errno the engine names (verbs.Errno's constants).
+func errnos() []verbs.Errno {
+	return []verbs.Errno{verbs.EPERM, verbs.EIO, verbs.E2BIG, verbs.EAGAIN, verbs.ENOMEM, verbs.EFAULT,
+		verbs.EBUSY, verbs.EINVAL, verbs.ENOSPC, verbs.EMSGSIZE, verbs.EPROTONOSUPPORT, verbs.EOPNOTSUPP, verbs.ENOTCONN}
+}
+
+// errnoByName finds an errno by its name ("EINVAL").
+func errnoByName(name string) (verbs.Errno, bool) {
+	for _, e := range errnos() {
+		if e.Error() == name {
+			return e, true
+		}
+	}
+	return 0, false
+}
+
+// Explain renders a command's error for the user: an engine errno gets
+// its meaning, a missing completion gets a hint.
+func Explain(err error) string {
+	msg := err.Error()
+	var e verbs.Errno
+	switch {
+	case errors.As(err, &e):
+		if strings.HasSuffix(msg, e.Error()) {
+			return msg + ": " + e.Meaning()
+		}
+		return fmt.Sprintf("%s (%s: %s)", msg, e.Error(), e.Meaning())
+	case errors.Is(err, engine.ErrNothingPending):
+		return msg + " (post something first: write, read, readdir or a server step that posts)"
+	}
+	return msg
+}
+
+// unknownCommand says a command does not exist and suggests the nearest
+// one, looking at command names and at the arguments of show and set.
+func (s *Session) unknownCommand(w []string) error {
+	msg := fmt.Sprintf("unknown command %q", w[0])
+	if near := s.nearestCommand(w); near != "" {
+		return fmt.Errorf("%s: did you mean `%s`?", msg, near)
+	}
+	return fmt.Errorf("%s: type help for the list", msg)
+}
+
+// nearestCommand is the phrase ("write", "show sgl", "set page_size") the
+// user most likely meant, or "".
+func (s *Session) nearestCommand(w []string) string {
+	type cand struct{ phrase, key string }
+	var cands []cand
+	for _, c := range s.cmds {
+		cands = append(cands, cand{c.Name, c.Name})
+		for _, a := range c.Aliases {
+			cands = append(cands, cand{c.Name, a})
+		}
+	}
+	for _, t := range showTargets() {
+		cands = append(cands, cand{"show " + t.Name, t.Name})
+		for _, a := range t.Aliases {
+			cands = append(cands, cand{"show " + t.Name, a})
+		}
+	}
+	for _, st := range settingsTable() {
+		cands = append(cands, cand{"set " + st.Name, st.Name})
+	}
+	word := strings.ToLower(w[0])
+	best, bestD := "", 1<<30
+	for _, c := range cands {
+		d := distance(word, c.key)
+		if len(word) >= 2 && strings.HasPrefix(c.key, word) {
+			d = 0
+		}
+		if len(w) > 1 && strings.Contains(c.phrase, " ") {
+			d = min(d, distance(strings.ToLower(w[0]+" "+w[1]), c.phrase))
+		}
+		if d < bestD {
+			best, bestD = c.phrase, d
+		}
+	}
+	if bestD <= tolerance(word) {
+		return best
+	}
+	return ""
+}

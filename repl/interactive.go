@@ -1,0 +1,152 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"syscall"
+)
+
+// TerminalOptions configure Interactive.
+type TerminalOptions struct {
+	In          *os.File  // the terminal the user types at
+	Out, Err    io.Writer // transcript and errors
+	NoColor     bool      // NO_COLOR: no colours in the prompt and menus
+	HistoryFile string    // "" keeps no history
+	Session     Options
+	// OnLine, if set, sees each line before it runs (a recorder; the
+	// tests make it panic to check the terminal is restored).
+	OnLine func(line string)
+}
+
+// PanicError is a panic caught on the way out, after the terminal was
+// restored.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (p *PanicError) Error() string { return fmt.Sprintf("panic: %v", p.Value) }
+
+// Interactive runs the REPL on a terminal until quit, Ctrl-D or a
+// terminating signal. The terminal is restored on every way out: a
+// normal exit, an error, a panic (returned as *PanicError) and SIGTERM,
+// SIGQUIT or SIGHUP. Ctrl-C clears the line at the prompt and interrupts
+// a running command.
+func Interactive(o TerminalOptions) (err error) {
+	t, err := saveTerminal(o.In)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+		if rerr := t.restore(); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
+	s, err := NewSession(o.Session)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	var hist *historyFile
+	var lines []string
+	if o.HistoryFile != "" {
+		if hist, lines, err = openHistory(o.HistoryFile); err != nil {
+			fmt.Fprintf(o.Err, "rdmalab: %v (this session keeps no history)\n", err)
+		}
+		defer hist.Close()
+	}
+	s.hist = append(s.hist, lines...)
+
+	r, err := newLineReader(s, t, o.NoColor, lines)
+	if err != nil {
+		return err
+	}
+
+	var leaving atomic.Bool
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		defer func() { _ = recover() }() // nothing here may end the process
+		for {
+			select {
+			case <-done:
+				return
+			case sig := <-sigs:
+				s.Interrupt()
+				if sig != syscall.SIGINT {
+					leaving.Store(true)
+					r.stop()
+				}
+			}
+		}
+	}()
+
+	writeBanner(o.Out, s)
+	for !leaving.Load() {
+		line, eof := r.readLine()
+		if eof || leaving.Load() {
+			break
+		}
+		if text := strings.TrimSpace(line); text != "" {
+			if len(s.hist) == 0 || s.hist[len(s.hist)-1] != text {
+				s.hist = append(s.hist, text)
+				if err := hist.Append(text); err != nil {
+					fmt.Fprintf(o.Err, "rdmalab: %v\n", err)
+				}
+			}
+		}
+		if o.OnLine != nil {
+			o.OnLine(line)
+		}
+		if err := s.Exec(line, Pos{}, o.Out); err != nil {
+			fmt.Fprintf(o.Err, "error: %s\n", Explain(err))
+		}
+		s.Refresh()
+		r.invalidate()
+		if s.Quitting() {
+			break
+		}
+	}
+	return nil
+}
+
+// writeBanner is the start banner: what this is, the engine, how to begin.
+// Three lines at most, none over 79 columns.
+func writeBanner(w io.Writer, s *Session) {
+	set := s.set
+	comp := "completions by hand"
+	if set.AutoComplete {
+		comp = "completions automatic"
+	}
+	fmt.Fprintln(w, "rdmalab: a lab for the Linux NFS/RDMA server (svcrdma) data path")
+	threads := "1 nfsd thread"
+	if set.Threads != 1 {
+		threads = fmt.Sprintf("%d nfsd threads", set.Threads)
+	}
+	fmt.Fprintf(w, "engine: sim (rxe model), profile %s, %s, %s\n", behaviourOf(set), threads, comp)
+	fmt.Fprintln(w, "help lists the commands, Tab completes; first lesson: learn first-write")
+}
+
+// PromptText is the prompt: the engine, the behaviour and the focused
+// thread, from the last snapshot.
+func (s *Session) PromptText() string {
+	p := "sim " + s.snap.Behaviour
+	for _, t := range s.snap.Threads {
+		if t.Focused {
+			p += " " + t.Name
+		}
+	}
+	return p + "> "
+}

@@ -1,0 +1,155 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rdmalab/rdmalab/engine/sched"
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// maxRunSteps bounds one command, as the engine bounds its own runs.
+const maxRunSteps = 5_000_000
+
+// stop says why a run ended.
+type stop int
+
+const (
+	stopReached     stop = iota // the event asked for happened
+	stopIdle                    // nothing can run
+	stopFault                   // a FAULT event: the kernel would have crashed
+	stopInterrupted             // Ctrl-C
+	stopBound                   // maxRunSteps events without getting there
+)
+
+// runTo steps the lab until match accepts an event (nil: never), a
+// FAULT, idle, an interrupt or the bound. It is Lab.Continue and
+// Lab.RunUntil with an interrupt check.
+func (s *Session) runTo(match func(trace.Event) bool) stop {
+	l := s.lab
+	for i := 0; i < maxRunSteps; i++ {
+		if s.interrupt.Load() {
+			return stopInterrupted
+		}
+		before := l.Last().Seq
+		if !l.Step() {
+			return stopIdle
+		}
+		ev := l.Last()
+		if ev.Seq == before {
+			continue
+		}
+		if match != nil && match(ev) {
+			return stopReached
+		}
+		if ev.Kind == trace.Fault {
+			return stopFault
+		}
+	}
+	return stopBound
+}
+
+// stopError turns a run that did not reach target into the error a
+// script fails with, saying why.
+func (s *Session) stopError(why stop, target string) error {
+	switch why {
+	case stopReached:
+		return nil
+	case stopFault:
+		return fmt.Errorf("stopped at a FAULT before %s: %s", target, s.lab.Last().String())
+	case stopInterrupted:
+		return fmt.Errorf("interrupted before %s", target)
+	case stopBound:
+		return fmt.Errorf("gave up after %d events without reaching %s", maxRunSteps, target)
+	}
+	return fmt.Errorf("did not reach %s: %s", target, s.why())
+}
+
+// reportStop prints what a run command leaves behind: the last event when
+// the trace is off, and why it stopped when that is not obvious.
+func (c *Ctx) reportStop(out io.Writer, why stop, before uint64) {
+	s := c.S
+	last := s.lab.Last()
+	switch {
+	case last.Seq == before:
+		fmt.Fprintf(out, "nothing ran: %s\n", s.why())
+		c.noHint = true
+		return
+	case !s.trace:
+		fmt.Fprintf(out, "at: %s\n", strings.TrimSpace(last.String()))
+	}
+	switch why {
+	case stopFault:
+		fmt.Fprintln(out, "stopped at a FAULT: the kernel would have crashed or corrupted memory here")
+	case stopInterrupted:
+		fmt.Fprintln(out, "interrupted")
+	case stopBound:
+		fmt.Fprintf(out, "stopped after %d events\n", maxRunSteps)
+	}
+}
+
+// why describes, in one line, why nothing can run.
+func (s *Session) why() string {
+	l := s.lab
+	var waits []string
+	for _, t := range l.Sched.Tasks() {
+		if t.Handler {
+			continue
+		}
+		if w := t.WaitingFor(); w != "" && t.State() == sched.Blocked {
+			waits = append(waits, t.Name+" in "+w)
+		}
+	}
+	msg := "every thread waits"
+	if len(waits) > 0 {
+		msg += " (" + strings.Join(waits, ", ") + ")"
+	}
+	if p := l.Fabric.Pending(); len(p) > 0 {
+		msg += fmt.Sprintf("; %d operation(s) wait on the wire: complete delivers them", len(p))
+	} else if l.Client.Outstanding() == 0 {
+		msg += "; no call is outstanding"
+	}
+	return msg
+}
+
+// hint says what can happen next, for commands that move the lab.
+func (s *Session) hint() string {
+	l := s.lab
+	var run []string
+	for _, t := range l.Sched.Tasks() {
+		if !t.Handler && t.State() == sched.Runnable {
+			run = append(run, t.Name)
+		}
+	}
+	var parts []string
+	if len(run) > 0 {
+		parts = append(parts, fmt.Sprintf("%s can run: continue, or step, next, recv, reply", strings.Join(run, ", ")))
+	}
+	if p := l.Fabric.Pending(); len(p) > 0 {
+		op := p[0]
+		how := "complete"
+		switch {
+		case l.Set.AutoComplete:
+			how = "continue"
+		case len(p) > 1:
+			how = "complete all, or complete N"
+		}
+		parts = append(parts, fmt.Sprintf("%d operation(s) on the wire, first %s %v %dB: %s",
+			len(p), op.Node, op.Opcode, op.Bytes, how))
+	}
+	switch {
+	case len(parts) > 0:
+		return "next: " + strings.Join(parts, "\n      ")
+	case l.Client.Outstanding() > 0:
+		return fmt.Sprintf("next: %d call(s) outstanding but nothing can run: show threads, show calls", l.Client.Outstanding())
+	}
+	return "next: idle; issue a call: write 64k, read 64k, readdir 16k"
+}
+
+// printHint writes the hint when hints are on.
+func (s *Session) printHint(out io.Writer) {
+	if s.hints {
+		fmt.Fprintln(out, s.hint())
+	}
+}

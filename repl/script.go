@@ -1,0 +1,191 @@
+package repl
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// maxSourceDepth bounds nested `source` commands.
+const maxSourceDepth = 16
+
+// ScriptOptions control a scripted run (rdmalab run).
+type ScriptOptions struct {
+	KeepGoing bool      // run every command even after one fails
+	JSON      bool      // one JSON record per command instead of a transcript
+	Stderr    io.Writer // where FILE:LINE errors go
+}
+
+// Record is one command of a run --json transcript.
+type Record struct {
+	File    string        `json:"file"`
+	Line    int           `json:"line"`
+	Command string        `json:"command,omitempty"`
+	Comment string        `json:"comment,omitempty"`
+	OK      bool          `json:"ok"`
+	Output  string        `json:"output,omitempty"`
+	Events  []trace.Event `json:"events,omitempty"`
+	Data    any           `json:"data,omitempty"`
+	Error   string        `json:"error,omitempty"`
+}
+
+// RunScript runs the commands read from r, named name in errors, and
+// writes the transcript to out. It returns how many commands failed; it
+// stops at the first unless o.KeepGoing, and at quit.
+func (s *Session) RunScript(r io.Reader, name string, w io.Writer, o ScriptOptions) (failed int, err error) {
+	// The transcript is buffered; it is flushed before each error so the
+	// two streams stay in order on a terminal.
+	out := bufio.NewWriterSize(w, 64<<10)
+	defer func() {
+		if ferr := out.Flush(); ferr != nil && err == nil {
+			err = fmt.Errorf("write transcript: %w", ferr)
+		}
+	}()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimRight(sc.Text(), "\r")
+		text := strings.TrimSpace(line)
+		if text == "" {
+			continue
+		}
+		pos := Pos{File: name, Line: n}
+		if o.JSON {
+			rec := s.execRecord(line, pos)
+			if err := enc.Encode(rec); err != nil {
+				return failed, fmt.Errorf("write transcript: %w", err)
+			}
+			if rec.Comment == "" && !rec.OK {
+				failed++
+				out.Flush()
+				fmt.Fprintf(o.Stderr, "%s: %s\n", pos, rec.Error)
+			}
+		} else {
+			if strings.HasPrefix(text, "#") {
+				fmt.Fprintln(out, line)
+				continue
+			}
+			fmt.Fprintf(out, "> %s\n", line)
+			if err := s.Exec(line, pos, out); err != nil {
+				failed++
+				out.Flush()
+				fmt.Fprintf(o.Stderr, "%s: %s\n", pos, Explain(err))
+			}
+		}
+		if s.quit || (failed > 0 && !o.KeepGoing) {
+			return failed, nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return failed, fmt.Errorf("%s: read: %w", name, err)
+	}
+	return failed, nil
+}
+
+// execRecord runs one line and returns its JSON record.
+func (s *Session) execRecord(line string, pos Pos) Record {
+	rec := Record{File: pos.File, Line: pos.Line}
+	text := strings.TrimSpace(line)
+	if strings.HasPrefix(text, "#") {
+		rec.Comment, rec.OK = strings.TrimSpace(strings.TrimPrefix(text, "#")), true
+		return rec
+	}
+	rec.Command = text
+	var buf bytes.Buffer
+	c := &Ctx{S: s, Pos: pos, out: &buf, JSON: true, collect: true}
+	err := s.exec(c, line)
+	rec.OK = err == nil
+	if err != nil {
+		rec.Error = Explain(err)
+	}
+	rec.Output, rec.Events = buf.String(), c.events
+	if c.hasData {
+		rec.Data = c.data
+	}
+	return rec
+}
+
+// tooDeepError is a source loop; it is reported once, not per level.
+type tooDeepError struct{ msg string }
+
+func (e *tooDeepError) Error() string { return e.msg }
+
+// sourceFile runs a file's commands as `source` does: echoed, stopping at
+// the first error, which names FILE:LINE.
+func (s *Session) sourceFile(path string, out io.Writer) error {
+	if s.depth >= maxSourceDepth {
+		return &tooDeepError{fmt.Sprintf("source nested %d deep: does %s source itself?", s.depth, path)}
+	}
+	full := path
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(s.curDir(), path)
+	}
+	f, err := os.Open(full)
+	if err != nil {
+		return fmt.Errorf("source: %w", err)
+	}
+	defer f.Close()
+	s.dirs = append(s.dirs, filepath.Dir(full))
+	defer func() { s.dirs = s.dirs[:len(s.dirs)-1] }()
+	return s.runLines(f, path, out)
+}
+
+// curDir is the directory relative FILE arguments are read from: the
+// sourcing file's, or the session's.
+func (s *Session) curDir() string {
+	if n := len(s.dirs); n > 0 {
+		return s.dirs[n-1]
+	}
+	if s.dir != "" {
+		return s.dir
+	}
+	return "."
+}
+
+// runLines runs nested commands (source, learn) with the transcript
+// format of a script, stopping at the first error.
+func (s *Session) runLines(r io.Reader, name string, out io.Writer) error {
+	s.depth++
+	defer func() { s.depth-- }()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimRight(sc.Text(), "\r")
+		text := strings.TrimSpace(line)
+		switch {
+		case text == "":
+			continue
+		case strings.HasPrefix(text, "#"):
+			fmt.Fprintln(out, line)
+			continue
+		}
+		if s.interrupt.Load() {
+			return fmt.Errorf("%s:%d: interrupted", name, n)
+		}
+		fmt.Fprintf(out, "> %s\n", line)
+		if err := s.Exec(line, Pos{File: name, Line: n}, out); err != nil {
+			var deep *tooDeepError
+			if errors.As(err, &deep) {
+				return err // once, not once per level
+			}
+			return fmt.Errorf("%s:%d: %s", name, n, Explain(err))
+		}
+		if s.quit {
+			return nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: read: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,223 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"runtime/debug"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// Options configure a Session.
+type Options struct {
+	// Settings the first lab is built with; nil means engine.DefaultSettings.
+	Settings *engine.Settings
+	// Lessons lists and opens lessons; nil means the built-in walkthroughs.
+	Lessons LessonSource
+	// Dir is the directory relative FILE arguments are read from; "" is the
+	// working directory.
+	Dir string
+}
+
+// Session is one REPL session: the lab it drives, the REPL's own switches,
+// and the cached snapshot the completer reads.
+type Session struct {
+	lab     *engine.Lab
+	set     engine.Settings // what the next rebuild uses (== lab.Set after one)
+	trace   bool
+	hints   bool
+	cmds    []*Command
+	byName  map[string]*Command
+	lessons LessonSource
+	dir     string
+
+	// The completer's view, refreshed after each command.
+	snap     engine.Snapshot
+	segs     []Suggestion // client segments, "XID/N"
+	funcList []string     // function names seen in events, sorted
+	funcs    map[string]bool
+	hist     []string // lines entered at the terminal, oldest first
+
+	cur       *Ctx // the command running, for the event sink
+	quit      bool
+	depth     int      // source nesting
+	dirs      []string // directories of the files being sourced
+	interrupt atomic.Bool
+}
+
+// NewSession builds a lab and a session around it.
+func NewSession(o Options) (*Session, error) {
+	set := engine.DefaultSettings()
+	if o.Settings != nil {
+		set = *o.Settings
+	}
+	s := &Session{trace: true, hints: true, lessons: o.Lessons, dir: o.Dir, funcs: map[string]bool{}}
+	if s.lessons == nil {
+		s.lessons = builtinLessons()
+	}
+	s.cmds = commandTable()
+	s.byName = map[string]*Command{}
+	for _, c := range s.cmds {
+		s.byName[c.Name] = c
+		for _, a := range c.Aliases {
+			s.byName[a] = c
+		}
+	}
+	if err := s.rebuild(set); err != nil {
+		return nil, err
+	}
+	s.Refresh()
+	return s, nil
+}
+
+// Close ends the lab.
+func (s *Session) Close() {
+	if s.lab != nil {
+		s.lab.Close()
+	}
+}
+
+// Lab is the engine the session drives.
+func (s *Session) Lab() *engine.Lab { return s.lab }
+
+// Commands is the command table, in help order.
+func (s *Session) Commands() []*Command { return s.cmds }
+
+// Quitting reports whether a quit command ran.
+func (s *Session) Quitting() bool { return s.quit }
+
+// Interrupt asks the running command to stop at its next event; a signal
+// handler may call it from any goroutine.
+func (s *Session) Interrupt() { s.interrupt.Store(true) }
+
+// Refresh takes the snapshot the completer reads. The interactive loop
+// calls it after each command; scripts do not need it.
+func (s *Session) Refresh() {
+	s.snap = s.lab.Snapshot()
+	s.segs = nil
+	calls := s.lab.Client.Calls()
+	for _, k := range calls[max(len(calls)-100, 0):] {
+		cc := chunksOf(k)
+		for _, sg := range cc.Segments {
+			s.segs = append(s.segs, Suggestion{sg.ID, fmt.Sprintf("%s of %s, %d bytes", sg.Kind, cc.Label, sg.Length)})
+		}
+	}
+	s.funcList = s.seenFuncs()
+}
+
+// rebuild replaces the lab with one built from set.
+func (s *Session) rebuild(set engine.Settings) error {
+	lab, err := engine.New(set)
+	if err != nil {
+		return fmt.Errorf("build the lab: %w", err)
+	}
+	if s.lab != nil {
+		s.lab.Close()
+	}
+	s.lab, s.set = lab, set
+	lab.Subscribe(s.onEvent)
+	return nil
+}
+
+// onEvent is the lab's event sink: it prints (or collects) each event of
+// the running command and notes the errnos functions return.
+func (s *Session) onEvent(ev trace.Event) {
+	if ev.Func != "" {
+		s.funcs[ev.Func] = true
+	}
+	c := s.cur
+	if c == nil {
+		return
+	}
+	if ev.Kind == trace.Return && ev.Err != "" {
+		r := errnoReturn{ev.Func, ev.Err}
+		if !slices.Contains(c.errnos, r) {
+			c.errnos = append(c.errnos, r)
+		}
+	}
+	if !s.trace {
+		return
+	}
+	if c.collect {
+		c.events = append(c.events, ev)
+		return
+	}
+	fmt.Fprintln(c.out, ev.String())
+}
+
+// seenFuncs lists the function names events have named so far.
+func (s *Session) seenFuncs() []string {
+	out := make([]string, 0, len(s.funcs))
+	for f := range s.funcs {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// lookup finds a command by name or alias.
+func (s *Session) lookup(name string) *Command { return s.byName[name] }
+
+// Exec runs one command line and writes its transcript to out. It returns
+// the command's error; the caller prints it (with the line's position).
+func (s *Session) Exec(line string, pos Pos, out io.Writer) error {
+	return s.exec(&Ctx{S: s, Pos: pos, out: out}, line)
+}
+
+func (s *Session) exec(c *Ctx, line string) (err error) {
+	toks, err := Tokenize(line)
+	if err != nil {
+		return err
+	}
+	if len(toks) == 0 {
+		return nil
+	}
+	w := words(toks)
+	cmd := s.lookup(w[0])
+	if cmd == nil {
+		return s.unknownCommand(w)
+	}
+	a, err := cmd.parse(w[1:])
+	if err != nil {
+		return err
+	}
+	if a.Has("json") {
+		c.JSON = true
+	}
+	prev := s.cur
+	s.cur = c
+	if prev == nil {
+		s.interrupt.Store(false) // a new command from the user
+	}
+	defer func() {
+		s.cur = prev
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: internal error: %v (the session goes on; please report this)\n%s", cmd.Name, r, debug.Stack())
+		}
+	}()
+	err = cmd.Run(c, a, c.out)
+	if err != nil && !strings.HasPrefix(err.Error(), cmd.Name+":") && !strings.HasPrefix(err.Error(), cmd.Name+" ") {
+		err = fmt.Errorf("%s: %w", cmd.Name, err)
+	}
+	s.explainErrnos(c)
+	if err == nil && cmd.Hint && !c.noHint {
+		s.printHint(c.out)
+	}
+	return err
+}
+
+// explainErrnos says once what each errno returned during the command
+// means.
+func (s *Session) explainErrnos(c *Ctx) {
+	for _, r := range c.errnos {
+		if e, ok := errnoByName(r.errno); ok {
+			fmt.Fprintf(c.out, "note: %s returned -%s: %s\n", r.fn, r.errno, e.Meaning())
+		}
+	}
+	c.errnos = nil
+}

@@ -1,0 +1,102 @@
+package repl
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/rdmalab/rdmalab/engine/svcrdma"
+)
+
+// Every setting reads back what it was set to, and its name is an
+// engine.Settings JSON name or a bug.
+func TestSettingsRoundTrip(t *testing.T) {
+	for _, st := range settingsTable() {
+		s := defaultSettings()
+		if len(st.Values) == 0 {
+			t.Errorf("%s: nothing for Tab to offer", st.Name)
+			continue
+		}
+		v := st.Values[len(st.Values)-1].Text
+		if err := st.set(&s, v); err != nil {
+			t.Errorf("%s %s: %v", st.Name, v, err)
+			continue
+		}
+		if got := strings.TrimSuffix(st.get(s), " (profile)"); got != v && !(v == "default") {
+			t.Errorf("%s: set %q, reads %q", st.Name, v, got)
+		}
+	}
+}
+
+func TestSettingLiveOrRebuild(t *testing.T) {
+	s := newTestSession(t)
+	lab := s.lab
+	var out bytes.Buffer
+	run := func(line string) {
+		t.Helper()
+		out.Reset()
+		if err := s.Exec(line, Pos{}, &out); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	run("set auto_complete on")
+	if s.lab != lab || !s.lab.Set.AutoComplete {
+		t.Error("auto_complete did not change the running lab")
+	}
+	run("set profile seed")
+	if s.lab != lab || !s.lab.Server.Beh.Has(svcrdma.B1) {
+		t.Error("profile seed did not change the running lab's behaviour")
+	}
+	run("set B1 off")
+	if s.lab.Server.Beh.Has(svcrdma.B1) || s.lab.Set.Bugs[svcrdma.B1] {
+		t.Error("B1 still on")
+	}
+	run("set B9 off") // B9 sizes the SQ: a new transport
+	if s.lab == lab || !strings.Contains(out.String(), "rebuilt") {
+		t.Errorf("B9 did not rebuild: %q", out.String())
+	}
+	lab = s.lab
+	run("write 4096")
+	run("set page_size 8192")
+	if s.lab == lab || s.lab.Server.PageSize != 8192 || !strings.Contains(out.String(), "1 call(s) in flight were dropped") {
+		t.Errorf("page_size: %q", out.String())
+	}
+	run("set page_size 8192")
+	if !strings.Contains(out.String(), "already") {
+		t.Errorf("same value: %q", out.String())
+	}
+}
+
+func TestSettingErrors(t *testing.T) {
+	s := newTestSession(t)
+	err := s.Exec("set threads 99", Pos{}, io.Discard)
+	var re *rangeError
+	if !errors.As(err, &re) || err.Error() != "set: threads must be 1..64, not 99" {
+		t.Errorf("threads 99: %v", err)
+	}
+	if err := s.Exec("set pagesize 4096", Pos{}, io.Discard); err == nil || !strings.Contains(err.Error(), "did you mean `set page_size`") {
+		t.Errorf("pagesize: %v", err)
+	}
+}
+
+// post_lock cannot change while a thread holds the lock or is posting.
+func TestPostLockNotWhilePosting(t *testing.T) {
+	s := newTestSession(t)
+	for _, l := range []string{"write 4096", "complete", "continue", "complete", "until sc_post_seq"} {
+		if err := s.Exec(l, Pos{}, io.Discard); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+	}
+	err := s.Exec("set post_lock off", Pos{}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "inside svc_rdma_post_send") {
+		t.Fatalf("post_lock while posting: %v", err)
+	}
+	if err := s.Exec("continue", Pos{}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Exec("set post_lock off", Pos{}, io.Discard); err != nil || !s.lab.Server.Cfg.NoPostLock {
+		t.Fatalf("post_lock when idle: %v", err)
+	}
+}

@@ -1,0 +1,229 @@
+package repl
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/rdmalab/rdmalab/engine"
+)
+
+// view is what a show target produces: JSON-tagged for --json, and able
+// to write itself as text.
+type view interface {
+	writeText(w io.Writer)
+}
+
+// showTarget is one thing `show` can display.
+type showTarget struct {
+	Name     string
+	Aliases  []string
+	Short    string
+	Kernel   []string
+	Arg      string // an optional filter argument, "" if none
+	Complete Completer
+	view     func(s *Session, snap engine.Snapshot, arg string) (view, error)
+}
+
+// showTargets lists the targets in help order.
+func showTargets() []showTarget {
+	return []showTarget{
+		{Name: "settings", Short: "every setting, its value and range", view: settingsViewOf},
+		{Name: "bugs", Short: "which historical bugs B1..B13 are on", view: bugsViewOf},
+		{Name: "threads", Aliases: []string{"thread"}, Short: "nfsd threads: state, what they wait for, call stack",
+			Kernel: []string{"svc_recv"}, view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
+				return threadsView{snap.Threads}, nil
+			}},
+		{Name: "calls", Short: "the client's calls: xid, state, reply", view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
+			return callsView{snap.Calls}, nil
+		}},
+		{Name: "chunks", Aliases: []string{"chunk"}, Short: "the chunk lists each call advertised",
+			Arg: "XID", Complete: completeXIDs, Kernel: []string{"rpcrdma_marshal_req", "svc_rdma_xdr_decode_req"}, view: chunksViewOf},
+		{Name: "segment", Aliases: []string{"seg"}, Short: "one client segment and its first bytes",
+			Arg: "XID/N", Complete: completeSegments, view: segmentViewOf},
+		{Name: "pages", Aliases: []string{"page"}, Short: "rq_pages, rc_pages and where their bytes came from",
+			Kernel: []string{"svc_rdma_build_read_segment", "svc_rdma_clear_rqst_pages"}, view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
+				return pagesView{snap.Threads, snap.Reads}, nil
+			}},
+		{Name: "sgl", Short: "the scatterlist of each rw ctxt in use", Arg: "RW", Complete: completeRWIDs,
+			Kernel: []string{"sg_set_page", "svc_rdma_build_read_segment", "svc_rdma_pagelist_to_sg"}, view: sglViewOf},
+		{Name: "rw", Aliases: []string{"rwctxts", "rw_ctxts"}, Short: "rw ctxts in use and in the cache",
+			Kernel: []string{"svc_rdma_get_rw_ctxt", "svc_rdma_put_rw_ctxt"}, view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
+				return rwView{snap.RWCtxts}, nil
+			}},
+		{Name: "reads", Short: "Read lists being pulled: rc_curpage, rc_pageoff...",
+			Kernel: []string{"svc_rdma_process_read_list"}, view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
+				return readsView{snap.Reads}, nil
+			}},
+		{Name: "chain", Aliases: []string{"chains", "wr", "wrs"}, Short: "work-request chains on the Send Queue",
+			Kernel: []string{"rdma_rw_ctx_wrs", "svc_rdma_post_chunk_ctxt", "svc_rdma_post_send"}, view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
+				return chainsView{snap.Chains}, nil
+			}},
+		{Name: "sq", Short: "Send Queue: sc_sq_depth, sc_sq_avail, waiters",
+			Kernel: []string{"svc_rdma_post_chunk_ctxt", "svc_rdma_wake_send_waiters"}, view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
+				return sqView{snap.SQ, snap.Chains}, nil
+			}},
+		{Name: "cq", Short: "completions delivered, and what is on the wire", view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
+			return cqView{snap.CQ, snap.Pending}, nil
+		}},
+		{Name: "pending", Aliases: []string{"wire"}, Short: "operations posted and not yet executed", view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
+			return pendingView{snap.Pending}, nil
+		}},
+		{Name: "positions", Aliases: []string{"pos"}, Short: "reply positions: sc_post_seq, xpt_acked_pos, the DRC",
+			Kernel: []string{"svc_rdma_post_send", "svc_xprt_advance_acked"}, view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
+				return positionsView{snap.Positions}, nil
+			}},
+		{Name: "events", Short: "the last events (default 20)", Arg: "N", view: eventsViewOf},
+		{Name: "counters", Aliases: []string{"stats"}, Short: "svcrdma statistics", view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
+			return countersView{snap.Counters, snap.RWCtxts.Created, len(snap.CQ)}, nil
+		}},
+		{Name: "snapshot", Aliases: []string{"all"}, Short: "everything at once (the JSON is engine.Snapshot)", view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
+			return snapshotView{snap}, nil
+		}},
+	}
+}
+
+// findTarget looks a show target up by name or alias.
+func findTarget(name string) (showTarget, bool) {
+	n := strings.ToLower(name)
+	for _, t := range showTargets() {
+		if t.Name == n {
+			return t, true
+		}
+		for _, a := range t.Aliases {
+			if a == n {
+				return t, true
+			}
+		}
+	}
+	return showTarget{}, false
+}
+
+func targetNames() []string {
+	var out []string
+	for _, t := range showTargets() {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+func showCommand() *Command {
+	return &Command{
+		Name: "show", Group: GroupShow,
+		Usage: "show WHAT [ARG] [--json]",
+		Short: "show pages, sgl, rw, chain, sq, cq, positions...",
+		Long: "Displays one part of the lab's state. WHAT is one of:\n" + targetHelp() +
+			"With --json the result is one JSON document whose field names are engine.Snapshot's\n" +
+			"(see the repl package documentation for the schema).",
+		Example: "show sgl\nshow positions --json\nshow chunks 0x5eed0010",
+		Kernel:  []string{"svc_rdma_build_read_segment", "svc_rdma_post_send", "svc_xprt_advance_acked"},
+		Args: []Arg{{Name: "WHAT", Complete: completeTargets},
+			{Name: "ARG", Optional: true, Complete: completeTargetArg}},
+		Flags: []Flag{jsonFlag()},
+		Run:   runShow,
+	}
+}
+
+func targetHelp() string {
+	var b strings.Builder
+	for _, t := range showTargets() {
+		name := t.Name
+		if t.Arg != "" {
+			name += " [" + t.Arg + "]"
+		}
+		fmt.Fprintf(&b, "  %-18s %s\n", name, t.Short)
+	}
+	return b.String()
+}
+
+func runShow(c *Ctx, a Args, out io.Writer) error {
+	t, ok := findTarget(a.Pos[0])
+	if !ok {
+		msg := fmt.Sprintf("unknown show target %q", a.Pos[0])
+		if near := nearest(a.Pos[0], targetNames()); near != "" {
+			return fmt.Errorf("%s: did you mean `show %s`?", msg, near)
+		}
+		return fmt.Errorf("%s (want one of: %s)", msg, strings.Join(targetNames(), ", "))
+	}
+	arg := ""
+	if len(a.Pos) > 1 {
+		if t.Arg == "" {
+			return fmt.Errorf("show %s takes no argument, not %q", t.Name, a.Pos[1])
+		}
+		arg = a.Pos[1]
+	}
+	v, err := t.view(c.S, c.S.lab.Snapshot(), arg)
+	if err != nil {
+		return fmt.Errorf("show %s: %w", t.Name, err)
+	}
+	return c.emit(v, out)
+}
+
+// emit writes a structured result: as the data of the JSON record in run
+// --json mode, as indented JSON with --json, as text otherwise.
+func (c *Ctx) emit(v view, out io.Writer) error {
+	switch {
+	case c.collect && c.JSON:
+		c.data, c.hasData = v, true
+		return nil
+	case c.JSON:
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encode JSON: %w", err)
+		}
+		_, err = fmt.Fprintf(out, "%s\n", b)
+		return err
+	}
+	v.writeText(out)
+	return nil
+}
+
+func sglViewOf(s *Session, snap engine.Snapshot, arg string) (view, error) {
+	v := rwView{snap.RWCtxts}
+	if arg == "" {
+		return sglView(v), nil
+	}
+	id, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(arg, "rw"), "#"))
+	if err != nil {
+		return nil, fmt.Errorf("%q is not an rw ctxt id (try rw#1 or 1)", arg)
+	}
+	var keep []engine.RWCtxtSnap
+	for _, r := range v.RW.InUse {
+		if r.ID == id {
+			keep = append(keep, r)
+		}
+	}
+	if keep == nil {
+		return nil, fmt.Errorf("rw#%d is not in use (in use: %s)", id, rwIDs(v.RW.InUse))
+	}
+	v.RW.InUse = keep
+	return sglView(v), nil
+}
+
+func rwIDs(rs []engine.RWCtxtSnap) string {
+	if len(rs) == 0 {
+		return "none"
+	}
+	var ids []string
+	for _, r := range rs {
+		ids = append(ids, fmt.Sprintf("rw#%d", r.ID))
+	}
+	return strings.Join(ids, " ")
+}
+
+func eventsViewOf(s *Session, _ engine.Snapshot, arg string) (view, error) {
+	n := int64(20)
+	if arg != "" {
+		var err error
+		if n, err = parseInt("N", arg, 1, 100_000); err != nil {
+			return nil, err
+		}
+	}
+	h := s.lab.History()
+	if int(n) < len(h) {
+		h = h[len(h)-int(n):]
+	}
+	return eventsView{Events: h}, nil
+}

@@ -1,0 +1,64 @@
+package repl
+
+import "strings"
+
+// distance is the optimal string alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of neighbours cost 1.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}
+
+// tolerance is how many edits a word of this length may be off and still
+// get a suggestion.
+func tolerance(w string) int {
+	switch n := len(w); {
+	case n <= 2:
+		return 0
+	case n <= 4:
+		return 1
+	case n <= 8:
+		return 2
+	}
+	return 3
+}
+
+// nearest is the candidate closest to w within tolerance, or "". A
+// candidate that w is a prefix of wins over an edit.
+func nearest(w string, cands []string) string {
+	w = strings.ToLower(w)
+	best, bestD := "", 1<<30
+	for _, c := range cands {
+		d := distance(w, strings.ToLower(c))
+		if len(w) >= 2 && strings.HasPrefix(strings.ToLower(c), w) {
+			d = 0
+		}
+		if d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD <= tolerance(w) {
+		return best
+	}
+	return ""
+}

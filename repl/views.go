@@ -1,0 +1,350 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/svcrdma"
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// The views of `show`. Each has the JSON shape documented in doc.go and a
+// text form that fits 80 columns.
+
+type threadsView struct {
+	Threads []engine.ThreadSnap `json:"threads"`
+}
+
+func (v threadsView) writeText(w io.Writer) {
+	for _, t := range v.Threads {
+		mark := " "
+		if t.Focused {
+			mark = "*"
+		}
+		state := t.State
+		if t.WaitingFor != "" && t.State != "idle" {
+			state += " in " + t.WaitingFor
+		}
+		fmt.Fprintf(w, "%s%-6s %-28s reply_pos %d, %d page(s) in use\n", mark, t.Name, state, t.ReplyPos, len(t.Pages))
+		if len(t.Frames) > 0 {
+			fmt.Fprintf(w, "        stack: %s\n", strings.Join(t.Frames, " > "))
+		}
+	}
+}
+
+type callsView struct {
+	Calls []engine.CallSnap `json:"calls"`
+}
+
+func (v callsView) writeText(w io.Writer) {
+	if len(v.Calls) == 0 {
+		fmt.Fprintln(w, "no calls yet: write, read, readdir, longcall or call make one")
+		return
+	}
+	for _, k := range v.Calls {
+		fmt.Fprintf(w, "xid %s  %-9s %-10s %s", k.XID, k.State, k.Proc, k.Label)
+		if k.Err != "" {
+			fmt.Fprintf(w, "  error: %s", k.Err)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+type pagesView struct {
+	Threads []engine.ThreadSnap `json:"threads"`
+	Reads   []engine.ReadSnap   `json:"reads"`
+}
+
+func (v pagesView) writeText(w io.Writer) {
+	some := false
+	for _, t := range v.Threads {
+		if len(t.Pages) == 0 {
+			continue
+		}
+		some = true
+		fmt.Fprintf(w, "%s rq_pages in use:\n", t.Name)
+		writePages(w, t.Pages)
+	}
+	for _, r := range v.Reads {
+		some = true
+		fmt.Fprintf(w, "rc_pages of xid %s (rc_curpage %d, rc_pageoff %d, rc_page_count %d):\n", r.XID, r.CurPage, r.PageOff, r.PageCount)
+		writePages(w, r.Pages)
+	}
+	if !some {
+		fmt.Fprintln(w, "no page holds call data now")
+	}
+}
+
+func writePages(w io.Writer, pages []engine.PageSnap) {
+	for _, p := range pages {
+		if len(p.Extents) == 0 {
+			fmt.Fprintf(w, "  [%d] %-6s empty\n", p.Index, p.Name)
+			continue
+		}
+		for i, e := range p.Extents {
+			head := fmt.Sprintf("[%d] %s", p.Index, p.Name)
+			if i > 0 {
+				head = ""
+			}
+			fmt.Fprintf(w, "  %-11s %5d..%-5d %s\n", head, e.Off, e.Off+e.Len, e.Source)
+		}
+	}
+}
+
+type rwView struct {
+	RW engine.RWSnap `json:"rw_ctxts"`
+}
+
+func (v rwView) writeText(w io.Writer) {
+	if len(v.RW.InUse) == 0 {
+		fmt.Fprintln(w, "in use: none")
+	}
+	for _, r := range v.RW.InUse {
+		fmt.Fprintf(w, "rw#%d %s: nents %d, first_sgl_nents %d, chained %s, %s\n", r.ID, r.Type, r.NEnts, r.FirstSGLNents, yesNo(r.Chained), r.Where)
+	}
+	ids := make([]string, len(v.RW.Cached))
+	for i, id := range v.RW.Cached {
+		ids[i] = fmt.Sprintf("rw#%d", id)
+	}
+	if len(ids) == 0 {
+		ids = []string{"empty"}
+	}
+	fmt.Fprintf(w, "cache (top first): %s\ncreated: %d\n", strings.Join(ids, " "), v.RW.Created)
+}
+
+// sglView shows the same rw ctxts, entry by entry.
+type sglView rwView
+
+func (v sglView) writeText(w io.Writer) {
+	if len(v.RW.InUse) == 0 {
+		fmt.Fprintln(w, "no rw ctxt is in use, so no SGL is built (the next Read or Write builds one)")
+		return
+	}
+	for _, r := range v.RW.InUse {
+		fmt.Fprintf(w, "rw#%d %s, %s: %d entries", r.ID, r.Type, r.Where, r.NEnts)
+		if r.Chained {
+			fmt.Fprintf(w, " (chained: more than first_sgl_nents %d)", r.FirstSGLNents)
+		}
+		fmt.Fprintln(w)
+		writeSGEs(w, "    sgl", r.SGL)
+	}
+}
+
+func writeSGEs(w io.Writer, label string, sges []engine.SGESnap) {
+	for i, e := range sges {
+		fmt.Fprintf(w, "%s[%d] %-6s off %4d len %5d", label, i, e.Page, e.Off, e.Len)
+		if e.Source != "" {
+			fmt.Fprintf(w, "  %s", e.Source)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+type readsView struct {
+	Reads []engine.ReadSnap `json:"reads"`
+}
+
+func (v readsView) writeText(w io.Writer) {
+	if len(v.Reads) == 0 {
+		fmt.Fprintln(w, "no Read list is being pulled")
+		return
+	}
+	for _, r := range v.Reads {
+		fmt.Fprintf(w, "xid %s: rc_curpage %d, rc_pageoff %d, rc_readbytes %d, rc_page_count %d, cc_sqecount %d\n",
+			r.XID, r.CurPage, r.PageOff, r.ReadBytes, r.PageCount, r.SQECount)
+		for _, c := range r.Chunks {
+			fmt.Fprintf(w, "  %s\n", c)
+		}
+		for _, c := range r.RWCtxts {
+			fmt.Fprintf(w, "  rw#%d %s nents %d (%s)\n", c.ID, c.Type, c.NEnts, c.Where)
+		}
+	}
+}
+
+type chainsView struct {
+	Chains []engine.ChainSnap `json:"chains"`
+}
+
+func (v chainsView) writeText(w io.Writer) {
+	if len(v.Chains) == 0 {
+		fmt.Fprintln(w, "no chain is on the Send Queue")
+		return
+	}
+	for i, c := range v.Chains {
+		fmt.Fprintf(w, "chain %d: %s, posted by %s, %d SQE(s)", i+1, c.Owner, c.Task, c.SQECount)
+		if c.Pos != 0 {
+			fmt.Fprintf(w, ", position %d", c.Pos)
+		}
+		fmt.Fprintln(w)
+		for _, r := range c.WRs {
+			fmt.Fprintf(w, "  %-10s %6dB", r.Opcode, r.Bytes)
+			if r.RKey != "" {
+				fmt.Fprintf(w, " remote %s rkey %s", r.Remote, r.RKey)
+			}
+			switch {
+			case r.Signaled && r.CQE != "":
+				fmt.Fprintf(w, " → %s", r.CQE)
+			case r.Signaled:
+				fmt.Fprintf(w, " signaled")
+			}
+			fmt.Fprintln(w)
+			writeSGEs(w, "      sge", r.SGEs)
+		}
+	}
+}
+
+type sqView struct {
+	SQ     engine.SQSnap      `json:"sq"`
+	Chains []engine.ChainSnap `json:"chains"`
+}
+
+func (v sqView) writeText(w io.Writer) {
+	q := v.SQ
+	fmt.Fprintf(w, "sc_sq_depth %d, sc_sq_avail %d (%d in use), sc_max_send_sges %d, sq_starve %d\n",
+		q.Depth, q.Avail, q.Depth-q.Avail, q.MaxSGEs, q.Starve)
+	if len(q.Waiters) == 0 {
+		fmt.Fprintln(w, "waiters: none")
+	} else {
+		fmt.Fprintf(w, "waiters: %s\n", strings.Join(q.Waiters, "; "))
+	}
+	sqes := 0
+	for _, c := range v.Chains {
+		sqes += c.SQECount
+	}
+	fmt.Fprintf(w, "chains on the SQ: %d (%d SQEs); show chain lists them\n", len(v.Chains), sqes)
+}
+
+type cqView struct {
+	CQ      []engine.Completion `json:"cq"`
+	Pending []string            `json:"pending"`
+}
+
+func (v cqView) writeText(w io.Writer) {
+	cq := v.CQ
+	if len(cq) == 0 {
+		fmt.Fprintln(w, "no completion yet")
+	} else {
+		if len(cq) > 20 {
+			fmt.Fprintf(w, "(the last 20 of %d; --json has them all)\n", len(cq))
+			cq = cq[len(cq)-20:]
+		}
+		for _, c := range cq {
+			fmt.Fprintf(w, "%-6s %-4s wr_id %#x %-10s %-13s %dB\n", c.Side, c.Queue, c.WRID, c.Opcode, c.Status, c.Bytes)
+		}
+	}
+	pendingView{v.Pending}.writeText(w)
+}
+
+type pendingView struct {
+	Pending []string `json:"pending"`
+}
+
+func (v pendingView) writeText(w io.Writer) {
+	if len(v.Pending) == 0 {
+		fmt.Fprintln(w, "nothing is pending on the wire")
+		return
+	}
+	fmt.Fprintf(w, "pending on the wire (complete delivers them in this order):\n")
+	for _, p := range v.Pending {
+		fmt.Fprintf(w, "  %s\n", p)
+	}
+}
+
+type positionsView struct {
+	Positions engine.PositionSnap `json:"positions"`
+}
+
+func (v positionsView) writeText(w io.Writer) {
+	p := v.Positions
+	if !p.Enabled {
+		fmt.Fprintln(w, "the reply-position patch is off (set positions on)")
+		return
+	}
+	lock := "on"
+	if !p.PostLock {
+		lock = "off (the race is possible)"
+	}
+	holder := "free"
+	if p.LockHeld != "" {
+		holder = "held by " + p.LockHeld
+	}
+	fmt.Fprintf(w, "sc_post_seq %d, xpt_acked_pos %d; sc_post_lock %s, %s\n", p.PostSeq, p.AckedPos, lock, holder)
+	if len(p.Replies) == 0 {
+		fmt.Fprintln(w, "no reply in the DRC yet")
+		return
+	}
+	for _, r := range p.Replies {
+		state := "not acked"
+		switch {
+		case r.Evicted:
+			state = "acked, evicted from the DRC"
+		case r.Inflight:
+			state = "in flight"
+		case r.Acked:
+			state = "acked"
+		}
+		fmt.Fprintf(w, "  xid %s %-8s pos %-4d %s\n", r.XID, r.Proc, r.Pos, state)
+	}
+}
+
+type eventsView struct {
+	Events []trace.Event `json:"events"`
+}
+
+func (v eventsView) writeText(w io.Writer) {
+	if len(v.Events) == 0 {
+		fmt.Fprintln(w, "no events yet")
+	}
+	for _, e := range v.Events {
+		fmt.Fprintf(w, "%6d %s\n", e.Seq, e.String())
+	}
+}
+
+type countersView struct {
+	Counters    svcrdma.Counters `json:"counters"`
+	RWCreated   int              `json:"rw_ctxts_created"`
+	Completions int              `json:"completions"`
+}
+
+func (v countersView) writeText(w io.Writer) {
+	c := v.Counters
+	fmt.Fprintf(w, "reads %d, writes %d, sq_starve %d, recv errors %d, send errors %d, faults %d\n",
+		c.Reads, c.Writes, c.SQStarve, c.RecvErrors, c.SendErrors, c.Faults)
+	fmt.Fprintf(w, "rw ctxts created %d, completions kept %d\n", v.RWCreated, v.Completions)
+}
+
+type snapshotView struct {
+	engine.Snapshot
+}
+
+func (v snapshotView) writeText(w io.Writer) {
+	s := v.Snapshot
+	fmt.Fprintf(w, "behaviour %s, clock %s", s.Behaviour, s.Clock)
+	if s.XprtClosing || s.XprtDead {
+		fmt.Fprintf(w, ", transport closing %s, dead %s", yesNo(s.XprtClosing), yesNo(s.XprtDead))
+	}
+	fmt.Fprintln(w)
+	for _, part := range []struct {
+		title string
+		v     view
+	}{
+		{"threads", threadsView{s.Threads}},
+		{"calls", callsView{s.Calls}},
+		{"send queue", sqView{s.SQ, s.Chains}},
+		{"rw ctxts", rwView{s.RWCtxts}},
+		{"positions", positionsView{s.Positions}},
+		{"wire", pendingView{s.Pending}},
+	} {
+		fmt.Fprintf(w, "-- %s\n", part.title)
+		part.v.writeText(w)
+	}
+}

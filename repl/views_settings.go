@@ -1,0 +1,89 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/svcrdma"
+)
+
+type settingRow struct {
+	name, value, rng, short string
+	live                    bool
+}
+
+// settingsView is every setting; the JSON is engine.Settings as the lab
+// runs it, with the behaviour string and the engine name.
+type settingsView struct {
+	Engine    string          `json:"engine"`
+	Settings  engine.Settings `json:"settings"`
+	Behaviour string          `json:"behaviour"`
+	rows      []settingRow
+}
+
+func settingsViewOf(s *Session, snap engine.Snapshot, _ string) (view, error) {
+	v := settingsView{Engine: "sim", Settings: s.set, Behaviour: snap.Behaviour}
+	for _, st := range settingsTable() {
+		if st.Name[0] == 'B' {
+			continue // show bugs lists them
+		}
+		val := st.get(s.set)
+		if st.effective != nil && val == "0" {
+			val += " (" + st.effective(s.lab) + ")"
+		}
+		v.rows = append(v.rows, settingRow{st.Name, val, st.Range, st.Short, st.live != nil})
+	}
+	return v, nil
+}
+
+func (v settingsView) writeText(out io.Writer) {
+	var w strings.Builder
+	defer func() { fmt.Fprint(out, fitText(w.String(), textWidth)) }()
+	fmt.Fprintf(&w, "engine %s, behaviour %s (show bugs lists B1..B13)\n", v.Engine, v.Behaviour)
+	fmt.Fprintln(&w, "* changes the running lab, the others rebuild it; (N): the value in use")
+	for _, r := range v.rows {
+		mark := " "
+		if r.live {
+			mark = "*"
+		}
+		fmt.Fprintf(&w, "%s%-16s %-11s %s\n", mark, r.name, r.value, r.short)
+	}
+}
+
+type bugRow struct {
+	Bug      string `json:"bug"`
+	On       bool   `json:"on"`
+	Override bool   `json:"override"` // set one at a time, not by the profile
+	Describe string `json:"describe"`
+}
+
+// bugsView is the behaviour: a profile and its bugs.
+type bugsView struct {
+	Behaviour string   `json:"behaviour"`
+	Bugs      []bugRow `json:"bugs"`
+}
+
+func bugsViewOf(s *Session, _ engine.Snapshot, _ string) (view, error) {
+	beh := behaviourOf(s.set)
+	v := bugsView{Behaviour: beh.String()}
+	for _, b := range svcrdma.AllBugs() {
+		_, over := s.set.Bugs[b]
+		v.Bugs = append(v.Bugs, bugRow{Bug: string(b), On: beh.Has(b), Override: over, Describe: b.Describe()})
+	}
+	return v, nil
+}
+
+func (v bugsView) writeText(out io.Writer) {
+	var w strings.Builder
+	defer func() { fmt.Fprint(out, fitText(w.String(), textWidth)) }()
+	fmt.Fprintf(&w, "behaviour %s (set profile seed|fix2025|new2026; set B4 on|off|default)\n", v.Behaviour)
+	for _, b := range v.Bugs {
+		state := onOff(b.On)
+		if b.Override {
+			state += " (set)"
+		}
+		fmt.Fprintf(&w, "%-3s  %-9s  %s\n", b.Bug, state, b.Describe)
+	}
+}
