@@ -6,9 +6,10 @@ import "fmt"
 // provider's RDMA Reads land in Data, and Sends and RDMA Writes gather from
 // it. DMA is its device address, mapped once when the page is allocated.
 type Page struct {
-	ID   int
-	Data []byte
-	DMA  uint64
+	ID    int
+	Label string // a buffer that is not an rq_pages page: "hdr1", "rcv3"
+	Data  []byte
+	DMA   uint64
 	// Extents records where the bytes came from, for drawing.
 	Extents []Extent
 }
@@ -17,6 +18,9 @@ type Page struct {
 func (p *Page) Name() string {
 	if p == nil {
 		return "NULL"
+	}
+	if p.Label != "" {
+		return p.Label
 	}
 	return fmt.Sprintf("pg%d", p.ID)
 }

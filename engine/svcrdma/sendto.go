@@ -3,6 +3,8 @@ package svcrdma
 // The reply path (svc_rdma_sendto.c, seed era) and the reply-position patch.
 
 import (
+	"fmt"
+
 	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/verbs"
@@ -25,7 +27,7 @@ func (x *Xprt) sendCtxtGet(t *sched.Task) *SendCtxt {
 		x.sendCreated++
 		s = &SendCtxt{ID: x.sendCreated}
 		x.sends = append(x.sends, s)
-		s.Hdr = &Page{ID: -1000 - s.ID, Data: make([]byte, x.Cfg.MaxReqSize)}
+		s.Hdr = &Page{ID: -s.ID, Label: fmt.Sprintf("hdr%d", s.ID), Data: make([]byte, x.Cfg.MaxReqSize)}
 		if addr, err := x.pd.DMAMap(s.Hdr.Data); err == nil {
 			s.Hdr.DMA = addr
 		}

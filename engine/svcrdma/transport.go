@@ -395,7 +395,7 @@ func (x *Xprt) postRecv() error {
 	} else {
 		x.recvCreated++
 		rc = &RecvCtxt{ID: x.recvCreated}
-		rc.Buf = &Page{ID: -x.recvCreated, Data: make([]byte, x.Cfg.MaxReqSize)}
+		rc.Buf = &Page{ID: -x.recvCreated, Label: fmt.Sprintf("rcv%d", x.recvCreated), Data: make([]byte, x.Cfg.MaxReqSize)}
 		addr, err := x.pd.DMAMap(rc.Buf.Data)
 		if err != nil {
 			return fmt.Errorf("svcrdma: map receive buffer: %w", err)
