@@ -365,3 +365,24 @@ func TestStarvedThreadWaitsForCompletions(t *testing.T) {
 	}
 	checkIdle(t, l)
 }
+
+// A result payload outside the reply makes svc_rdma_send_write_chunk fail
+// with -EMSGSIZE and the connection drop.
+func TestBadPayloadIsEMSGSIZE(t *testing.T) {
+	l := newLab(t, nil)
+	l.Write(8192, ChunkOpts{})
+	settle(t, l)
+	l.Server.Inject.BadPayload = 1
+	k, _ := l.Read(8192, ChunkOpts{})
+	settle(t, l)
+	var got bool
+	for _, e := range l.History() {
+		if e.Kind == trace.Return && e.Func == "svc_rdma_send_write_chunk" && e.Err == "EMSGSIZE" {
+			got = true
+		}
+	}
+	if !got || !l.Server.Close || k.Done {
+		t.Fatalf("want send_write_chunk = -EMSGSIZE, a close and no reply; close %v done %v", l.Server.Close, k.Done)
+	}
+	checkIdle(t, l)
+}

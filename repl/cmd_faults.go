@@ -28,6 +28,8 @@ func injectPoints() []injectPoint {
 			func(in *svcrdma.Inject) *int { return &in.PostSend }},
 		{"post_send_tail", "ib_post_send", "the provider takes all but the chain's last WR",
 			func(in *svcrdma.Inject) *int { return &in.PostSendTail }},
+		{"payload", "svc_rdma_result_payload", "the upper layer names a payload past the reply's end (-EMSGSIZE)",
+			func(in *svcrdma.Inject) *int { return &in.BadPayload }},
 	}
 }
 

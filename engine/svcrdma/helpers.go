@@ -15,6 +15,7 @@ type Inject struct {
 	SendCtxtGet    int // svc_rdma_send_ctxt_get fails (-ENOMEM)
 	PostSend       int // ib_post_send rejects the whole chain (-ENOMEM from the provider)
 	PostSendTail   int // ib_post_send accepts all but the chain's last WR
+	BadPayload     int // the upper layer names a result payload past the reply's end
 }
 
 func (in *Inject) takeFailure(counter *int) bool {

@@ -420,6 +420,10 @@ func (x *Xprt) ResultPayload(t *sched.Task, rq *Rqst, offset, length int) (err e
 	if length > int(c.Length) {
 		return err2Big
 	}
+	if x.Inject.takeFailure(&x.Inject.BadPayload) {
+		offset += rq.Res.Len // a buggy encoder: the region lies outside the reply
+		t.Pointf("svc_rdma_result_payload", "the payload is placed at %d, past the reply's end (injected)", offset)
+	}
 	c.Position = uint32(offset)
 	c.PayloadLength = uint32(length)
 	t.Point("svc_rdma_result_payload", "chunk", c.Index, "position", c.Position, "payload", c.PayloadLength)
