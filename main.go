@@ -4,6 +4,7 @@
 //
 //	rdmalab                 the REPL (as `run -` when stdin or stdout is not a terminal)
 //	rdmalab run FILE|-      run commands from a file or stdin and print a transcript
+//	rdmalab view            a live view of the session running in another terminal
 //	rdmalab help            this summary
 package main
 
@@ -35,6 +36,9 @@ const usage = `usage:
   rdmalab run [--keep-going] [--json] FILE|-
                              run the commands of FILE (- = stdin), print a transcript;
                              the exit status is 1 if a command failed
+  rdmalab view               a live view of the session running in another terminal
+  rdmalab view --snapshot FILE
+                             draw a saved snapshot (show snapshot --json writes one)
   rdmalab help               this summary; inside rdmalab, help lists the commands
 `
 
@@ -47,6 +51,7 @@ type subcommand struct {
 func subcommands() []subcommand {
 	return []subcommand{
 		{"run", runScript},
+		{"view", runView},
 		{"help", func(_ []string, _ io.Reader, stdout, _ io.Writer) int {
 			fmt.Fprint(stdout, usage)
 			return exitOK

@@ -86,8 +86,11 @@ type Command struct {
 	Flags   []Flag   `json:"flags,omitempty"`
 	// Hint: after it succeeds, say what can happen next (commands that
 	// move the lab).
-	Hint bool                                      `json:"-"`
-	Run  func(c *Ctx, a Args, out io.Writer) error `json:"-"`
+	Hint bool `json:"-"`
+	// OwnsLock: the command reaches the lab through the view source
+	// itself (view), so it must not run with the lab locked.
+	OwnsLock bool                                      `json:"-"`
+	Run      func(c *Ctx, a Args, out io.Writer) error `json:"-"`
 }
 
 // Args is a parsed command line: positional words and options.

@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/rdmalab/rdmalab/viz"
 )
 
 // TerminalOptions configure Interactive.
@@ -55,6 +58,18 @@ func Interactive(o TerminalOptions) (err error) {
 		return err
 	}
 	defer s.Close()
+	s.tty = true
+	// Publish the session for `rdmalab view` in other terminals.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if pub, err := viz.Listen(viz.SocketPath()); err != nil {
+		fmt.Fprintf(o.Err, "rdmalab: %v (other terminals cannot attach a view)\n", err)
+	} else {
+		go func() {
+			defer func() { _ = recover() }() // a viewer's trouble must not end the session
+			_ = pub.Serve(ctx, s.src)
+		}()
+	}
 
 	var hist *historyFile
 	var lines []string

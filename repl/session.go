@@ -11,6 +11,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/viz"
 )
 
 // Options configure a Session.
@@ -28,6 +29,8 @@ type Options struct {
 // and the cached snapshot the completer reads.
 type Session struct {
 	lab     *engine.Lab
+	src     *viz.LabSource  // every command runs through it, so views can read the lab safely
+	tty     bool            // the session runs at a terminal (view is possible)
 	set     engine.Settings // what the next rebuild uses (== lab.Set after one)
 	trace   bool
 	hints   bool
@@ -71,6 +74,7 @@ func NewSession(o Options) (*Session, error) {
 	if err := s.rebuild(set); err != nil {
 		return nil, err
 	}
+	s.src = viz.NewLabSource(s.lab)
 	s.Refresh()
 	return s, nil
 }
@@ -200,7 +204,7 @@ func (s *Session) exec(c *Ctx, line string) (err error) {
 			err = fmt.Errorf("%s: internal error: %v (the session goes on; please report this)\n%s", cmd.Name, r, debug.Stack())
 		}
 	}()
-	err = cmd.Run(c, a, c.out)
+	err = s.runLocked(cmd, prev == nil, func() error { return cmd.Run(c, a, c.out) })
 	if err != nil && !strings.HasPrefix(err.Error(), cmd.Name+":") && !strings.HasPrefix(err.Error(), cmd.Name+" ") {
 		err = fmt.Errorf("%s: %w", cmd.Name, err)
 	}
@@ -210,6 +214,23 @@ func (s *Session) exec(c *Ctx, line string) (err error) {
 	}
 	return err
 }
+
+// runLocked runs a command with the lab locked for the views (the
+// outermost command only: source nests), and hands a rebuilt lab to them.
+func (s *Session) runLocked(cmd *Command, outer bool, run func() error) error {
+	if !outer || s.src == nil || cmd.OwnsLock {
+		return run()
+	}
+	old := s.lab
+	err := s.src.Do(func(*engine.Lab) error { return run() })
+	if s.lab != old {
+		s.src.Replace(s.lab)
+	}
+	return err
+}
+
+// Source is what views of this session draw from.
+func (s *Session) Source() *viz.LabSource { return s.src }
 
 // explainErrnos says once what each errno returned during the command
 // means.

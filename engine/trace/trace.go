@@ -34,6 +34,17 @@ func (k Kind) String() string {
 // MarshalText makes Kind read as its name in JSON.
 func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
+// UnmarshalText reads a Kind written by MarshalText.
+func (k *Kind) UnmarshalText(b []byte) error {
+	for i, n := range kindNames {
+		if n == string(b) {
+			*k = Kind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown event kind %q", b)
+}
+
 // Arg is one named value of an event, already formatted.
 type Arg struct {
 	Key string `json:"key"`

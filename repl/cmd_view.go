@@ -1,0 +1,48 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rdmalab/rdmalab/viz"
+)
+
+// errNoTerminal is what view says without a terminal.
+var errNoTerminal = errors.New("view needs a terminal: start rdmalab at one, or draw a saved state with `rdmalab view --snapshot FILE`")
+
+func viewCommand() *Command {
+	return &Command{
+		Name: "view", Group: GroupShow,
+		Usage: "view",
+		Short: "full screen: pages, SGLs, chains, SQ, positions",
+		Long: "The view takes the terminal until q. Its keys step the engine (s step, n next, f finish,\n" +
+			"c continue, C complete), 1-5 switch layouts, z zooms the selected pane, ? lists the keys.\n" +
+			"From another terminal, `rdmalab view` attaches to this session read-only.",
+		Example:  "view",
+		OwnsLock: true,
+		Run: func(c *Ctx, a Args, out io.Writer) error {
+			s := c.S
+			if !s.tty {
+				return errNoTerminal
+			}
+			screen, err := tcell.NewScreen()
+			if err != nil {
+				return fmt.Errorf("open the terminal: %w", err)
+			}
+			// The view owns the screen: events its keys cause must not be
+			// printed under it.
+			cur := s.cur
+			s.cur = nil
+			defer func() { s.cur = cur }()
+			if err := (&viz.Viewer{}).Run(context.Background(), screen, s.src); err != nil {
+				return fmt.Errorf("the view stopped: %w", err)
+			}
+			// The view may have stepped the lab: take its picture now.
+			s.Refresh()
+			return nil
+		},
+	}
+}

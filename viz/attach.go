@@ -1,0 +1,169 @@
+package viz
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// Reconnection backoff: the first retry comes quickly (a session that
+// restarts is back at once), later ones settle at the ceiling.
+const (
+	retryFirst = 100 * time.Millisecond
+	retryMax   = 2 * time.Second
+)
+
+// Attach connects to the session publishing on path and returns a
+// read-only Source that follows it. When the session goes away the source
+// says so and reconnects, with backoff, until ctx is done. With no session
+// running at all it returns an error that says where it looked.
+func Attach(ctx context.Context, path string) (Source, error) {
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		if isNotRunning(err) {
+			return nil, fmt.Errorf("no rdmalab session is running (looked for %s)", path)
+		}
+		return nil, fmt.Errorf("attach to %s: %w", path, err)
+	}
+	a := &attached{path: path, events: newRing(DefaultEvents),
+		status: "attached to " + path}
+	go a.run(ctx, c)
+	return a, nil
+}
+
+// attached is the Source Attach returns.
+type attached struct {
+	path string
+
+	mu     sync.Mutex
+	snap   engine.Snapshot
+	events ring
+	seen   uint64
+	narr   string
+	status string
+	w      watchers
+}
+
+var (
+	_ Watcher   = (*attached)(nil)
+	_ Describer = (*attached)(nil)
+	_ Narrator  = (*attached)(nil)
+)
+
+// run reads frames, and reconnects when the session goes away. A panic
+// here would kill the process under a raw terminal: it becomes the status.
+func (a *attached) run(ctx context.Context, c net.Conn) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.setStatus(fmt.Sprintf("viewer stopped: %v", r))
+		}
+	}()
+	for {
+		err := a.read(ctx, c)
+		if ctx.Err() != nil {
+			return
+		}
+		a.setStatus(fmt.Sprintf("session gone (%v): waiting for it on %s", err, a.path))
+		if c = redial(ctx, a.path); c == nil {
+			return
+		}
+		a.setStatus("attached to " + a.path)
+	}
+}
+
+// read decodes frames from c until it fails or ctx is done, then closes c.
+func (a *attached) read(ctx context.Context, c net.Conn) error {
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-done:
+		}
+		c.Close()
+	}()
+	dec := json.NewDecoder(c)
+	for {
+		var f Frame
+		if err := dec.Decode(&f); err != nil {
+			return err
+		}
+		a.take(f)
+	}
+}
+
+// redial tries path again and again, backing off, until it answers or ctx
+// is done (nil).
+func redial(ctx context.Context, path string) net.Conn {
+	wait := retryFirst
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+		if c, err := net.Dial("unix", path); err == nil {
+			return c
+		}
+		wait = min(2*wait, retryMax)
+	}
+}
+
+// take stores a frame and tells the watchers.
+func (a *attached) take(f Frame) {
+	a.mu.Lock()
+	a.snap, a.narr = f.Snapshot, f.Narration
+	if n := len(f.Events); n > 0 && f.Events[n-1].Seq < a.seen {
+		a.events.reset() // the session restarted
+		a.seen = 0
+	}
+	for _, e := range f.Events {
+		if e.Seq > a.seen {
+			a.events.push(e)
+			a.seen = e.Seq
+		}
+	}
+	a.mu.Unlock()
+	a.w.notify()
+}
+
+func (a *attached) setStatus(s string) {
+	a.mu.Lock()
+	a.status = s
+	a.mu.Unlock()
+	a.w.notify()
+}
+
+func (a *attached) Snapshot() engine.Snapshot {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.snap
+}
+
+func (a *attached) Events(n int) []trace.Event {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.events.tail(n)
+}
+
+func (a *attached) Act(Action) error { return ErrReadOnly }
+
+func (a *attached) Describe() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.status
+}
+
+func (a *attached) Narration() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.narr
+}
+
+func (a *attached) Watch(f func()) (stop func()) { return a.w.watch(f) }

@@ -1,0 +1,14 @@
+// Package viz is rdmalab's terminal view: a tcell picture of what the
+// svcrdma model just did — rq_pages and their scatterlists, the R/W
+// contexts and their cache, the WR chains on the Send Queue, the SQ and CQ,
+// the reply positions and the acknowledged position, captured packets, and
+// the last events with the kernel functions that emitted them.
+//
+// The view draws a Model: the last engine.Snapshot, a ring of recent
+// events and the view's own state (layout, zoom, selection, scroll). A
+// Viewer runs the event loop on a tcell.Screen it is handed, reading a
+// Source: a live lab (LabSource), a session published on a Unix socket
+// (Publish, Attach), or a snapshot saved as JSON (RunSnapshot). Panes never
+// carry meaning in colour alone: every source of bytes, the signaled WR and
+// the position markers also have a glyph, so NO_COLOR still reads.
+package viz

@@ -1,0 +1,117 @@
+package viz
+
+import (
+	"reflect"
+
+	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// DefaultEvents is how many recent events a Model keeps unless told.
+const DefaultEvents = 10_000
+
+// ViewState is what the person looking chose: it changes on keys and
+// clicks, never with the engine.
+type ViewState struct {
+	Layout   Layout
+	Selected PaneID
+	Zoomed   bool // the selected pane fills the screen
+	Help     bool // the help overlay is up
+	// Scroll is each pane's first line; the Events pane counts from the
+	// newest event up, the Packets pane holds the selected packet.
+	Scroll [numPanes]int
+}
+
+// Model is everything a frame is drawn from: the last snapshot, the recent
+// events, what a lesson says, and the view state.
+type Model struct {
+	Snap      engine.Snapshot
+	Narration string       // lesson text, when a lesson runs
+	Packets   PacketSource // nil until a capture is loaded
+	Origin    string       // where the picture comes from: "live", "snapshot FILE", …
+	Status    string       // what the last action did, or why it failed
+	StatusErr bool         // Status is an error
+	Busy      bool         // an action is running
+	View      ViewState
+
+	events ring
+	facts  facts
+	seen   uint64 // Seq of the newest event ever observed
+}
+
+// NewModel returns an empty model that keeps at most maxEvents events
+// (DefaultEvents when maxEvents < 1).
+func NewModel(maxEvents int) *Model {
+	if maxEvents < 1 {
+		maxEvents = DefaultEvents
+	}
+	m := &Model{events: newRing(maxEvents), facts: newFacts()}
+	m.View.Selected = layouts(LayoutOverview)[0].cells[0].pane
+	return m
+}
+
+// Update takes a new snapshot and the latest events (oldest first, as
+// Source.Events returns them) and reports whether anything changed. Events
+// already held are skipped; a sequence that restarts means a new session,
+// and the old events are dropped.
+func (m *Model) Update(s engine.Snapshot, evs []trace.Event) bool {
+	changed := false
+	if m.restarted(s, evs) {
+		m.events.reset()
+		m.facts = newFacts()
+		m.seen = 0
+		changed = true
+	}
+	for i := range evs {
+		if evs[i].Seq <= m.seen {
+			continue
+		}
+		m.events.push(evs[i])
+		m.facts.observe(m.events.at(m.events.len() - 1))
+		m.seen = evs[i].Seq
+		changed = true
+	}
+	if !reflect.DeepEqual(m.Snap, s) {
+		m.Snap = s
+		changed = true
+	}
+	return changed
+}
+
+// restarted reports whether s and evs come from another session than the
+// events held: their sequence went back, or the event with the newest
+// sequence held is a different one.
+func (m *Model) restarted(s engine.Snapshot, evs []trace.Event) bool {
+	if m.seen == 0 {
+		return false
+	}
+	if s.LastEvent != nil && s.LastEvent.Seq < m.seen {
+		return true
+	}
+	if len(evs) == 0 {
+		return false
+	}
+	if evs[len(evs)-1].Seq < m.seen {
+		return true
+	}
+	last, _ := m.events.last()
+	for i := range evs {
+		if evs[i].Seq == m.seen {
+			return !sameEvent(&evs[i], last)
+		}
+	}
+	return false
+}
+
+func sameEvent(a, b *trace.Event) bool {
+	return a.Seq == b.Seq && a.Task == b.Task && a.Kind == b.Kind && a.Func == b.Func && a.Text == b.Text
+}
+
+// EventCount is the number of events the model holds.
+func (m *Model) EventCount() int { return m.events.len() }
+
+// Event is the i'th event held, 0 the oldest.
+func (m *Model) Event(i int) trace.Event { return *m.events.at(i) }
+
+// Seen is the sequence number of the newest event observed.
+func (m *Model) Seen() uint64 { return m.seen }

@@ -1,0 +1,258 @@
+package viz
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/svcrdma"
+)
+
+// pageRange is a byte range of a page and where its bytes come from;
+// landed is false for bytes a posted RDMA Read has yet to bring.
+type pageRange struct {
+	off, n int
+	src    byteSource
+	landed bool
+}
+
+// pageBox is one page as drawn: its slot in rq_pages (-1 when the view
+// cannot tell) and its ranges.
+type pageBox struct {
+	slot   int
+	name   string
+	ranges []pageRange
+}
+
+// pageGroup is a row of pages drawn together, with the scatterlists that
+// point into them.
+type pageGroup struct {
+	title   string
+	detail  []string
+	boxes   []pageBox
+	cursor  bool // rc_curpage / rc_pageoff apply
+	curPage int
+	curOff  int
+	ctxts   []engine.RWCtxtSnap
+}
+
+// pageGroups sorts the snapshot's pages into groups: each Read being
+// pulled, then each thread's own pages, then the pages the R/W contexts of
+// Write and Reply chunks send from. A page appears once.
+func pageGroups(s *engine.Snapshot) []pageGroup {
+	known := map[string]engine.PageSnap{}
+	for _, t := range s.Threads {
+		for _, p := range t.Pages {
+			known[p.Name] = p
+		}
+	}
+	drawn := map[string]bool{}
+	inRead := map[int]bool{}
+	var out []pageGroup
+	for _, rd := range s.Reads {
+		g := readGroup(rd, s.Threads, known)
+		for _, bx := range g.boxes {
+			drawn[bx.name] = true
+		}
+		for _, c := range rd.RWCtxts {
+			inRead[c.ID] = true
+		}
+		out = append(out, g)
+	}
+	out = append(out, threadGroups(s.Threads, drawn)...)
+	return append(out, chunkGroups(s.RWCtxts.InUse, inRead, drawn, known)...)
+}
+
+// readGroup is a Read being pulled: its rc_pages (or, mid-walk and after
+// svc_rdma_read_complete, the thread's rq_pages) and what its SGLs point
+// at, with the rc_curpage / rc_pageoff cursor.
+func readGroup(rd engine.ReadSnap, threads []engine.ThreadSnap, known map[string]engine.PageSnap) pageGroup {
+	g := pageGroup{title: fmt.Sprintf("rc_pages · xid %s · %d B · %d WQEs", rd.XID, rd.ReadBytes, rd.SQECount),
+		detail: rd.Chunks, cursor: true, curPage: rd.CurPage, curOff: rd.PageOff, ctxts: rd.RWCtxts}
+	var b boxBuilder
+	for _, p := range rd.Pages {
+		b.page(p.Index, p.Name, p.Extents)
+	}
+	if len(rd.Pages) == 0 {
+		for _, t := range threads {
+			if walking(t) || sharesPages(t, rd.RWCtxts) {
+				for _, p := range t.Pages {
+					b.page(p.Index, p.Name, p.Extents)
+				}
+			}
+		}
+	}
+	for _, c := range rd.RWCtxts {
+		for _, e := range c.SGL {
+			b.planned(e, c.Where, known)
+		}
+	}
+	g.boxes = b.sorted()
+	return g
+}
+
+// threadGroups are the threads' pages no Read group has drawn.
+func threadGroups(threads []engine.ThreadSnap, drawn map[string]bool) []pageGroup {
+	var out []pageGroup
+	for _, t := range threads {
+		var b boxBuilder
+		for _, p := range t.Pages {
+			if !drawn[p.Name] {
+				b.page(p.Index, p.Name, p.Extents)
+				drawn[p.Name] = true
+			}
+		}
+		if len(b.boxes) > 0 {
+			out = append(out, pageGroup{title: t.Name + " rq_pages", boxes: b.sorted()})
+		}
+	}
+	return out
+}
+
+// chunkGroups are the pages Write and Reply chunk contexts send from, one
+// group per owner ("write chunk 0", "reply chunk").
+func chunkGroups(inUse []engine.RWCtxtSnap, inRead map[int]bool, drawn map[string]bool, known map[string]engine.PageSnap) []pageGroup {
+	byOwner := map[string]int{}
+	var out []pageGroup
+	for _, c := range inUse {
+		if inRead[c.ID] || c.Where == "read cc" || len(c.SGL) == 0 {
+			continue
+		}
+		i, ok := byOwner[c.Where]
+		if !ok {
+			i = len(out)
+			byOwner[c.Where] = i
+			out = append(out, pageGroup{title: c.Where + " payload"})
+		}
+		out[i].ctxts = append(out[i].ctxts, c)
+	}
+	for i := range out {
+		var b boxBuilder
+		for _, c := range out[i].ctxts {
+			for _, e := range c.SGL {
+				if !drawn[e.Page] || b.has(e.Page) {
+					b.planned(e, c.Where, known)
+				}
+			}
+		}
+		out[i].boxes = b.sorted()
+		for j := range out[i].boxes {
+			drawn[out[i].boxes[j].name] = true
+			out[i].boxes[j].slot = -1 // not in rq_pages order: name the page only
+		}
+	}
+	return out
+}
+
+// walking reports whether t is inside svc_rdma_process_read_list.
+func walking(t engine.ThreadSnap) bool {
+	return slices.Contains(t.Frames, "svc_rdma_process_read_list")
+}
+
+func sharesPages(t engine.ThreadSnap, ctxts []engine.RWCtxtSnap) bool {
+	for _, p := range t.Pages {
+		for _, c := range ctxts {
+			for _, e := range c.SGL {
+				if e.Page == p.Name {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// boxBuilder collects pages by name, keeping the order pages are met.
+type boxBuilder struct {
+	boxes []pageBox
+	index map[string]int
+	last  int // slot of the page met last, for pages whose slot is unknown
+}
+
+func (b *boxBuilder) has(name string) bool { _, ok := b.index[name]; return ok }
+
+func (b *boxBuilder) box(name string, slot int) *pageBox {
+	if b.index == nil {
+		b.index, b.last = map[string]int{}, -1
+	}
+	if i, ok := b.index[name]; ok {
+		if slot >= 0 && b.boxes[i].slot < 0 {
+			b.boxes[i].slot = slot
+		}
+		b.last = max(b.last, b.boxes[i].slot)
+		return &b.boxes[i]
+	}
+	if slot < 0 {
+		// The walk fills rq_pages in order: an SGL page we have no slot
+		// for comes after the last page met.
+		slot = b.last + 1
+		for b.slotTaken(slot) {
+			slot++
+		}
+	}
+	b.last = slot
+	b.index[name] = len(b.boxes)
+	b.boxes = append(b.boxes, pageBox{slot: slot, name: name})
+	return &b.boxes[len(b.boxes)-1]
+}
+
+func (b *boxBuilder) slotTaken(slot int) bool {
+	for _, x := range b.boxes {
+		if x.slot == slot {
+			return true
+		}
+	}
+	return false
+}
+
+// page adds a page whose slot and landed extents are known.
+func (b *boxBuilder) page(slot int, name string, ext []svcrdma.Extent) {
+	bx := b.box(name, slot)
+	for _, e := range ext {
+		bx.ranges = append(bx.ranges, pageRange{off: e.Off, n: e.Len, src: parseSource(e.Source, ""), landed: true})
+	}
+}
+
+// planned adds the range an SGL entry points at; write payload is in the
+// page already, Read data is not until the Read completes.
+func (b *boxBuilder) planned(e engine.SGESnap, owner string, known map[string]engine.PageSnap) {
+	src := parseSource(e.Source, owner)
+	bx := b.box(e.Page, -1)
+	if p, ok := known[e.Page]; ok && len(bx.ranges) == 0 {
+		for _, x := range p.Extents {
+			bx.ranges = append(bx.ranges, pageRange{off: x.Off, n: x.Len, src: parseSource(x.Source, ""), landed: true})
+		}
+	}
+	bx.ranges = append(bx.ranges, pageRange{off: e.Off, n: e.Len, src: src, landed: src.kind == srcWrite || src.kind == srcReply})
+}
+
+// sorted returns the boxes in slot order.
+func (b *boxBuilder) sorted() []pageBox {
+	out := slices.Clone(b.boxes)
+	slices.SortStableFunc(out, func(x, y pageBox) int { return x.slot - y.slot })
+	return out
+}
+
+// cells renders a page as k cells: each shows the source covering most of
+// its bytes, landed bytes before planned ones.
+func (bx pageBox) cells(k, pageSize int, th Theme) line {
+	l := make(line, 0, k)
+	for c := 0; c < k; c++ {
+		lo, hi := c*pageSize/k, (c+1)*pageSize/k
+		best, score := pageRange{}, 0
+		for _, r := range bx.ranges {
+			ov := min(hi, r.off+r.n) - max(lo, r.off)
+			if ov <= 0 {
+				continue
+			}
+			if r.landed {
+				ov += pageSize
+			}
+			if ov > score {
+				best, score = r, ov
+			}
+		}
+		l = append(l, span{string(best.src.glyph()), th.bytes(best.src, best.landed)})
+	}
+	return l
+}

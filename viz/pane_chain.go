@@ -1,0 +1,130 @@
+package viz
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rdmalab/rdmalab/engine"
+)
+
+// chainPane draws the WR chains on the Send Queue, one WR a line: the one
+// that carries the cqe is marked ◆, the Send that ends a reply chain ◀.
+type chainPane struct{}
+
+func (chainPane) Title(m *Model, w int) string {
+	n := 0
+	for _, c := range m.Snap.Chains {
+		n += c.SQECount
+	}
+	return fitTitle(w, "WR chains", fmt.Sprintf(" · %d WQEs posted · sc_sq_avail %d/%d", n, m.Snap.SQ.Avail, m.Snap.SQ.Depth),
+		fmt.Sprintf(" · %d WQEs · avail %d/%d", n, m.Snap.SQ.Avail, m.Snap.SQ.Depth))
+}
+
+// wrCols says which columns fit a width.
+type wrCols struct {
+	remote, rkey bool
+	w            int
+}
+
+func colsFor(w int) wrCols { return wrCols{remote: w >= 84, rkey: w >= 68, w: w} }
+
+func (chainPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
+	if r.Empty() {
+		return
+	}
+	chains := m.Snap.Chains
+	if len(chains) == 0 {
+		lines := append([]line{line{}.add("no chain on the Send Queue", th.Dim)}, waitLines(m, th)...)
+		drawLines(s, r, lines, 0, th.Dim)
+		return
+	}
+	cols := colsFor(r.W)
+	head := line{}.add(wrHeader(cols), th.Column)
+	waiting := waitLines(m, th)
+	lines := append(append([]line{head}, chainLines(chains, cols, 0, th)...), waiting...)
+	if len(lines) > r.H && !m.View.Zoomed {
+		lines = append(append([]line{head}, chainLines(chains, cols, 2, th)...), waiting...)
+	}
+	m.View.Scroll[PaneChain] = drawLines(s, r, lines, m.View.Scroll[PaneChain], th.Dim)
+}
+
+// chainLines lists every chain; keep > 0 shows only the first keep WRs and
+// the last of a chain longer than keep+2.
+func chainLines(chains []engine.ChainSnap, cols wrCols, keep int, th Theme) []line {
+	var out []line
+	for i, c := range chains {
+		h := fmt.Sprintf("%d. %s · %s · %d WQEs", i+1, c.Owner, c.Task, c.SQECount)
+		if c.Pos > 0 {
+			h += fmt.Sprintf(" · reply pos %d", c.Pos)
+		}
+		out = append(out, line{}.add(h, th.Column))
+		for j, w := range c.WRs {
+			if keep > 0 && len(c.WRs) > keep+2 && j >= keep && j < len(c.WRs)-1 {
+				if j == keep {
+					out = append(out, line{}.add(fmt.Sprintf("   … %d more %s …", len(c.WRs)-keep-1, w.Opcode), th.Dim))
+				}
+				continue
+			}
+			out = append(out, wrLine(j+1, w, cols, th))
+		}
+	}
+	return out
+}
+
+// waitLines are the chains built but not posted: their thread waits for
+// SQEs (svcrdma_sq_full said how many).
+func waitLines(m *Model, th Theme) []line {
+	var out []line
+	for _, w := range m.Snap.SQ.Waiters {
+		task, _, _ := strings.Cut(w, ":")
+		if n, ok := m.facts.sqNeed[task]; ok {
+			out = append(out, line{}.add(fmt.Sprintf("… %s waits to post %d WQEs: sc_sq_avail %d", task, n, m.Snap.SQ.Avail), th.Alarm))
+		}
+	}
+	return out
+}
+
+func wrHeader(cols wrCols) string {
+	h := fmt.Sprintf("%3s %-13s %3s %7s", "#", "opcode", "sge", "bytes")
+	if cols.remote {
+		h += fmt.Sprintf(" %-15s", "remote_addr")
+	}
+	if cols.rkey {
+		h += fmt.Sprintf(" %-10s", "rkey")
+	}
+	return h
+}
+
+// wrLine is one WR: opcode, SGE count, length, remote address and rkey,
+// and what marks it.
+func wrLine(n int, w engine.WRSnap, cols wrCols, th Theme) line {
+	send := strings.HasPrefix(w.Opcode, "SEND")
+	st := th.Base
+	switch {
+	case w.Signaled:
+		st = th.Signaled
+	case send:
+		st = th.Send
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%3d %-13s %3d %7d", n, w.Opcode, len(w.SGEs), w.Bytes)
+	if cols.remote {
+		fmt.Fprintf(&b, " %-15s", w.Remote)
+	}
+	if cols.rkey {
+		fmt.Fprintf(&b, " %-10s", w.RKey)
+	}
+	l := line{}.add(b.String(), st)
+	if send {
+		l = l.add(" ◀ Send", th.Send)
+	}
+	if w.Signaled {
+		cqe := w.CQE
+		if l.width()+3+len(cqe) > cols.w {
+			cqe = strings.TrimPrefix(cqe, "svc_rdma_")
+		}
+		l = l.add(" ◆ "+cqe, th.Signaled)
+	}
+	return l
+}

@@ -1,0 +1,105 @@
+package viz
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// eventsPane draws what a lesson says, then the newest events, each named
+// after the kernel function that emitted it; the newest is at the bottom.
+type eventsPane struct{}
+
+func (eventsPane) Title(m *Model, _ int) string {
+	if m.Narration != "" {
+		return "Lesson & events"
+	}
+	return fmt.Sprintf("Events · %d kept", m.EventCount())
+}
+
+func (eventsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
+	if r.Empty() {
+		return
+	}
+	var narr []line
+	if m.Narration != "" {
+		for _, l := range wrap(m.Narration, r.W) {
+			narr = append(narr, line{}.add(l, th.Good))
+		}
+		narr = narr[:min(len(narr), max(1, r.H/2))]
+		narr = append(narr, line{}.add(repeat("─", r.W), th.Sep))
+	}
+	drawLines(s, Rect{r.X, r.Y, r.W, len(narr)}, narr, 0, th.Dim)
+	body := Rect{r.X, r.Y + len(narr), r.W, r.H - len(narr)}
+	if body.Empty() {
+		return
+	}
+	total := m.EventCount()
+	if total == 0 {
+		put(s, body.X, body.Y, body.Right(), "no events yet", th.Dim)
+		return
+	}
+	// Scroll counts back from the newest; only the rows shown are built.
+	back := min(max(m.View.Scroll[PaneEvents], 0), max(0, total-body.H))
+	m.View.Scroll[PaneEvents] = back
+	end := total - back
+	start := max(0, end-body.H)
+	for i := start; i < end; i++ {
+		e := m.events.at(i)
+		st := eventStyle(e.Kind, th)
+		if i == total-1 {
+			st = st.Bold(true)
+		}
+		put(s, body.X, body.Y+i-start, body.Right(), e.String(), st)
+	}
+	if back > 0 {
+		put(s, body.Right()-1, body.Bottom()-1, body.Right(), "↓", th.Dim)
+	}
+}
+
+func eventStyle(k trace.Kind, th Theme) tcell.Style {
+	switch k {
+	case trace.Call:
+		return th.EvCall
+	case trace.Return:
+		return th.EvReturn
+	case trace.Wait:
+		return th.EvWait
+	case trace.Fault:
+		return th.EvFault
+	case trace.Note:
+		return th.EvNote
+	}
+	return th.EvPoint
+}
+
+// wrap breaks text into lines of at most w runes at spaces.
+func wrap(text string, w int) []string {
+	if w < 1 {
+		return nil
+	}
+	var out []string
+	for _, para := range strings.Split(text, "\n") {
+		cur := ""
+		for _, word := range strings.Fields(para) {
+			switch {
+			case cur == "":
+				cur = word
+			case len([]rune(cur))+1+len([]rune(word)) <= w:
+				cur += " " + word
+			default:
+				out = append(out, cur)
+				cur = word
+			}
+			for len([]rune(cur)) > w {
+				r := []rune(cur)
+				out = append(out, string(r[:w]))
+				cur = string(r[w:])
+			}
+		}
+		out = append(out, cur)
+	}
+	return out
+}

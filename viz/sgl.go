@@ -1,0 +1,159 @@
+package viz
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rdmalab/rdmalab/engine"
+)
+
+// sgChunk is SG_CHUNK_SIZE: the pool tables sg_alloc_table_chained adds
+// past the first one hold this many entries, the last of them a chain
+// link when more follow.
+const sgChunk = 128
+
+// chainBreaks returns the entry indexes where a new table starts when
+// sg_alloc_table_chained lays out nents entries with a first table of
+// first entries: the first table gives its last slot to the chain link.
+func chainBreaks(nents, first int) []int {
+	if first < 2 || nents <= first {
+		return nil
+	}
+	var out []int
+	at, size := 0, first
+	for left := nents; left > size; {
+		at += size - 1
+		left -= size - 1
+		out = append(out, at)
+		size = sgChunk
+	}
+	return out
+}
+
+// sgItem is one SGL entry, or a run of whole pages from one source.
+type sgItem struct {
+	first, last         int // entry indexes
+	firstPage, lastPage string
+	off, n              int
+	src                 byteSource
+	brk                 bool // a chained table starts here
+}
+
+// sgItems groups a context's entries: three or more whole pages in a row
+// from one source become one item, never across a chain link.
+func sgItems(c engine.RWCtxtSnap, pageSize int) []sgItem {
+	brk := map[int]bool{}
+	for _, b := range chainBreaks(c.NEnts, c.FirstSGLNents) {
+		brk[b] = true
+	}
+	whole := func(e engine.SGESnap) bool { return e.Off == 0 && e.Len == pageSize }
+	var out []sgItem
+	for i := 0; i < len(c.SGL); {
+		e := c.SGL[i]
+		j := i + 1
+		if whole(e) {
+			for j < len(c.SGL) && !brk[j] && whole(c.SGL[j]) && c.SGL[j].Source == e.Source {
+				j++
+			}
+			if j-i < 3 {
+				j = i + 1
+			}
+		}
+		out = append(out, sgItem{first: i, last: j - 1, firstPage: e.Page, lastPage: c.SGL[j-1].Page,
+			off: e.Off, n: e.Len, src: parseSource(e.Source, c.Where), brk: brk[i]})
+		i = j
+	}
+	return out
+}
+
+// ctxtHeader is a context's title line in the SGL list.
+func ctxtHeader(c engine.RWCtxtSnap, th Theme) line {
+	l := line{}.add(fmt.Sprintf("rw#%d", c.ID), th.Column).add(fmt.Sprintf(" %s · %s · first_sgl_nents %d", c.Type, plural(c.NEnts, "entry", "entries"), c.FirstSGLNents), th.Base)
+	if c.Chained {
+		l = l.add(" · chained ↪", th.ChainLink)
+	}
+	return l
+}
+
+// sglTable lists a context's entries one item a line, with a marker line
+// where each chained table starts.
+func sglTable(c engine.RWCtxtSnap, pageSize int, th Theme) []line {
+	out := []line{ctxtHeader(c, th)}
+	items := sgItems(c, pageSize)
+	breaks := chainBreaks(c.NEnts, c.FirstSGLNents)
+	for _, it := range items {
+		if it.brk {
+			end := c.NEnts - 1
+			for _, b := range breaks {
+				if b > it.first {
+					end = b - 1
+					break
+				}
+			}
+			out = append(out, line{}.add(fmt.Sprintf("  ↪ sg_chain → next table: entries %d-%d", it.first, end), th.ChainLink))
+		}
+		idx := fmt.Sprintf("[%d]", it.first)
+		page := it.firstPage
+		count := ""
+		if it.last > it.first {
+			idx = fmt.Sprintf("[%d-%d]", it.first, it.last)
+			page = it.firstPage + ".." + it.lastPage
+			count = fmt.Sprintf(" ×%d", it.last-it.first+1)
+		}
+		out = append(out, line{}.add(fmt.Sprintf("  %-9s %-12s +%-5d %5d%s ", idx, page, it.off, it.n, count), th.Base).
+			add(string(it.src.glyph()), th.bytes(it.src, false)).add(" "+it.src.label(), th.Dim))
+	}
+	return out
+}
+
+// sglCompact draws a context in the kernel's (page,off,len) notation,
+// each entry led by its source glyph, wrapped to w columns.
+func sglCompact(c engine.RWCtxtSnap, pageSize, w int, th Theme) []line {
+	var items []line
+	for _, it := range sgItems(c, pageSize) {
+		var l line
+		if it.brk {
+			l = l.add("↪ ", th.ChainLink)
+		}
+		l = l.add(string(it.src.glyph()), th.bytes(it.src, false))
+		if it.last > it.first {
+			l = l.add(fmt.Sprintf("(%s..%s,%d,%d)×%d", it.firstPage, it.lastPage, it.off, it.n, it.last-it.first+1), th.Base)
+		} else {
+			l = l.add(fmt.Sprintf("(%s,%d,%d)", it.firstPage, it.off, it.n), th.Base)
+		}
+		items = append(items, l)
+	}
+	return pack(line{}.add(fmt.Sprintf("rw#%-2d", c.ID), th.Column), items, w)
+}
+
+// legend explains the page glyphs.
+func legend(th Theme) line {
+	l := line{}
+	for _, g := range []struct {
+		src  byteSource
+		text string
+	}{{byteSource{kind: srcInline}, " inline  "}, {byteSource{kind: srcRead}, "-9 read chunk  "}, {byteSource{kind: srcCall}, " call  "},
+		{byteSource{kind: srcWrite}, " write  "}, {byteSource{kind: srcReply}, " reply  "}} {
+		l = l.add(string(g.src.glyph()), th.bytes(g.src, true)).add(g.text, th.Dim)
+	}
+	return l.add("· empty  ", th.Dim).add("▲", th.Cursor).add(" rc_curpage", th.Dim)
+}
+
+// pageSizeOf is the snapshot's page size (4096 when unset).
+func pageSizeOf(s *engine.Snapshot) int {
+	if s.Settings.PageSize > 0 {
+		return s.Settings.PageSize
+	}
+	return 4096
+}
+
+// plural is "1 entry", "2 entries".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// repeat is strings.Repeat that accepts a negative count.
+func repeat(s string, n int) string { return strings.Repeat(s, max(n, 0)) }

@@ -1,0 +1,98 @@
+package viz
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// snapshotFile is what `view --snapshot FILE` accepts: a bare
+// engine.Snapshot (`show snapshot --json`) or a Frame (one line of what
+// Publish sends). One decode of the whole file keeps error offsets true.
+type snapshotFile struct {
+	wireSnapshot
+	Frame     *wireSnapshot `json:"snapshot"`
+	Events    []wireEvent   `json:"events"`
+	Narration string        `json:"narration"`
+}
+
+// LoadSnapshot reads a snapshot file. A JSON error names the file and the
+// byte offset (and line and column) where it was found.
+func LoadSnapshot(path string) (Frame, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Frame{}, fmt.Errorf("read snapshot: %w", err)
+	}
+	f, err := decodeSnapshot(data)
+	if err != nil {
+		return Frame{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// decodeSnapshot decodes the content of a snapshot file.
+func decodeSnapshot(data []byte) (Frame, error) {
+	var sf snapshotFile
+	if err := json.Unmarshal(data, &sf); err != nil {
+		return Frame{}, placeJSONError(data, err)
+	}
+	w := wireFrame{Snapshot: sf.wireSnapshot, Events: sf.Events, Narration: sf.Narration}
+	if sf.Frame != nil {
+		w.Snapshot = *sf.Frame
+	}
+	return w.frame()
+}
+
+// placeJSONError adds the byte offset, line and column to a decoding error.
+func placeJSONError(data []byte, err error) error {
+	var off int64 = -1
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		off = syn.Offset
+	case errors.As(err, &typ):
+		off = typ.Offset
+	}
+	if off < 0 {
+		return err
+	}
+	off = min(off, int64(len(data)))
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return fmt.Errorf("byte %d (line %d, column %d): %w", off, line, col, err)
+}
+
+// RunSnapshot draws the snapshot saved in path full screen until q: what
+// `rdmalab view --snapshot FILE` runs. A file that does not load is
+// reported before the screen is touched.
+func RunSnapshot(ctx context.Context, s tcell.Screen, path string) error {
+	f, err := LoadSnapshot(path)
+	if err != nil {
+		return err
+	}
+	var v Viewer
+	return v.Run(ctx, s, StaticSource(f, "snapshot "+path))
+}
+
+// DrawSnapshotFile draws the snapshot saved in path once on an initialised
+// screen and shows it: for tests and bug reports that want the picture
+// without the event loop.
+func DrawSnapshotFile(s tcell.Screen, path string, th Theme) error {
+	f, err := LoadSnapshot(path)
+	if err != nil {
+		return err
+	}
+	m := NewModel(len(f.Events))
+	m.Update(f.Snapshot, f.Events)
+	m.Narration, m.Origin = f.Narration, "snapshot "+path
+	Draw(s, m, th)
+	s.Show()
+	return nil
+}

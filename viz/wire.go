@@ -1,0 +1,95 @@
+package viz
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// trace.Kind marshals as its name but has no UnmarshalText, so events and
+// snapshots (whose last_event is an event) are decoded through these
+// shadows: the outer Kind field hides the embedded one.
+
+// wireEvent is a trace.Event as JSON carries it.
+type wireEvent struct {
+	trace.Event
+	Kind string `json:"kind"`
+}
+
+// wireSnapshot is an engine.Snapshot as JSON carries it.
+type wireSnapshot struct {
+	engine.Snapshot
+	LastEvent *wireEvent `json:"last_event,omitempty"`
+}
+
+// wireFrame is a Frame as JSON carries it.
+type wireFrame struct {
+	Snapshot  wireSnapshot `json:"snapshot"`
+	Events    []wireEvent  `json:"events"`
+	Narration string       `json:"narration,omitempty"`
+}
+
+// parseKind is the inverse of trace.Kind.String.
+func parseKind(s string) (trace.Kind, error) {
+	for k := trace.Call; k <= trace.Note; k++ {
+		if k.String() == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown event kind %q", s)
+}
+
+func (w *wireEvent) event() (trace.Event, error) {
+	e := w.Event
+	k, err := parseKind(w.Kind)
+	if err != nil {
+		return e, fmt.Errorf("event %d: %w", e.Seq, err)
+	}
+	e.Kind = k
+	return e, nil
+}
+
+func (w *wireSnapshot) snapshot() (engine.Snapshot, error) {
+	s := w.Snapshot
+	s.LastEvent = nil
+	if w.LastEvent != nil {
+		e, err := w.LastEvent.event()
+		if err != nil {
+			return s, fmt.Errorf("last_event: %w", err)
+		}
+		s.LastEvent = &e
+	}
+	return s, nil
+}
+
+func (w *wireFrame) frame() (Frame, error) {
+	s, err := w.Snapshot.snapshot()
+	if err != nil {
+		return Frame{}, err
+	}
+	f := Frame{Snapshot: s, Narration: w.Narration, Events: make([]trace.Event, 0, len(w.Events))}
+	for i := range w.Events {
+		e, err := w.Events[i].event()
+		if err != nil {
+			return Frame{}, err
+		}
+		f.Events = append(f.Events, e)
+	}
+	return f, nil
+}
+
+// UnmarshalJSON decodes a frame as Publish writes it.
+func (f *Frame) UnmarshalJSON(b []byte) error {
+	var w wireFrame
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	fr, err := w.frame()
+	if err != nil {
+		return err
+	}
+	*f = fr
+	return nil
+}
