@@ -38,7 +38,7 @@ const usage = `usage:
                              the exit status is 1 if a command failed
   rdmalab view               a live view of the session running in another terminal
   rdmalab view --snapshot FILE
-                             draw a saved snapshot (show snapshot --json writes one)
+                             draw a state saved with the REPL's save FILE
   rdmalab help               this summary; inside rdmalab, help lists the commands
 `
 

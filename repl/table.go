@@ -9,7 +9,7 @@ func commandTable() []*Command {
 	cmds = append(cmds, clientCommands()...)
 	cmds = append(cmds, serverCommands()...)
 	cmds = append(cmds, stepCommands()...)
-	cmds = append(cmds, showCommand(), viewCommand())
+	cmds = append(cmds, showCommand(), viewCommand(), saveCommand())
 	cmds = append(cmds, faultCommands()...)
 	cmds = append(cmds, sessionCommands()...)
 	return cmds
