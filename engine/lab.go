@@ -184,7 +184,7 @@ func (l *Lab) note(task, fn, format string, a ...any) {
 // With automatic completion the wire is faster than the CPU: whatever the
 // provider has pending executes before the next thread event.
 func (l *Lab) Step() bool {
-	if l.Set.AutoComplete && len(l.Fabric.Pending()) > 0 {
+	if l.Set.AutoComplete && l.Fabric.PendingCount() > 0 {
 		_, ok := l.deliver(nil)
 		return ok
 	}
@@ -315,7 +315,7 @@ func (l *Lab) Complete(n int, status *verbs.Status) (int, error) {
 	l.pollCQs()
 	l.runHandlers()
 	for n < 0 || done < n {
-		if len(l.Fabric.Pending()) == 0 {
+		if l.Fabric.PendingCount() == 0 {
 			break
 		}
 		st := status

@@ -77,16 +77,18 @@ func (l *Lab) Write(n int, o ChunkOpts) (*xprt.Call, error) {
 		return nil, err
 	}
 	f := l.NFS.Lookup("data")
-	msg, pos := nfsd.WriteCall(f.FH, 0, l.pattern(n))
-	spec := xprt.CallSpec{Label: fmt.Sprintf("NFSv3 WRITE %d", n), Msg: msg}
-	if !(o.Inline && rpcrdma.HdrLenMin+len(msg) <= l.Set.InlineThreshold) {
-		segs, err := segments(n, o)
-		if err != nil {
-			return nil, err
-		}
-		spec.ReadChunks = []xprt.ReadChunkSpec{{Pos: pos, Len: n, Segments: segs}}
+	label := fmt.Sprintf("NFSv3 WRITE %d", n)
+	if msg, _ := nfsd.WriteCall(f.FH, 0, l.pattern(n)); o.Inline && rpcrdma.HdrLenMin+len(msg) <= l.Set.InlineThreshold {
+		return l.Call(xprt.CallSpec{Label: label, Msg: msg})
 	}
-	return l.Call(spec)
+	// The data stays where it is and is registered as the Read chunk.
+	segs, err := segments(n, o)
+	if err != nil {
+		return nil, err
+	}
+	msg, pos := nfsd.WriteCallReduced(f.FH, 0, n)
+	return l.Call(xprt.CallSpec{Label: label, Msg: msg,
+		ReadChunks: []xprt.ReadChunkSpec{{Pos: pos, Len: n, Segments: segs, Data: l.pattern(n)}}})
 }
 
 // Read issues an NFSv3 READ of n bytes of "data", with a Write chunk for

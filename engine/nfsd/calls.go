@@ -28,6 +28,14 @@ func WriteCall(fh []byte, offset uint64, data []byte) (msg []byte, dataPos int) 
 	return a.AppendTo(buf, nfs.DataInline)
 }
 
+// WriteCallReduced is an NFSv3 WRITE whose data travels in a Read chunk:
+// the message stops after the data's length word (the reduced stream of
+// RFC 8166 §3.4.5), and dataPos is the chunk's XDR position.
+func WriteCallReduced(fh []byte, offset uint64, n int) (msg []byte, dataPos int) {
+	a := nfs.Write3Args{File: fh, Offset: offset, Count: uint32(n), Stable: nfs.FileSync, DataLen: uint32(n)}
+	return a.AppendTo(callHeader(nfs.Proc3Write), nfs.DataReduced)
+}
+
 // ReadCall is an NFSv3 READ of count bytes at offset.
 func ReadCall(fh []byte, offset uint64, count uint32) []byte {
 	a := nfs.Read3Args{File: fh, Offset: offset, Count: count}

@@ -158,6 +158,13 @@ func (f *Fabric) Pending() []Op {
 	return out
 }
 
+// PendingCount is len(Pending()) without the copy.
+func (f *Fabric) PendingCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.pending)
+}
+
 // DeliverNext executes the next pending operation: it advances the clock
 // to its due time, moves the bytes and writes the completions on both
 // sides. It reports false when nothing is pending.

@@ -30,6 +30,11 @@ type ReadChunkSpec struct {
 	Pos      int
 	Len      int
 	Segments []SegSpec
+	// Data, when set, holds the chunk's bytes and Msg is already the
+	// reduced message (the chunk and its XDR pad left out), as a client
+	// that registers the data where it lies, without copying it, builds
+	// it. Either every Read chunk of a call has Data or none has.
+	Data []byte
 }
 
 // WriteChunkSpec provisions a Write chunk (or the Reply chunk) of segments.
@@ -288,11 +293,19 @@ func (c *Client) Prepare(spec CallSpec) (*Call, error) {
 		}
 		inline = nil
 	}
+	reduced := len(spec.ReadChunks) > 0 && spec.ReadChunks[0].Data != nil
 	for i, rc := range spec.ReadChunks {
-		if rc.Pos < 0 || rc.Len < 0 || rc.Pos+rc.Len > len(msg) {
-			return nil, fmt.Errorf("xprt: read chunk %d: [%d,+%d) is outside the %d-byte message", i, rc.Pos, rc.Len, len(msg))
+		if (rc.Data != nil) != reduced {
+			return nil, fmt.Errorf("xprt: read chunk %d: either every Read chunk carries its Data or none does", i)
 		}
-		parts, err := split(msg[rc.Pos:rc.Pos+rc.Len], rc.Segments, fmt.Sprintf("read chunk %d", i))
+		data := rc.Data
+		if !reduced {
+			if rc.Pos < 0 || rc.Len < 0 || rc.Pos+rc.Len > len(msg) {
+				return nil, fmt.Errorf("xprt: read chunk %d: [%d,+%d) is outside the %d-byte message", i, rc.Pos, rc.Len, len(msg))
+			}
+			data = msg[rc.Pos : rc.Pos+rc.Len]
+		}
+		parts, err := split(data, rc.Segments, fmt.Sprintf("read chunk %d", i))
 		if err != nil {
 			return nil, err
 		}
@@ -306,7 +319,7 @@ func (c *Client) Prepare(spec CallSpec) (*Call, error) {
 			h.ReadList = append(h.ReadList, rpcrdma.ReadSegment{Position: uint32(rc.Pos), Segment: seg.Segment})
 		}
 	}
-	if len(spec.CallChunk) == 0 && len(spec.ReadChunks) > 0 {
+	if len(spec.CallChunk) == 0 && len(spec.ReadChunks) > 0 && !reduced {
 		// The inline message is the call minus each chunk's bytes (RFC 8166
 		// §3.5.3: positions count the removed bytes, XDR pad included).
 		var b bytes.Buffer
