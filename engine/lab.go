@@ -52,7 +52,9 @@ type Lab struct {
 	NFS    *nfsd.Server
 	Rqsts  []*svcrdma.Rqst
 
-	history       []trace.Event
+	history       []trace.Event // a ring: histLen events from histHead
+	histHead      int
+	histLen       int
 	seq           uint64
 	last          trace.Event
 	sinks         []func(trace.Event)
@@ -120,8 +122,28 @@ func (l *Lab) Close() { l.Sched.Close() }
 // Subscribe calls f with every event from now on.
 func (l *Lab) Subscribe(f func(trace.Event)) { l.sinks = append(l.sinks, f) }
 
-// History is the events kept so far, oldest first.
-func (l *Lab) History() []trace.Event { return l.history }
+// History is every event kept (the last 100 000), oldest first, as a copy.
+func (l *Lab) History() []trace.Event { return l.Tail(maxHistory) }
+
+// Tail is the newest n events kept, oldest first, as a copy.
+func (l *Lab) Tail(n int) []trace.Event {
+	n = min(n, l.histLen)
+	out := make([]trace.Event, n)
+	start := l.histHead + l.histLen - n
+	for i := range out {
+		out[i] = l.history[(start+i)%len(l.history)]
+	}
+	return out
+}
+
+// Since is the events kept whose Seq is above seq, oldest first.
+func (l *Lab) Since(seq uint64) []trace.Event {
+	n := 0
+	if l.seq > seq {
+		n = int(min(l.seq-seq, uint64(l.histLen)))
+	}
+	return l.Tail(n)
+}
 
 // Last is the most recent event.
 func (l *Lab) Last() trace.Event { return l.last }
@@ -166,7 +188,19 @@ func (l *Lab) keepTransfer(t sim.Transfer) {
 func (l *Lab) record(ev trace.Event) trace.Event {
 	l.seq++
 	ev.Seq = l.seq
-	l.history = appendBounded(l.history, ev, maxHistory)
+	// The history is a ring of maxHistory events, grown as needed.
+	switch {
+	case l.histLen < len(l.history):
+		l.history[(l.histHead+l.histLen)%len(l.history)] = ev
+		l.histLen++
+	case len(l.history) < maxHistory:
+		l.history = append(l.Tail(l.histLen), ev)
+		l.history = l.history[:cap(l.history)]
+		l.histHead, l.histLen = 0, l.histLen+1
+	default:
+		l.history[l.histHead] = ev
+		l.histHead = (l.histHead + 1) % len(l.history)
+	}
 	l.last = ev
 	for _, f := range l.sinks {
 		f(ev)

@@ -386,3 +386,26 @@ func TestBadPayloadIsEMSGSIZE(t *testing.T) {
 	}
 	checkIdle(t, l)
 }
+
+// The event history is a bounded ring: the newest events, in order.
+func TestHistoryRing(t *testing.T) {
+	l := newLab(t, nil)
+	for i := 0; i < maxHistory+1234; i++ {
+		l.note("test", "tick", "%d", i)
+	}
+	h := l.History()
+	if len(h) != maxHistory || h[0].Seq != l.seq-maxHistory+1 || h[len(h)-1].Seq != l.seq {
+		t.Fatalf("history of %d events, seq %d..%d, last %d", len(h), h[0].Seq, h[len(h)-1].Seq, l.seq)
+	}
+	for i := 1; i < len(h); i++ {
+		if h[i].Seq != h[i-1].Seq+1 {
+			t.Fatalf("history out of order at %d", i)
+		}
+	}
+	if got := l.Since(l.seq - 5); len(got) != 5 || got[0].Seq != l.seq-4 {
+		t.Fatalf("Since: %d events", len(got))
+	}
+	if got := l.Tail(3); len(got) != 3 || got[2].Seq != l.seq {
+		t.Fatalf("Tail: %v", got)
+	}
+}

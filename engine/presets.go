@@ -78,7 +78,9 @@ func (l *Lab) Write(n int, o ChunkOpts) (*xprt.Call, error) {
 	}
 	f := l.NFS.Lookup("data")
 	label := fmt.Sprintf("NFSv3 WRITE %d", n)
-	if msg, _ := nfsd.WriteCall(f.FH, 0, l.pattern(n)); o.Inline && rpcrdma.HdrLenMin+len(msg) <= l.Set.InlineThreshold {
+	msg, pos := nfsd.WriteCallReduced(f.FH, 0, n)
+	if whole := len(msg) + (n+3)&^3; o.Inline && rpcrdma.HdrLenMin+whole <= l.Set.InlineThreshold {
+		msg, _ := nfsd.WriteCall(f.FH, 0, l.pattern(n))
 		return l.Call(xprt.CallSpec{Label: label, Msg: msg})
 	}
 	// The data stays where it is and is registered as the Read chunk.
@@ -86,7 +88,6 @@ func (l *Lab) Write(n int, o ChunkOpts) (*xprt.Call, error) {
 	if err != nil {
 		return nil, err
 	}
-	msg, pos := nfsd.WriteCallReduced(f.FH, 0, n)
 	return l.Call(xprt.CallSpec{Label: label, Msg: msg,
 		ReadChunks: []xprt.ReadChunkSpec{{Pos: pos, Len: n, Segments: segs, Data: l.pattern(n)}}})
 }

@@ -35,8 +35,7 @@ func saveCommand() *Command {
 			if !filepath.IsAbs(path) {
 				path = filepath.Join(s.curDir(), path)
 			}
-			h := s.lab.History()
-			f := savedFrame{Snapshot: s.lab.Snapshot(), Events: h[max(0, len(h)-savedEvents):]}
+			f := savedFrame{Snapshot: s.lab.Snapshot(), Events: s.lab.Tail(savedEvents)}
 			b, err := json.MarshalIndent(f, "", "  ")
 			if err != nil {
 				return fmt.Errorf("encode the snapshot: %w", err)

@@ -158,8 +158,8 @@ func runRecv(c *Ctx, a Args, out io.Writer) error {
 	}
 	// The decode trace point names the XID; the client's call has the
 	// lists as they were advertised.
-	h := s.lab.History()
-	for i := len(h) - 1; i >= 0 && i >= len(h)-50; i-- {
+	h := s.lab.Tail(50)
+	for i := len(h) - 1; i >= 0; i-- {
 		e := h[i]
 		if e.Task != last.Task || e.Func != "svcrdma_decode_rqst" {
 			continue

@@ -221,9 +221,5 @@ func eventsViewOf(s *Session, _ engine.Snapshot, arg string) (view, error) {
 			return nil, err
 		}
 	}
-	h := s.lab.History()
-	if int(n) < len(h) {
-		h = h[len(h)-int(n):]
-	}
-	return eventsView{Events: h}, nil
+	return eventsView{Events: s.lab.Tail(int(n))}, nil
 }

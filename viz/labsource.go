@@ -77,12 +77,7 @@ func (s *LabSource) refresh() {
 		return
 	}
 	s.snap = s.lab.Snapshot()
-	h := s.lab.History()
-	i := len(h)
-	for i > 0 && h[i-1].Seq > s.seen {
-		i--
-	}
-	for _, e := range h[i:] {
+	for _, e := range s.lab.Since(s.seen) {
 		s.events.push(e)
 		s.seen = e.Seq
 	}
