@@ -282,27 +282,38 @@ func (t *Task) Fault(what, format string, a ...any) {
 // return; use it as `defer t.Call("svc_rdma_x", k, v)(&err)`. A non-nil
 // error is shown by its errno name.
 func (t *Task) Call(fn string, kv ...any) func(err *error) {
-	ev := trace.Event{Kind: trace.Call, Func: fn, Depth: t.depth}
-	if !t.s.Quiet {
-		ev.Args = trace.Fmt(kv...)
-	}
-	t.frames = append(t.frames, fn)
-	t.Emit(ev)
-	t.depth++
+	ret := t.enter(fn, kv)
 	return func(err *error) {
-		t.depth--
-		t.frames = t.frames[:len(t.frames)-1]
-		ret := trace.Event{Kind: trace.Return, Func: fn, Depth: t.depth}
+		ev := ret()
 		if err != nil && *err != nil {
-			ret.Err = errName(*err)
+			ev.Err = errName(*err)
 		}
-		t.Emit(ret)
+		t.Emit(ev)
 	}
 }
 
 // CallV is Call for functions that return a value: the returned function
 // takes the value to show (an int, or an error).
 func (t *Task) CallV(fn string, kv ...any) func(v any) {
+	ret := t.enter(fn, kv)
+	return func(v any) {
+		ev := ret()
+		switch x := v.(type) {
+		case error:
+			if x != nil {
+				ev.Err = errName(x)
+			}
+		case nil:
+		default:
+			ev.Args = []trace.Arg{{Key: "ret", Val: fmt.Sprint(x)}}
+		}
+		t.Emit(ev)
+	}
+}
+
+// enter emits fn's entry and pushes its frame; the function it returns
+// pops the frame and gives the return event to fill in and emit.
+func (t *Task) enter(fn string, kv []any) func() trace.Event {
 	ev := trace.Event{Kind: trace.Call, Func: fn, Depth: t.depth}
 	if !t.s.Quiet {
 		ev.Args = trace.Fmt(kv...)
@@ -310,20 +321,10 @@ func (t *Task) CallV(fn string, kv ...any) func(v any) {
 	t.frames = append(t.frames, fn)
 	t.Emit(ev)
 	t.depth++
-	return func(v any) {
+	return func() trace.Event {
 		t.depth--
 		t.frames = t.frames[:len(t.frames)-1]
-		ret := trace.Event{Kind: trace.Return, Func: fn, Depth: t.depth}
-		switch x := v.(type) {
-		case error:
-			if x != nil {
-				ret.Err = errName(x)
-			}
-		case nil:
-		default:
-			ret.Args = []trace.Arg{{Key: "ret", Val: fmt.Sprint(x)}}
-		}
-		t.Emit(ret)
+		return trace.Event{Kind: trace.Return, Func: fn, Depth: t.depth}
 	}
 }
 

@@ -48,14 +48,7 @@ func (x *Xprt) prepareWriteChunk(t *sched.Task, s *SendCtxt, chunk *Chunk, xdr *
 		t.Pointf("svc_rdma_prepare_write_chunk", "the reply would need %d SQEs, more than sc_sq_depth %d", s.SQECount+cc.SQECount, x.SQDepth)
 		return errInval
 	}
-	// The write_done cqe goes with a non-nil chain: it is never attached
-	// (observation O6).
-	first := s.WRChain
-	cqe := &cc.CQE
-	for _, c := range cc.RWCtxts {
-		first = x.rdmaRWCtxWrs(&c.RW, cqe, first)
-		cqe = nil
-	}
+	first := x.chainCC(cc, s.WRChain)
 	s.WRChain = first
 	s.SQECount += cc.SQECount
 	t.Point("svcrdma_post_write_chunk", "cid", cc.CID, "sqecount", cc.SQECount, "chain", chainArg{first})

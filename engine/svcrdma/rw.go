@@ -213,12 +213,7 @@ func (x *Xprt) postChunkCtxt(t *sched.Task, cc *ChunkCtxt) (err error) {
 		t.Pointf("svc_rdma_post_chunk_ctxt", "cc_sqecount %d > sc_sq_depth %d", cc.SQECount, x.SQDepth)
 		return errInval
 	}
-	var first *WR
-	cqe := &cc.CQE
-	for _, ctxt := range cc.RWCtxts {
-		first = x.rdmaRWCtxWrs(&ctxt.RW, cqe, first)
-		cqe = nil
-	}
+	first := x.chainCC(cc, nil)
 	t.Point("rdma_rw_ctx_wrs", "chain", chainArg{first})
 	for {
 		after := x.SQAvail - cc.SQECount
@@ -454,16 +449,25 @@ func (x *Xprt) prepareReplyChunk(t *sched.Task, writePCL, replyPCL *PCL, sctxt *
 	}); err != nil {
 		return 0, err
 	}
-	first := sctxt.WRChain
-	cqe := &cc.CQE
-	for _, rwc := range cc.RWCtxts {
-		first = x.rdmaRWCtxWrs(&rwc.RW, cqe, first)
-		cqe = nil
-	}
+	first := x.chainCC(cc, sctxt.WRChain)
 	sctxt.WRChain = first
 	sctxt.SQECount += cc.SQECount
 	t.Point("svcrdma_post_reply_chunk", "cid", cc.CID, "sqecount", cc.SQECount, "chain", chainArg{first})
 	return xdr.Len, nil
+}
+
+// chainCC links the rw ctxts of cc in construction order in front of
+// chain, as svc_rdma_post_chunk_ctxt and the reply path do: the cqe goes
+// to the last WR only when chain is nil, so in front of a Send it is never
+// attached (observations O4 and O6).
+func (x *Xprt) chainCC(cc *ChunkCtxt, chain *WR) *WR {
+	first := chain
+	cqe := &cc.CQE
+	for _, c := range cc.RWCtxts {
+		first = x.rdmaRWCtxWrs(&c.RW, cqe, first)
+		cqe = nil
+	}
+	return first
 }
 
 // buildReadSegment is svc_rdma_build_read_segment: map one Read segment
