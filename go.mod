@@ -4,14 +4,14 @@ go 1.26.0
 
 require (
 	github.com/c-bata/go-prompt v0.2.6
+	github.com/gdamore/tcell/v2 v2.13.10
+	github.com/google/gopacket v1.1.19
 	github.com/rogpeppe/go-internal v1.16.0
 	golang.org/x/term v0.48.0
 )
 
 require (
 	github.com/gdamore/encoding v1.0.1 // indirect
-	github.com/gdamore/tcell/v2 v2.13.10 // indirect
-	github.com/google/gopacket v1.1.19 // indirect
 	github.com/lucasb-eyer/go-colorful v1.3.0 // indirect
 	github.com/mattn/go-colorable v0.1.7 // indirect
 	github.com/mattn/go-isatty v0.0.12 // indirect

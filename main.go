@@ -5,6 +5,7 @@
 //	rdmalab                 the REPL (as `run -` when stdin or stdout is not a terminal)
 //	rdmalab run FILE|-      run commands from a file or stdin and print a transcript
 //	rdmalab view            a live view of the session running in another terminal
+//	rdmalab decode FILE     decode a RoCE / InfiniBand / RPC-over-RDMA capture
 //	rdmalab help            this summary
 package main
 
@@ -15,6 +16,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/repl"
 	"golang.org/x/term"
 )
@@ -39,6 +41,8 @@ const usage = `usage:
   rdmalab view               a live view of the session running in another terminal
   rdmalab view --snapshot FILE
                              draw a state saved with the REPL's save FILE
+  rdmalab decode [-V|--json|--rpc|--check] [--filter qp=N,opcode=OP,xid=X] FILE
+                             decode a RoCE / InfiniBand / RPC-over-RDMA capture
   rdmalab help               this summary; inside rdmalab, help lists the commands
 `
 
@@ -52,6 +56,7 @@ func subcommands() []subcommand {
 	return []subcommand{
 		{"run", runScript},
 		{"view", runView},
+		{"decode", func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return decode.Main(args, stdout, stderr) }},
 		{"help", func(_ []string, _ io.Reader, stdout, _ io.Writer) int {
 			fmt.Fprint(stdout, usage)
 			return exitOK

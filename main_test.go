@@ -40,6 +40,20 @@ func TestScript(t *testing.T) {
 			// No history, no colour, no terminal: what a script sees.
 			e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, ".state"))
 			e.Setenv("NO_COLOR", "1")
+			// The kernel captures, for the decode scripts (txtar holds text only).
+			pcaps, err := filepath.Glob("captures/testdata/*.pcap")
+			if err != nil {
+				return err
+			}
+			for _, p := range pcaps {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				if err := os.WriteFile(filepath.Join(e.WorkDir, filepath.Base(p)), b, 0o644); err != nil {
+					return err
+				}
+			}
 			return nil
 		},
 	})

@@ -1,0 +1,52 @@
+package decode
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+)
+
+// Addr is where a packet comes from or goes to: an IP address (RoCEv2), a
+// GID (RoCEv1, or native InfiniBand with a GRH), or a LID.
+type Addr struct {
+	IP  netip.Addr // IPv4, IPv6 or GID
+	LID uint16     // native InfiniBand without GRH
+}
+
+// IsValid reports whether a is set.
+func (a Addr) IsValid() bool { return a.IP.IsValid() || a.LID != 0 }
+
+func (a Addr) String() string {
+	switch {
+	case a.IP.IsValid():
+		return a.IP.Unmap().String()
+	case a.LID != 0:
+		return fmt.Sprintf("LID:%d", a.LID)
+	}
+	return "?"
+}
+
+// FlowKey identifies one direction of a queue pair's traffic: packets from
+// Src to the queue pair QP at Dst.
+type FlowKey struct {
+	Src, Dst Addr
+	QP       uint32
+}
+
+func (k FlowKey) String() string {
+	return fmt.Sprintf("%v → %v QP 0x%06x", k.Src, k.Dst, k.QP)
+}
+
+// addrFrom converts a gopacket IP (a slice of the frame) without
+// allocating.
+func addrFrom(ip net.IP) (netip.Addr, bool) {
+	switch len(ip) {
+	case 4:
+		return netip.AddrFrom4([4]byte(ip)), true
+	case 16:
+		return netip.AddrFrom16([16]byte(ip)), true
+	}
+	return netip.Addr{}, false
+}
+
+func ipAddr16(b [16]byte) netip.Addr { return netip.AddrFrom16(b).Unmap() }

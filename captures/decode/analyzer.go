@@ -1,0 +1,172 @@
+package decode
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/rdmalab/rdmalab/captures/ib"
+)
+
+// Analyzer is the transport analysis of one capture, fed packet by packet
+// in capture order.
+type Analyzer struct {
+	flows map[FlowKey]*Flow
+	Flows []*Flow // in order of first packet
+	// unpaired lists, by (source, destination), the flows whose peer is
+	// not known yet: the candidates for inferring one.
+	unpaired map[addrPair][]*Flow
+	limited  bool // maxFlows was reached
+	cm       cmState
+	rpc      rpcState
+	notes    []Note
+}
+
+type addrPair struct{ Src, Dst Addr }
+
+// NewAnalyzer returns an empty analysis.
+func NewAnalyzer() *Analyzer {
+	return &Analyzer{
+		flows:    map[FlowKey]*Flow{},
+		unpaired: map[addrPair][]*Flow{},
+		cm:       newCMState(),
+		rpc:      newRPCState(),
+	}
+}
+
+// Notes returns every note so far, in frame order.
+func (a *Analyzer) Notes() []Note { return a.notes }
+
+// RPCs returns the RPCs seen, in the order of their calls (replies without
+// a call come in the order of the replies).
+func (a *Analyzer) RPCs() []*RPC { return a.rpc.list }
+
+// Connections returns what CM messages set up.
+func (a *Analyzer) Connections() []*CMConn { return a.cm.list }
+
+// Packet analyses p and fills p.Analysis.
+func (a *Analyzer) Packet(p *Packet) {
+	p.Analysis.reset()
+	if p.Err != nil {
+		a.note(p, NoteMalformed, "%s at offset %d: %s", p.Err.Layer, p.Err.Offset, p.Err.Msg)
+	}
+	if p.ICRC.State == CRCBad {
+		a.note(p, NoteBadICRC, "ICRC 0x%08x on the wire, 0x%08x computed", p.ICRC.Wire, p.ICRC.Computed)
+	}
+	if p.VCRC.State == CRCBad {
+		a.note(p, NoteBadVCRC, "VCRC 0x%04x on the wire, 0x%04x computed", p.VCRC.Wire, p.VCRC.Computed)
+	}
+	b := p.BTH
+	if b == nil || (p.Err != nil && p.Err.Layer == "BTH") {
+		return
+	}
+	if p.CM != nil {
+		a.cm.message(a, p)
+		return
+	}
+	op := b.Opcode
+	switch op.Transport() {
+	case ib.TransportUD, ib.TransportCNP:
+		return
+	}
+	if !op.Known() {
+		return
+	}
+	f := a.flow(p)
+	if f == nil {
+		return
+	}
+	f.Packets++
+	p.Analysis.Flow = f
+	if op.IsRequest() {
+		a.request(p, f)
+	} else {
+		a.response(p, f)
+	}
+}
+
+// maxFlows bounds the flows analysed, against captures (or damage) that
+// make every packet a new flow.
+const maxFlows = 1 << 16
+
+// flow returns the flow of p, creating it; nil past maxFlows.
+func (a *Analyzer) flow(p *Packet) *Flow {
+	k := FlowKey{Src: p.Src, Dst: p.Dst, QP: p.BTH.DestQP}
+	if f, ok := a.flows[k]; ok {
+		return f
+	}
+	if len(a.Flows) >= maxFlows {
+		if !a.limited {
+			a.limited = true
+			a.note(p, InfoLimit, "more than %d queue pair flows: the ones after this are not analysed", maxFlows)
+		}
+		return nil
+	}
+	f := &Flow{Key: k, ID: len(a.Flows) + 1, Transport: p.BTH.Opcode.Transport()}
+	a.flows[k] = f
+	a.Flows = append(a.Flows, f)
+	if c := a.cm.connOf(k); c != nil {
+		f.FromStart = true
+		f.pmtu = c.PMTU
+		if peer := a.flows[c.peerKey(k)]; peer != nil && peer.Peer == nil {
+			a.pair(f, peer, false)
+			return f
+		}
+	}
+	// The only unpaired flow the other way is the peer.
+	if back := a.unpaired[addrPair{k.Dst, k.Src}]; len(back) == 1 && !f.FromStart && !back[0].FromStart {
+		a.pair(f, back[0], true)
+		return f
+	}
+	ap := addrPair{k.Src, k.Dst}
+	a.unpaired[ap] = append(a.unpaired[ap], f)
+	return f
+}
+
+// pair makes f and g each other's peer.
+func (a *Analyzer) pair(f, g *Flow, inferred bool) {
+	f.Peer, g.Peer = g, f
+	f.Inferred, g.Inferred = inferred, inferred
+	for _, x := range []*Flow{f, g} {
+		ap := addrPair{x.Key.Src, x.Key.Dst}
+		if l := slices.DeleteFunc(a.unpaired[ap], func(y *Flow) bool { return y == x }); len(l) > 0 {
+			a.unpaired[ap] = l
+		} else {
+			delete(a.unpaired, ap)
+		}
+	}
+}
+
+// Finish runs the end-of-capture checks: READs never answered, RPC calls
+// never answered, messages never finished.
+func (a *Analyzer) Finish() {
+	for _, f := range a.Flows {
+		for _, m := range f.reads {
+			a.notes = append(a.notes, Note{Frame: m.FirstFrame, Kind: NoteReadNoResponse,
+				Text: fmt.Sprintf("RDMA READ of %d bytes at PSN %d on %v got %d of its response bytes",
+					m.DMALen, m.FirstPSN, f.Key, m.RespBytes)})
+		}
+		if m := f.cur; m != nil {
+			a.notes = append(a.notes, Note{Frame: m.FirstFrame, Kind: InfoMidStream,
+				Text: fmt.Sprintf("%s on %v: the capture ends before its last packet", m.Name(), f.Key)})
+		}
+	}
+	a.rpc.finish(a)
+	sortNotes(a.notes)
+}
+
+// note records an anomaly or unknown about p.
+func (a *Analyzer) note(p *Packet, kind NoteKind, format string, args ...any) {
+	n := Note{Frame: p.Frame, Kind: kind, Text: fmt.Sprintf(format, args...)}
+	p.Analysis.Notes = append(p.Analysis.Notes, n)
+	a.notes = append(a.notes, n)
+}
+
+// noteMid records what the capture cannot tell because f's traffic began
+// before it.
+func (a *Analyzer) noteMid(p *Packet, f *Flow, format string, args ...any) {
+	kind := InfoMidStream
+	if f.FromStart {
+		kind = NoteIncompleteMessage
+	}
+	a.note(p, kind, format, args...)
+}

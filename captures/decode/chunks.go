@@ -1,0 +1,149 @@
+package decode
+
+// Matching RDMA READs and WRITEs with the segments calls advertised. The
+// server pulls a call's Read chunks with RDMA READ requests and pushes
+// Write and Reply chunks with RDMA WRITEs, both aimed at the client's
+// memory: a READ request or WRITE from S to C is looked up by (C, R_Key)
+// and placed by its address inside a segment of a call C sent and S has not
+// answered yet.
+
+import (
+	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+)
+
+// lookup finds the segment of an unanswered call by owner that rkey and
+// va fall in. When rkey is known but va is outside every segment it
+// returns the most recent one, marked Past. nil when no call advertised
+// rkey.
+func (s *rpcState) lookup(owner Addr, rkey uint32, va uint64, n int) *ChunkRef {
+	refs := s.segs[segKey{Owner: owner, RKey: rkey}]
+	var fallback *segRef
+	for i := len(refs) - 1; i >= 0; i-- {
+		r := &refs[i]
+		sg := r.chunk.Segments[r.seg]
+		if va >= sg.Offset && va-sg.Offset < uint64(max(sg.Length, 1)) {
+			return r.ref(va, n)
+		}
+		if fallback == nil {
+			fallback = r
+		}
+	}
+	if fallback == nil {
+		return nil
+	}
+	c := fallback.ref(va, n)
+	c.Past = true
+	return c
+}
+
+func (r *segRef) ref(va uint64, n int) *ChunkRef {
+	sg := r.chunk.Segments[r.seg]
+	c := &ChunkRef{RPC: r.rpc, Kind: r.chunk.Kind, Chunk: r.chunk.Index, Segment: r.seg, Offset: va - sg.Offset, Len: n}
+	c.Past = va < sg.Offset || c.Offset+uint64(n) > uint64(sg.Length)
+	return c
+}
+
+// segment returns the segment a reference points at.
+func (c *ChunkRef) segment() *Segment {
+	var ch *Chunk
+	switch c.Kind {
+	case ChunkRead:
+		ch = c.RPC.ReadChunks[c.Chunk]
+	case ChunkWrite:
+		ch = c.RPC.WriteChunks[c.Chunk]
+	case ChunkReply:
+		ch = c.RPC.ReplyChunk
+	}
+	return ch.Segments[c.Segment]
+}
+
+// unmatched reports an RDMA READ or WRITE no call advertised, when the
+// peers speak RPC-over-RDMA.
+func (s *rpcState) unmatched(a *Analyzer, p *Packet, what string, rkey uint32, va uint64) {
+	peer := s.known(p.Src, p.Dst)
+	if peer == nil {
+		return // not RPC-over-RDMA traffic
+	}
+	kind := NoteUnknownRKey
+	if !peer.fromStart {
+		kind = InfoMidStream
+	}
+	a.note(p, kind, "%s to rkey 0x%08x at 0x%016x, which no unanswered call in the capture advertised", what, rkey, va)
+}
+
+// readRequest matches an RDMA READ request with a Read chunk segment.
+func (s *rpcState) readRequest(a *Analyzer, p *Packet, m *Message) {
+	c := s.lookup(p.Dst, m.RKey, m.VA, int(m.DMALen))
+	if c == nil {
+		s.unmatched(a, p, "RDMA READ", m.RKey, m.VA)
+		return
+	}
+	m.Chunk = c
+	p.Analysis.Chunk = *c
+	c.RPC.Reads = append(c.RPC.Reads, m)
+	if c.Kind != ChunkRead {
+		a.note(p, NoteWritePastSegment, "RDMA READ of a %s chunk segment of XID 0x%08x", c.Kind, c.RPC.XID)
+	} else if c.Past {
+		a.note(p, NoteWritePastSegment, "RDMA READ of %d bytes at offset %d of a %d-byte segment of XID 0x%08x",
+			m.DMALen, int64(c.Offset), c.segment().Length, c.RPC.XID)
+	}
+}
+
+// readData places the data of a READ response at off in its READ.
+func (s *rpcState) readData(a *Analyzer, p *Packet, m *Message, off int) {
+	if m.Chunk == nil {
+		return
+	}
+	c := *m.Chunk
+	c.Offset += uint64(off)
+	c.Len = len(p.BTH.Payload)
+	c.Past = c.Offset+uint64(c.Len) > uint64(c.segment().Length)
+	c.segment().put(c.Offset, p.BTH.Payload)
+	p.Analysis.Chunk = c
+}
+
+// readDone summarises a call that travelled in a position-zero Read chunk
+// once all of it has arrived.
+func (s *rpcState) readDone(a *Analyzer, p *Packet, m *Message) {
+	if m.Chunk == nil {
+		return
+	}
+	r := m.Chunk.RPC
+	if r.Call == nil || r.Call.Header.Proc != rpcrdma.ProcNoMsg || r.HaveProc {
+		return
+	}
+	if b, err := r.CallBytes(); err == nil {
+		r.summarizeCall(b)
+	}
+}
+
+// writePacket matches an RDMA WRITE packet, off bytes into its message,
+// with a Write or Reply chunk segment and places its data.
+func (s *rpcState) writePacket(a *Analyzer, p *Packet, m *Message, off int) {
+	if m.Packets == 1 && p.BTH.Headers&ib.HasRETH != 0 {
+		c := s.lookup(p.Dst, m.RKey, m.VA, int(m.DMALen))
+		if c == nil {
+			s.unmatched(a, p, "RDMA WRITE", m.RKey, m.VA)
+			return
+		}
+		m.Chunk = c
+		c.RPC.Writes = append(c.RPC.Writes, m)
+		switch {
+		case c.Kind == ChunkRead:
+			a.note(p, NoteWritePastSegment, "RDMA WRITE into a Read chunk segment of XID 0x%08x", c.RPC.XID)
+		case c.Past:
+			a.note(p, NoteWritePastSegment, "RDMA WRITE of %d bytes at offset %d of a %d-byte %s chunk segment of XID 0x%08x",
+				m.DMALen, int64(c.Offset), c.segment().Length, c.Kind, c.RPC.XID)
+		}
+	}
+	if m.Chunk == nil {
+		return
+	}
+	c := *m.Chunk
+	c.Offset += uint64(off)
+	c.Len = len(p.BTH.Payload)
+	c.Past = c.Offset+uint64(c.Len) > uint64(c.segment().Length)
+	c.segment().put(c.Offset, p.BTH.Payload)
+	p.Analysis.Chunk = c
+}

@@ -1,0 +1,103 @@
+package decode
+
+import (
+	"errors"
+	"io"
+	"os"
+	"time"
+
+	"github.com/rdmalab/rdmalab/captures/pcapfile"
+)
+
+// Decoder decodes and analyses the frames of one capture, in order.
+type Decoder struct {
+	fd      frameDecoder
+	an      *Analyzer
+	pkt     Packet
+	first   time.Time
+	started bool
+}
+
+// NewDecoder returns a decoder for one capture.
+func NewDecoder() *Decoder { return &Decoder{an: NewAnalyzer()} }
+
+// Analyzer returns the transport analysis the decoder feeds.
+func (d *Decoder) Analyzer() *Analyzer { return d.an }
+
+// Decode decodes and analyses one record. The Packet it returns, and
+// everything it points into, is reused by the next call; what
+// Packet.Analysis points to stays.
+func (d *Decoder) Decode(rec *pcapfile.Record) *Packet {
+	p := &d.pkt
+	notes := p.Analysis.Notes[:0]
+	*p = Packet{Frame: rec.Frame, Offset: rec.Offset, Time: rec.Info.Timestamp,
+		CapLen: rec.Info.CaptureLength, WireLen: rec.Info.Length, LinkType: rec.LinkType, Data: rec.Data}
+	p.Analysis.Notes = notes
+	if !d.started {
+		d.first, d.started = p.Time, true
+	}
+	p.Rel = p.Time.Sub(d.first)
+	d.fd.decode(rec, p)
+	d.an.Packet(p)
+	return p
+}
+
+// Finish runs the end-of-capture checks.
+func (d *Decoder) Finish() { d.an.Finish() }
+
+// ReadFile decodes every frame of the capture at path, calling fn for
+// each, then finishes the analysis. A damaged file is decoded as far as it
+// goes: the error names the file, frame and byte offset.
+func ReadFile(path string, fn func(*Packet) error) (*Analyzer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path, fn)
+}
+
+// Read is ReadFile for a capture read from r; name is the file name its
+// errors give.
+func Read(r io.Reader, name string, fn func(*Packet) error) (*Analyzer, error) {
+	pr, err := pcapfile.NewReader(r)
+	if err != nil {
+		return nil, fileError(name, err)
+	}
+	defer pr.Close()
+	return decodeAll(pr, name, fn)
+}
+
+func decodeAll(r *pcapfile.Reader, path string, fn func(*Packet) error) (*Analyzer, error) {
+	d := NewDecoder()
+	var rec pcapfile.Record
+	for {
+		err := r.Next(&rec)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			d.Finish()
+			return d.an, fileError(path, err)
+		}
+		if err := fn(d.Decode(&rec)); err != nil {
+			d.Finish()
+			return d.an, err
+		}
+	}
+	d.Finish()
+	return d.an, nil
+}
+
+// FileError is a problem with a capture file: its name and, from package
+// pcapfile, the frame and byte offset.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+func fileError(path string, err error) error { return &FileError{Path: path, Err: err} }

@@ -1,0 +1,30 @@
+// Package decode is rdmalab's capture decoder: it reads a pcap or pcapng
+// file (gzip-compressed or not) of RoCEv1, RoCEv2 or native InfiniBand
+// traffic, decodes every frame with the gopacket layers of captures/ib,
+// checks the ICRC and VCRC, and analyses the transport:
+//
+//	file ──► pcapfile.Reader ──► Decoder.Decode ──► Packet (frame.go: layers,
+//	                                     │            CRC checks)
+//	                                     ▼
+//	                                  Analyzer
+//	  flow.go      per QP direction: PSN sequence (gaps, duplicates,
+//	               retransmissions, late packets), messages reassembled
+//	               from FIRST/MIDDLE/LAST/ONLY
+//	  response.go  ACKs and AETH MSNs turned into acknowledged messages,
+//	               NAKs and RNR NAKs, RDMA READ responses paired with their
+//	               requests
+//	  cm.go        connections learnt from CM REQ/REP (or inferred)
+//	  rpc.go       every complete SEND that validates as RFC 8166 is an
+//	               RPC call or reply, matched by XID, credits counted
+//	  chunks.go    every RDMA READ and WRITE matched to the segment a call
+//	               advertised (rkey and address range)
+//	  rebuild.go   calls rebuilt with their Read chunks, replies with their
+//	               Write chunks or from their Reply chunk
+//	  notes.go     anomalies, and what a capture that starts mid-stream
+//	               cannot tell
+//
+// Main implements "rdmalab decode": one line per packet (line.go), a detail
+// tree (tree.go, -V), JSON objects with Wireshark's field names (json.go,
+// --json), a table per RPC (rpctable.go, --rpc), the anomalies (check.go,
+// --check), and a packet filter (filter.go, --filter).
+package decode

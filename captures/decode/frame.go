@@ -1,0 +1,302 @@
+package decode
+
+import (
+	"errors"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+
+	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/captures/pcapfile"
+)
+
+// frameDecoder decodes frames with gopacket's DecodingLayerParser over one
+// preallocated set of layers (one parser per first layer, sharing them).
+type frameDecoder struct {
+	eth   layers.Ethernet
+	dot1q layers.Dot1Q
+	sll   layers.LinuxSLL
+	sll2  ib.LinuxSLL2
+	erf   ib.ERF
+	ip4   layers.IPv4
+	ip6   layers.IPv6
+	udp   layers.UDP
+	tcp   layers.TCP
+	arp   layers.ARP
+	lrh   ib.LRH
+	grh   ib.GRH
+	rwh   ib.RWH
+	bth   ib.BTH
+	mad   ib.MAD
+	req   ib.CMReq
+	rep   ib.CMRep
+	rtu   ib.CMRtu
+	rej   ib.CMRej
+	dreq  ib.CMDreq
+	drep  ib.CMDrep
+	ipoib ib.IPoIB
+	pay   gopacket.Payload
+
+	parsers map[gopacket.LayerType]*gopacket.DecodingLayerParser
+	decoded []gopacket.LayerType
+}
+
+func (d *frameDecoder) parser(first gopacket.LayerType) *gopacket.DecodingLayerParser {
+	if p, ok := d.parsers[first]; ok {
+		return p
+	}
+	if d.parsers == nil {
+		d.parsers = map[gopacket.LayerType]*gopacket.DecodingLayerParser{}
+	}
+	p := gopacket.NewDecodingLayerParser(first,
+		&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.erf, &d.ip4, &d.ip6, &d.udp, &d.tcp, &d.arp,
+		&d.lrh, &d.grh, &d.rwh, &d.bth, &d.mad, &d.req, &d.rep, &d.rtu, &d.rej, &d.dreq, &d.drep,
+		&d.ipoib, &d.pay)
+	p.IgnoreUnsupported = true
+	d.parsers[first] = p
+	return p
+}
+
+// decode fills the frame part of p from rec.
+func (d *frameDecoder) decode(rec *pcapfile.Record, p *Packet) {
+	data := rec.Data
+	p.Truncated = rec.Info.CaptureLength < rec.Info.Length
+	first, err := pcapfile.FirstLayer(rec.LinkType, data)
+	if err != nil {
+		p.Err = &FrameError{Frame: rec.Frame, Layer: "link", Msg: err.Error()}
+		return
+	}
+	parser := d.parser(first)
+	err = parser.DecodeLayers(data, &d.decoded)
+	p.Layers = d.decoded
+	if parser.Truncated {
+		p.Truncated = true
+	}
+	if err != nil {
+		p.Err = d.frameError(rec, first, err)
+	}
+	d.fill(p)
+	d.checkCRCs(p)
+}
+
+// frameError locates a layer's error in the frame. The parser lists only
+// the layers that decoded: the one that failed is what the last of them
+// said comes next (or the first layer), and it starts where that one's
+// payload does.
+func (d *frameDecoder) frameError(rec *pcapfile.Record, first gopacket.LayerType, err error) *FrameError {
+	fe := &FrameError{Frame: rec.Frame, Msg: lowerFirst(err.Error())}
+	failed := first
+	if n := len(d.decoded); n > 0 {
+		if l := d.layer(d.decoded[n-1]); l != nil {
+			fe.Offset = offsetIn(rec.Data, l.LayerPayload())
+			if dl, ok := l.(gopacket.DecodingLayer); ok {
+				failed = dl.NextLayerType()
+			}
+		}
+	}
+	fe.Layer = failed.String()
+	var de *ib.DecodeError
+	if errors.As(err, &de) {
+		fe.Layer, fe.Msg = de.Layer, de.Msg
+		fe.Offset += de.Offset
+	}
+	return fe
+}
+
+// offsetIn returns where sub starts in frame (sub is a subslice of it).
+func offsetIn(frame, sub []byte) int {
+	if cap(sub) == 0 {
+		return len(frame)
+	}
+	return cap(frame) - cap(sub)
+}
+
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if unicode.IsUpper(r) && (len(s) == n || !unicode.IsUpper(rune(s[n]))) {
+		return string(unicode.ToLower(r)) + s[n:]
+	}
+	return s
+}
+
+// layer returns the decoding layer of type t.
+func (d *frameDecoder) layer(t gopacket.LayerType) gopacket.Layer {
+	switch t {
+	case layers.LayerTypeEthernet:
+		return &d.eth
+	case layers.LayerTypeDot1Q:
+		return &d.dot1q
+	case layers.LayerTypeLinuxSLL:
+		return &d.sll
+	case layers.LayerTypeIPv4:
+		return &d.ip4
+	case layers.LayerTypeIPv6:
+		return &d.ip6
+	case layers.LayerTypeUDP:
+		return &d.udp
+	case layers.LayerTypeTCP:
+		return &d.tcp
+	case layers.LayerTypeARP:
+		return &d.arp
+	case gopacket.LayerTypePayload:
+		return &d.pay
+	}
+	switch t {
+	case ib.LayerTypeLinuxSLL2:
+		return &d.sll2
+	case ib.LayerTypeERF:
+		return &d.erf
+	case ib.LayerTypeLRH:
+		return &d.lrh
+	case ib.LayerTypeGRH:
+		return &d.grh
+	case ib.LayerTypeRWH:
+		return &d.rwh
+	case ib.LayerTypeBTH:
+		return &d.bth
+	case ib.LayerTypeMAD:
+		return &d.mad
+	case ib.LayerTypeCMReq:
+		return &d.req
+	case ib.LayerTypeCMRep:
+		return &d.rep
+	case ib.LayerTypeCMRtu:
+		return &d.rtu
+	case ib.LayerTypeCMRej:
+		return &d.rej
+	case ib.LayerTypeCMDreq:
+		return &d.dreq
+	case ib.LayerTypeCMDrep:
+		return &d.drep
+	case ib.LayerTypeIPoIB:
+		return &d.ipoib
+	}
+	return nil
+}
+
+// fill points p at the layers decoded and sets its addresses.
+func (d *frameDecoder) fill(p *Packet) {
+	types := p.Layers
+	if p.Err != nil && p.Err.Layer == "BTH" && len(d.bth.Contents) == ib.BTHLen {
+		// The BTH itself decoded; what follows it did not. Show it.
+		types = append(types[:len(types):len(types)], ib.LayerTypeBTH)
+	}
+	for _, t := range types {
+		switch t {
+		case layers.LayerTypeEthernet:
+			p.Eth = &d.eth
+		case layers.LayerTypeIPv4:
+			if p.IPv4 == nil && p.IPv6 == nil && p.LRH == nil && p.GRH == nil && p.BTH == nil { // not IP over IB
+				p.IPv4 = &d.ip4
+				p.Src.IP, _ = addrFrom(d.ip4.SrcIP)
+				p.Dst.IP, _ = addrFrom(d.ip4.DstIP)
+			}
+		case layers.LayerTypeIPv6:
+			if p.IPv4 == nil && p.IPv6 == nil && p.LRH == nil && p.GRH == nil && p.BTH == nil {
+				p.IPv6 = &d.ip6
+				p.Src.IP, _ = addrFrom(d.ip6.SrcIP)
+				p.Dst.IP, _ = addrFrom(d.ip6.DstIP)
+			}
+		case layers.LayerTypeUDP:
+			if p.BTH != nil || p.LRH != nil {
+				break // UDP over IPoIB
+			}
+			p.UDP = &d.udp
+			p.SrcPort, p.DstPort = uint16(d.udp.SrcPort), uint16(d.udp.DstPort)
+		case layers.LayerTypeTCP:
+			p.TCP = &d.tcp
+		case ib.LayerTypeERF:
+			p.ERF = &d.erf
+		case ib.LayerTypeLRH:
+			p.LRH = &d.lrh
+			p.Encap = EncapNative
+			p.Src, p.Dst = Addr{LID: d.lrh.SLID}, Addr{LID: d.lrh.DLID}
+		case ib.LayerTypeGRH:
+			p.GRH = &d.grh
+			if p.Encap != EncapNative {
+				p.Encap = EncapRoCEv1
+			}
+			p.Src, p.Dst = gidAddr(d.grh.SGID), gidAddr(d.grh.DGID)
+		case ib.LayerTypeBTH:
+			if p.UDP != nil && p.DstPort != ib.UDPPortRoCEv2 {
+				break // gopacket fell back to the source port: not RoCEv2
+			}
+			p.BTH = &d.bth
+			if p.UDP != nil {
+				p.Encap = EncapRoCEv2
+			}
+		case ib.LayerTypeMAD:
+			p.MAD = &d.mad
+		case ib.LayerTypeIPoIB:
+			p.IPoIB = &d.ipoib
+		case ib.LayerTypeCMReq, ib.LayerTypeCMRep, ib.LayerTypeCMRtu, ib.LayerTypeCMRej,
+			ib.LayerTypeCMDreq, ib.LayerTypeCMDrep:
+			p.CM = d.layer(t)
+		}
+	}
+}
+
+func gidAddr(g ib.GID) Addr { return Addr{IP: ipAddr16(g)} }
+
+// checkCRCs verifies the ICRC and VCRC of an InfiniBand packet.
+func (d *frameDecoder) checkCRCs(p *Packet) {
+	if p.LRH != nil && p.BTH == nil && p.LRH.HasVCRC && !p.Truncated {
+		span := p.Data[offsetIn(p.Data, p.LRH.Contents) : offsetIn(p.Data, p.LRH.Payload)+len(p.LRH.Payload)]
+		p.VCRC = CRCCheck{Wire: uint32(p.LRH.VCRC), Computed: uint32(ib.VCRC(span))}
+		p.VCRC.State = crcState(p.VCRC.Wire == p.VCRC.Computed)
+	}
+	if p.BTH == nil {
+		return
+	}
+	p.ICRC.Wire = p.BTH.ICRC
+	frame := p.Data
+	var span []byte
+	var compute func([]byte) (uint32, error)
+	switch p.Encap {
+	case EncapRoCEv2:
+		start := 0
+		if p.IPv4 != nil {
+			start = offsetIn(frame, p.IPv4.Contents)
+		} else {
+			start = offsetIn(frame, p.IPv6.Contents)
+		}
+		span = frame[start : offsetIn(frame, p.UDP.Payload)+len(p.UDP.Payload)]
+		compute = ib.RoCEv2ICRC
+	case EncapRoCEv1:
+		start := offsetIn(frame, p.GRH.Contents)
+		span = frame[start : offsetIn(frame, p.GRH.Payload)+len(p.GRH.Payload)]
+		compute = ib.RoCEv1ICRC
+	case EncapNative:
+		start := offsetIn(frame, p.LRH.Contents)
+		span = frame[start : offsetIn(frame, p.LRH.Payload)+len(p.LRH.Payload)]
+		compute = ib.NativeICRC
+		if p.LRH.HasVCRC && !p.Truncated {
+			p.VCRC = CRCCheck{Wire: uint32(p.LRH.VCRC), Computed: uint32(ib.VCRC(span))}
+			p.VCRC.State = crcState(p.VCRC.Wire == p.VCRC.Computed)
+		} else {
+			p.VCRC.State = CRCUnknown
+		}
+	default:
+		return
+	}
+	if p.Truncated {
+		p.ICRC.State = CRCUnknown
+		return
+	}
+	c, err := compute(span)
+	if err != nil {
+		p.ICRC.State = CRCUnknown
+		return
+	}
+	p.ICRC.Computed = c
+	p.ICRC.State = crcState(c == p.ICRC.Wire)
+}
+
+func crcState(ok bool) CRCState {
+	if ok {
+		return CRCGood
+	}
+	return CRCBad
+}

@@ -1,0 +1,107 @@
+package decode
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/gopacket"
+
+	"github.com/rdmalab/rdmalab/captures/pcapfile"
+)
+
+// everyOutput renders p in every output format and checks the JSON.
+func everyOutput(t *testing.T, p *Packet) {
+	var w jsonw
+	appendJSON(&w, p)
+	if !json.Valid(w.b) {
+		t.Fatalf("frame %d: invalid JSON %s", p.Frame, w.b)
+	}
+	appendLine(nil, p)
+	var sb strings.Builder
+	appendTree(&sb, p)
+	(&Filter{qps: []uint32{1}, xids: []uint32{1}}).Match(p)
+}
+
+// finishOutputs renders what comes after the packets.
+func finishOutputs(t *testing.T, an *Analyzer) {
+	an.Finish()
+	writeRPCTable(io.Discard, an.RPCs())
+	writeCheck(io.Discard, an.Notes())
+	for _, r := range an.RPCs() {
+		var w jsonw
+		appendRPCJSON(&w, r)
+		if !json.Valid(w.b) {
+			t.Fatalf("invalid RPC JSON %s", w.b)
+		}
+		r.CallBytes()
+		r.ReplyBytes()
+	}
+}
+
+var fuzzLinks = []pcapfile.LinkType{pcapfile.LinkTypeEthernet, pcapfile.LinkTypeERF,
+	pcapfile.LinkTypeInfiniBand, pcapfile.LinkTypeLinuxSLL2, pcapfile.LinkTypeLinuxSLL, pcapfile.LinkTypeRaw}
+
+// FuzzDecodeFrames feeds arbitrary frames, as a sequence, to one decoder:
+// nothing panics, every output renders, JSON stays valid.
+func FuzzDecodeFrames(f *testing.F) {
+	r, err := pcapfile.Open(kernelPath("nfs3-rdma.pcap"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var rec pcapfile.Record
+	var frames [][]byte
+	for r.Next(&rec) == nil {
+		frames = append(frames, append([]byte(nil), rec.Data...))
+	}
+	r.Close()
+	for _, i := range []int{0, 1, 3, 39, 41, 44, 85, 87, 94, 248, 250, 378} {
+		f.Add(uint8(0), frames[i], frames[i+1])
+	}
+	f.Fuzz(func(t *testing.T, link uint8, a, b []byte) {
+		d := NewDecoder()
+		for i, data := range [][]byte{a, b, a, b} {
+			rec := pcapfile.Record{Frame: i + 1, LinkType: fuzzLinks[int(link)%len(fuzzLinks)], Data: data,
+				Info: gopacket.CaptureInfo{CaptureLength: len(data), Length: len(data)}}
+			everyOutput(t, d.Decode(&rec))
+		}
+		finishOutputs(t, d.Analyzer())
+	})
+}
+
+// FuzzCaptureFile decodes arbitrary files: damaged ones decode as far as
+// they go, with an error naming the file, frame and offset.
+func FuzzCaptureFile(f *testing.F) {
+	// Small seeds: the fuzzer minimises every new input it keeps, which
+	// takes minutes on a large one. Frames 4-7 of nfs3-rdma.pcap are a
+	// call, its ACK, the reply and its ACK.
+	b := readFileBytes(f, kernelPath("nfs3-rdma.pcap"))
+	recs := recordOffsets(b)
+	f.Add(append(append([]byte(nil), b[:24]...), b[recs[3]:recs[7]]...))
+	f.Add(readFileBytes(f, kernelPath("rdmacm-rping.pcap"))[:24+16+322])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		an, err := Read(bytes.NewReader(data), "fuzz.pcap", func(p *Packet) error {
+			everyOutput(t, p)
+			return nil
+		})
+		if err != nil && !strings.HasPrefix(err.Error(), "fuzz.pcap: ") {
+			t.Fatalf("error does not name the file: %v", err)
+		}
+		if an != nil {
+			finishOutputs(t, an)
+		}
+	})
+}
+
+// recordOffsets returns where each record of a classic little-endian pcap
+// file starts.
+func recordOffsets(b []byte) []int {
+	var offs []int
+	for off := 24; off+16 <= len(b); {
+		offs = append(offs, off)
+		off += 16 + int(uint32(b[off+8])|uint32(b[off+9])<<8|uint32(b[off+10])<<16)
+	}
+	return offs
+}

@@ -1,0 +1,403 @@
+package decode
+
+// --json: one object per packet, on one line. Fields Wireshark has keep
+// its names (infiniband.bth.opcode, infiniband.reth.dmalen, rpcordma.xid,
+// ...), with integers as numbers and 64-bit addresses, keys and GUIDs as
+// "0x…" strings; repeated fields (rpcordma.rdma_handle) are arrays in wire
+// order. rdmalab's own fields have names without dots: encap, icrc_ok,
+// vcrc_ok, msg, psn_status, ack, rpc, chunk, segment, notes, error.
+
+import (
+	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+)
+
+// appendJSON appends the JSON object of p (without a newline).
+func appendJSON(w *jsonw, p *Packet) {
+	w.open('{')
+	w.int("frame.number", p.Frame)
+	w.epoch("frame.time_epoch", p.Time.Unix(), p.Time.Nanosecond())
+	w.float("frame.time_relative", p.Rel.Seconds())
+	w.int("frame.len", p.WireLen)
+	w.int("frame.cap_len", p.CapLen)
+	w.int("frame.offset", int(p.Offset))
+	if p.Encap != EncapNone {
+		w.str("encap", encapJSON[p.Encap])
+	}
+	jsonNetwork(w, p)
+	if p.LRH != nil {
+		jsonLRH(w, p)
+	}
+	if p.GRH != nil {
+		jsonGRH(w, p.GRH)
+	}
+	if p.BTH != nil {
+		jsonBTH(w, p)
+	}
+	if p.MAD != nil {
+		jsonMAD(w, p)
+	}
+	jsonAnalysis(w, p)
+	if p.Err != nil {
+		w.beginObject("error")
+		w.str("layer", p.Err.Layer)
+		w.int("offset", p.Err.Offset)
+		w.str("msg", p.Err.Msg)
+		w.endObject()
+	}
+	w.close('}')
+}
+
+var encapJSON = [...]string{"", "RoCEv2", "RoCEv1", "InfiniBand"}
+
+func jsonNetwork(w *jsonw, p *Packet) {
+	if p.Eth != nil {
+		w.str("eth.src", p.Eth.SrcMAC.String())
+		w.str("eth.dst", p.Eth.DstMAC.String())
+	}
+	switch {
+	case p.IPv4 != nil:
+		w.str("ip.src", p.Src.String())
+		w.str("ip.dst", p.Dst.String())
+		w.uint("ip.dsfield", uint64(p.IPv4.TOS))
+		w.uint("ip.ttl", uint64(p.IPv4.TTL))
+	case p.IPv6 != nil:
+		w.str("ipv6.src", p.Src.String())
+		w.str("ipv6.dst", p.Dst.String())
+	}
+	if p.UDP != nil {
+		w.uint("udp.srcport", uint64(p.SrcPort))
+		w.uint("udp.dstport", uint64(p.DstPort))
+	}
+}
+
+func jsonLRH(w *jsonw, p *Packet) {
+	l := p.LRH
+	w.uint("infiniband.lrh.vl", uint64(l.VL))
+	w.uint("infiniband.lrh.lver", uint64(l.LVer))
+	w.uint("infiniband.lrh.sl", uint64(l.SL))
+	w.uint("infiniband.lrh.lnh", uint64(l.LNH))
+	w.uint("infiniband.lrh.dlid", uint64(l.DLID))
+	w.uint("infiniband.lrh.pktlen", uint64(l.PktLen))
+	w.uint("infiniband.lrh.slid", uint64(l.SLID))
+	if l.HasVCRC {
+		w.uint("infiniband.variant.crc", uint64(l.VCRC))
+	}
+	crcJSON(w, "vcrc_ok", p.VCRC.State)
+}
+
+func jsonGRH(w *jsonw, g *ib.GRH) {
+	w.uint("infiniband.grh.ipver", uint64(g.IPVer))
+	w.uint("infiniband.grh.tclass", uint64(g.TClass))
+	w.uint("infiniband.grh.flowlabel", uint64(g.FlowLabel))
+	w.uint("infiniband.grh.paylen", uint64(g.PayLen))
+	w.uint("infiniband.grh.nxthdr", uint64(g.NxtHdr))
+	w.uint("infiniband.grh.hoplmt", uint64(g.HopLmt))
+	w.str("infiniband.grh.sgid", g.SGID.String())
+	w.str("infiniband.grh.dgid", g.DGID.String())
+}
+
+func crcJSON(w *jsonw, key string, s CRCState) {
+	switch s {
+	case CRCGood:
+		w.bool(key, true)
+	case CRCBad:
+		w.bool(key, false)
+	case CRCUnknown:
+		w.null(key)
+	}
+}
+
+func jsonBTH(w *jsonw, p *Packet) {
+	b := p.BTH
+	w.uint("infiniband.bth.opcode", uint64(b.Opcode))
+	w.bool("infiniband.bth.se", b.SE)
+	w.bool("infiniband.bth.m", b.M)
+	w.uint("infiniband.bth.padcnt", uint64(b.PadCnt))
+	w.uint("infiniband.bth.tver", uint64(b.TVer))
+	w.uint("infiniband.bth.p_key", uint64(b.PKey))
+	w.bool("fecn", b.FECN)
+	w.bool("becn", b.BECN)
+	w.uint("infiniband.bth.destqp", uint64(b.DestQP))
+	w.bool("infiniband.bth.a", b.A)
+	w.uint("infiniband.bth.reserved7", uint64(b.Reserved7))
+	w.uint("infiniband.bth.psn", uint64(b.PSN))
+	h := b.Headers
+	if h&ib.HasRDETH != 0 {
+		w.uint("infiniband.rdeth.eecnxt", uint64(b.RDETH.EECnxt))
+	}
+	if h&ib.HasDETH != 0 {
+		w.hex("infiniband.deth.q_key", uint64(b.DETH.QKey), 8)
+		w.uint("infiniband.deth.srcqp", uint64(b.DETH.SrcQP))
+	}
+	if h&ib.HasXRCETH != 0 {
+		w.uint("xrceth.xrcsrq", uint64(b.XRCETH.XRCSRQ))
+	}
+	if h&ib.HasRETH != 0 {
+		w.hex("infiniband.reth.va", b.RETH.VA, 16)
+		w.hex("infiniband.reth.r_key", uint64(b.RETH.RKey), 8)
+		w.uint("infiniband.reth.dmalen", uint64(b.RETH.DMALen))
+	}
+	if h&ib.HasAtomicETH != 0 {
+		w.hex("infiniband.atomiceth.va", b.AtomicETH.VA, 16)
+		w.hex("infiniband.atomiceth.r_key", uint64(b.AtomicETH.RKey), 8)
+		w.hex("infiniband.atomiceth.swapdt", b.AtomicETH.SwapDt, 16)
+		w.hex("infiniband.atomiceth.cmpdt", b.AtomicETH.CmpDt, 16)
+	}
+	if h&ib.HasAETH != 0 {
+		w.uint("infiniband.aeth.syndrome", uint64(b.AETH.Syndrome))
+		w.uint("infiniband.aeth.msn", uint64(b.AETH.MSN))
+		w.str("aeth", b.AETH.Syndrome.String())
+	}
+	if h&ib.HasAtomicAckETH != 0 {
+		w.hex("infiniband.atomicacketh.origremdt", b.AtomicAckETH.OrigRemDt, 16)
+	}
+	if h&ib.HasImmDt != 0 {
+		w.hex("infiniband.immdt", uint64(b.ImmDt.Data), 8)
+	}
+	if h&ib.HasIETH != 0 {
+		w.hex("infiniband.ieth", uint64(b.IETH.RKey), 8)
+	}
+	w.int("infiniband.payload_len", len(b.Payload))
+	if p.ICRC.State != CRCAbsent {
+		w.hex("infiniband.invariant.crc", uint64(b.ICRC), 8)
+		crcJSON(w, "icrc_ok", p.ICRC.State)
+	}
+}
+
+func jsonMAD(w *jsonw, p *Packet) {
+	m := p.MAD
+	w.uint("infiniband.mad.baseversion", uint64(m.BaseVersion))
+	w.uint("infiniband.mad.mgmtclass", uint64(m.MgmtClass))
+	w.uint("infiniband.mad.classversion", uint64(m.ClassVersion))
+	w.uint("infiniband.mad.method", uint64(m.Method))
+	w.uint("infiniband.mad.status", uint64(m.Status))
+	w.hex("infiniband.mad.transactionid", m.TransactionID, 16)
+	w.uint("infiniband.mad.attributeid", uint64(m.AttributeID))
+	w.uint("infiniband.mad.attributemodifier", uint64(m.AttributeModifier))
+	switch c := p.CM.(type) {
+	case *ib.CMReq:
+		w.hex("infiniband.cm.req", uint64(c.LocalCommID), 8)
+		w.hex("infiniband.cm.req.serviceid", c.ServiceID, 16)
+		w.uint("infiniband.cm.req.localqpn", uint64(c.LocalQPN))
+		w.uint("infiniband.cm.req.startpsn", uint64(c.StartingPSN))
+		w.uint("infiniband.cm.req.pppmtu", uint64(c.PathMTU))
+		if ip, ok := c.IPCM(); ok {
+			w.str("infiniband.cm.req.ip_cm.sip", ip.Src.String())
+			w.str("infiniband.cm.req.ip_cm.dip", ip.Dst.String())
+			w.uint("infiniband.cm.req.ip_cm.sport", uint64(ip.SrcPort))
+		}
+	case *ib.CMRep:
+		w.hex("infiniband.cm.rep", uint64(c.LocalCommID), 8)
+		w.hex("infiniband.cm.rep.remotecommid", uint64(c.RemoteCommID), 8)
+		w.uint("infiniband.cm.rep.localqpn", uint64(c.LocalQPN))
+		w.uint("infiniband.cm.rep.startpsn", uint64(c.StartingPSN))
+	case *ib.CMRtu:
+		w.hex("infiniband.cm.rtu.localcommid", uint64(c.LocalCommID), 8)
+		w.hex("infiniband.cm.rtu.remotecommid", uint64(c.RemoteCommID), 8)
+	case *ib.CMRej:
+		w.hex("infiniband.cm.rej.localcommid", uint64(c.LocalCommID), 8)
+		w.hex("infiniband.cm.rej.remotecommid", uint64(c.RemoteCommID), 8)
+		w.uint("infiniband.cm.rej.reason", uint64(c.Reason))
+	case *ib.CMDreq:
+		w.hex("infiniband.cm.dreq.localcommid", uint64(c.LocalCommID), 8)
+		w.hex("infiniband.cm.dreq.remotecommid", uint64(c.RemoteCommID), 8)
+		w.uint("infiniband.cm.req.remoteqpneecn", uint64(c.RemoteQPN))
+	case *ib.CMDrep:
+		w.hex("infiniband.cm.drsp.localcommid", uint64(c.LocalCommID), 8)
+		w.hex("infiniband.cm.drsp.remotecommid", uint64(c.RemoteCommID), 8)
+	}
+}
+
+// jsonRPCoRDMA writes the transport header with Wireshark's field names.
+func jsonRPCoRDMA(w *jsonw, h *rpcrdma.Header) {
+	w.hex("rpcordma.xid", uint64(h.XID), 8)
+	w.uint("rpcordma.version", uint64(h.Vers))
+	w.uint("rpcordma.flow_control", uint64(h.Credit))
+	w.uint("rpcordma.msg_type", uint64(h.Proc))
+	switch h.Proc {
+	case rpcrdma.ProcError:
+		w.uint("rpcordma.errcode", uint64(h.Err))
+		if h.Err == rpcrdma.ErrCodeVers {
+			w.uint("rpcordma.vers_low", uint64(h.VersLow))
+			w.uint("rpcordma.vers_high", uint64(h.VersHigh))
+		}
+		return
+	case rpcrdma.ProcDone:
+		return
+	case rpcrdma.ProcMsgp:
+		w.uint("rpcordma.rdma_align", uint64(h.Align))
+		w.uint("rpcordma.rdma_thresh", uint64(h.Thresh))
+	}
+	w.uint("rpcordma.reads_count", uint64(len(h.ReadList)))
+	w.uint("rpcordma.writes_count", uint64(len(h.WriteList)))
+	reply := uint64(0)
+	if h.ReplyChunk != nil {
+		reply = 1
+	}
+	w.uint("rpcordma.reply_count", reply)
+	if len(h.ReadList) > 0 {
+		w.beginArray("rpcordma.position")
+		for _, s := range h.ReadList {
+			w.uint("", uint64(s.Position))
+		}
+		w.endArray()
+	}
+	var counts []int
+	for _, c := range h.WriteList {
+		counts = append(counts, len(c.Segments))
+	}
+	if h.ReplyChunk != nil {
+		counts = append(counts, len(h.ReplyChunk.Segments))
+	}
+	if len(counts) > 0 {
+		w.beginArray("rpcordma.segment_count")
+		for _, n := range counts {
+			w.int("", n)
+		}
+		w.endArray()
+	}
+	segs := wireSegments(h)
+	if len(segs) == 0 {
+		return
+	}
+	w.beginArray("rpcordma.rdma_handle")
+	for _, s := range segs {
+		w.hex("", uint64(s.Handle), 8)
+	}
+	w.endArray()
+	w.beginArray("rpcordma.rdma_length")
+	for _, s := range segs {
+		w.uint("", uint64(s.Length))
+	}
+	w.endArray()
+	w.beginArray("rpcordma.rdma_offset")
+	for _, s := range segs {
+		w.hex("", s.Offset, 16)
+	}
+	w.endArray()
+}
+
+// wireSegments lists the segments of h in wire order: Read list, Write
+// list, Reply chunk.
+func wireSegments(h *rpcrdma.Header) []rpcrdma.Segment {
+	var segs []rpcrdma.Segment
+	for _, s := range h.ReadList {
+		segs = append(segs, s.Segment)
+	}
+	for _, c := range h.WriteList {
+		segs = append(segs, c.Segments...)
+	}
+	if h.ReplyChunk != nil {
+		segs = append(segs, h.ReplyChunk.Segments...)
+	}
+	return segs
+}
+
+// jsonAnalysis writes rdmalab's own fields.
+func jsonAnalysis(w *jsonw, p *Packet) {
+	an := &p.Analysis
+	if an.Flow != nil {
+		w.int("flow", an.Flow.ID)
+	}
+	if m := an.Msg; m != nil {
+		w.beginObject("msg")
+		w.str("kind", m.Kind.String())
+		w.int("seq", m.Seq)
+		w.int("index", an.MsgIndex)
+		w.int("first_frame", m.FirstFrame)
+		w.bool("complete", m.Complete)
+		w.endObject()
+	}
+	if an.PSN.Status != PSNNotChecked {
+		w.str("psn_status", an.PSN.Status.String())
+	}
+	if ak := an.Ack; ak != nil {
+		w.beginObject("ack")
+		w.str("syndrome", ak.Syndrome.String())
+		w.uint("psn", uint64(ak.PSN))
+		w.uint("msn", uint64(ak.MSN))
+		if ak.MSNKnown {
+			w.uint("expected_msn", uint64(ak.ExpectedMSN))
+		}
+		w.beginArray("acked")
+		for _, m := range ak.Acked {
+			w.beginObject("")
+			w.str("kind", m.Kind.String())
+			w.int("seq", m.Seq)
+			w.int("frame", m.FirstFrame)
+			w.endObject()
+		}
+		w.endArray()
+		w.endObject()
+	}
+	if r := an.RPC; r != nil {
+		jsonRPCoRDMA(w, &r.Header)
+		jsonRPC(w, r)
+	}
+	if an.Short {
+		w.bool("short_send", true)
+	}
+	if an.NotRPC != "" {
+		w.str("not_rpc", an.NotRPC)
+	}
+	if c := an.Chunk; c.RPC != nil {
+		w.beginObject("chunk")
+		w.hex("xid", uint64(c.RPC.XID), 8)
+		w.str("kind", c.Kind.String())
+		w.int("index", c.Chunk)
+		w.endObject()
+		w.beginObject("segment")
+		w.int("index", c.Segment)
+		sg := c.segment()
+		w.hex("handle", uint64(sg.Handle), 8)
+		w.uint("offset", c.Offset)
+		w.int("len", c.Len)
+		w.uint("length", uint64(sg.Length))
+		w.bool("past_end", c.Past)
+		w.endObject()
+	}
+	if c := an.CM; c != nil {
+		w.int("cm_connection", c.ID)
+	}
+	if len(an.Notes) > 0 {
+		w.beginArray("notes")
+		for _, n := range an.Notes {
+			w.beginObject("")
+			w.str("kind", n.Kind.String())
+			w.bool("anomaly", n.Kind.Anomaly())
+			w.str("text", n.Text)
+			w.endObject()
+		}
+		w.endArray()
+	}
+}
+
+func jsonRPC(w *jsonw, m *RPCMessage) {
+	w.beginObject("rpc")
+	w.hex("xid", uint64(m.Header.XID), 8)
+	w.str("proc", m.Header.Proc.String())
+	if r := m.RPC; r != nil {
+		role := "reply"
+		if m.Call {
+			role = "call"
+		}
+		w.str("role", role)
+		if r.HaveProc {
+			w.uint("program", uint64(r.Prog))
+			w.uint("version", uint64(r.Vers))
+			w.uint("procedure", uint64(r.Proc))
+		}
+		if m.Call {
+			w.str("summary", r.CallSummary)
+		} else {
+			w.str("summary", r.ReplySummary)
+			if r.Call != nil {
+				w.int("call_frame", r.Call.Frame)
+				w.float("latency", m.Time.Sub(r.Call.Time).Seconds())
+			}
+		}
+	}
+	w.int("first_frame", m.FirstFrame)
+	w.endObject()
+}

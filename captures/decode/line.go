@@ -1,0 +1,214 @@
+package decode
+
+// The default output: one line per packet, in the columns of tshark's
+// default output (number, time, source → destination, protocol, length,
+// info), with rdmalab's findings in brackets at the end of the info.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/gopacket/layers"
+
+	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/captures/oncrpc"
+	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+)
+
+// appendLine appends the one-line summary of p, with a newline.
+func appendLine(b []byte, p *Packet) []byte {
+	src, dst := p.Src.String(), p.Dst.String()
+	if !p.Src.IsValid() {
+		src, dst = linkAddrs(p)
+	}
+	proto, info := protoInfo(p)
+	b = fmt.Appendf(b, "%5d %11.6f %15s → %-15s %-8s %5d %s\n",
+		p.Frame, p.Rel.Seconds(), src, dst, proto, p.WireLen, info)
+	return b
+}
+
+func linkAddrs(p *Packet) (string, string) {
+	if p.Eth != nil {
+		return p.Eth.SrcMAC.String(), p.Eth.DstMAC.String()
+	}
+	return "", ""
+}
+
+// protoInfo returns the protocol column and the info column of p.
+func protoInfo(p *Packet) (string, string) {
+	var sb strings.Builder
+	proto := p.Encap.String()
+	switch {
+	case p.BTH != nil:
+		if r := p.Analysis.RPC; r != nil {
+			proto = rpcProto(r)
+			sb.WriteString(rpcInfo(r))
+			sb.WriteString(" [")
+			btInfo(&sb, p)
+			sb.WriteString("]")
+		} else {
+			btInfo(&sb, p)
+		}
+		analysisInfo(&sb, p)
+	case p.UDP != nil:
+		proto = "UDP"
+		fmt.Fprintf(&sb, "%d → %d Len=%d", p.SrcPort, p.DstPort, len(p.UDP.Payload))
+	default:
+		proto, _ = otherInfo(p, &sb)
+	}
+	if p.ICRC.State == CRCBad {
+		sb.WriteString(" [bad ICRC]")
+	}
+	if p.VCRC.State == CRCBad {
+		sb.WriteString(" [bad VCRC]")
+	}
+	if p.Err != nil {
+		fmt.Fprintf(&sb, " [malformed: %s at offset %d: %s]", p.Err.Layer, p.Err.Offset, p.Err.Msg)
+	}
+	return proto, sb.String()
+}
+
+func otherInfo(p *Packet, sb *strings.Builder) (string, bool) {
+	n := len(p.Layers)
+	if n == 0 {
+		sb.WriteString("undecoded")
+		return "?", false
+	}
+	last := p.Layers[n-1]
+	if last.String() == "Payload" && n > 1 {
+		last = p.Layers[n-2]
+	}
+	switch last {
+	case layers.LayerTypeTCP:
+		if tcp := p.TCP; tcp != nil {
+			fmt.Fprintf(sb, "%d → %d Len=%d", tcp.SrcPort, tcp.DstPort, len(tcp.Payload))
+		}
+		return "TCP", true
+	case layers.LayerTypeARP:
+		sb.WriteString("ARP")
+		return "ARP", true
+	}
+	sb.WriteString(last.String())
+	return last.String(), true
+}
+
+// btInfo describes the InfiniBand headers: "RC Send Only QP=0x000011
+// PSN=123 ...".
+func btInfo(sb *strings.Builder, p *Packet) {
+	b := p.BTH
+	if p.CM != nil {
+		fmt.Fprintf(sb, "CM: %s", ib.CMAttr(p.MAD.AttributeID))
+		cmInfo(sb, p)
+		return
+	}
+	if p.MAD != nil {
+		fmt.Fprintf(sb, "MAD %s method 0x%02x attribute 0x%04x", p.MAD.MgmtClass, p.MAD.Method, p.MAD.AttributeID)
+		return
+	}
+	fmt.Fprintf(sb, "%s QP=0x%06x PSN=%d", b.Opcode.Info(), b.DestQP, b.PSN)
+	h := b.Headers
+	if h&ib.HasRETH != 0 {
+		fmt.Fprintf(sb, " VA=0x%x R_Key=0x%08x Len=%d", b.RETH.VA, b.RETH.RKey, b.RETH.DMALen)
+	}
+	if h&ib.HasAtomicETH != 0 {
+		fmt.Fprintf(sb, " VA=0x%x R_Key=0x%08x", b.AtomicETH.VA, b.AtomicETH.RKey)
+	}
+	if h&ib.HasAETH != 0 {
+		fmt.Fprintf(sb, " %s MSN=%d", b.AETH.Syndrome, b.AETH.MSN)
+	}
+	if h&ib.HasImmDt != 0 {
+		fmt.Fprintf(sb, " Imm=0x%08x", b.ImmDt.Data)
+	}
+	if h&ib.HasIETH != 0 {
+		fmt.Fprintf(sb, " Inv R_Key=0x%08x", b.IETH.RKey)
+	}
+}
+
+func cmInfo(sb *strings.Builder, p *Packet) {
+	switch c := p.CM.(type) {
+	case *ib.CMReq:
+		fmt.Fprintf(sb, " QPN=0x%06x PSN=%d", c.LocalQPN, c.StartingPSN)
+		if ip, ok := c.IPCM(); ok {
+			fmt.Fprintf(sb, " %s → %s", ipString(ip.Src, ip.SrcPort), ipString(ip.Dst, c.ServicePort()))
+		}
+	case *ib.CMRep:
+		fmt.Fprintf(sb, " QPN=0x%06x PSN=%d", c.LocalQPN, c.StartingPSN)
+	case *ib.CMRej:
+		fmt.Fprintf(sb, " reason %d", c.Reason)
+	}
+}
+
+func rpcProto(r *RPCMessage) string {
+	if r.RPC != nil && r.RPC.HaveProc && r.RPC.Prog == oncrpc.ProgNFS {
+		return "NFS"
+	}
+	return "RPCoRDMA"
+}
+
+// rpcInfo is the info of a SEND that carried an RPC-over-RDMA message.
+func rpcInfo(m *RPCMessage) string {
+	h := &m.Header
+	var sb strings.Builder
+	switch r := m.RPC; {
+	case r == nil:
+		fmt.Fprintf(&sb, "%s XID 0x%08x", h.Proc, h.XID)
+	case m.Call:
+		sb.WriteString(r.CallSummary)
+	default:
+		sb.WriteString(r.ReplySummary)
+		if r.Call != nil {
+			fmt.Fprintf(&sb, " (call in %d)", r.Call.Frame)
+		}
+	}
+	fmt.Fprintf(&sb, " [%s XID 0x%08x credits %d", h.Proc, h.XID, h.Credit)
+	chunkCounts(&sb, h)
+	sb.WriteString("]")
+	return sb.String()
+}
+
+func chunkCounts(sb *strings.Builder, h *rpcrdma.Header) {
+	if n := len(h.ReadList); n > 0 {
+		fmt.Fprintf(sb, " read list %d", n)
+	}
+	if n := len(h.WriteList); n > 0 {
+		fmt.Fprintf(sb, " write list %d", n)
+	}
+	if h.ReplyChunk != nil {
+		fmt.Fprintf(sb, " reply chunk %d", len(h.ReplyChunk.Segments))
+	}
+}
+
+// analysisInfo appends rdmalab's findings in brackets.
+func analysisInfo(sb *strings.Builder, p *Packet) {
+	an := &p.Analysis
+	if m := an.Msg; m != nil {
+		switch {
+		case p.BTH.Opcode.Kind() == ib.KindReadResponse:
+			fmt.Fprintf(sb, " [response %d to the READ in %d]", an.MsgIndex+1, m.FirstFrame)
+		case m.Kind != ib.KindReadRequest && p.BTH.Opcode.Position() != ib.PosOnly:
+			fmt.Fprintf(sb, " [%s packet %d]", m.Name(), an.MsgIndex+1)
+		}
+	}
+	if ak := an.Ack; ak != nil && len(ak.Acked) > 0 {
+		first, last := ak.Acked[0], ak.Acked[len(ak.Acked)-1]
+		if first == last {
+			fmt.Fprintf(sb, " [acks %s (frame %d)]", first.Name(), first.FirstFrame)
+		} else {
+			fmt.Fprintf(sb, " [acks %d messages: %s (frame %d) to %s (frame %d)]", len(ak.Acked),
+				first.Name(), first.FirstFrame, last.Name(), last.FirstFrame)
+		}
+	}
+	if c := an.Chunk; c.RPC != nil {
+		fmt.Fprintf(sb, " [XID 0x%08x %s chunk %d segment %d +%d]", c.RPC.XID, c.Kind, c.Chunk, c.Segment, c.Offset)
+	}
+	if an.Short {
+		fmt.Fprintf(sb, " [short SEND]")
+	}
+	for _, n := range an.Notes {
+		mark := ""
+		if n.Kind.Anomaly() {
+			mark = "!"
+		}
+		fmt.Fprintf(sb, " [%s%s]", mark, n.Kind)
+	}
+}

@@ -1,0 +1,58 @@
+package decode
+
+import (
+	"fmt"
+
+	"github.com/rdmalab/rdmalab/captures/ib"
+)
+
+// maxSendData bounds the bytes kept of one reassembled SEND.
+const maxSendData = 4 << 20
+
+// Message is one request message of a flow: a SEND or RDMA WRITE (one or
+// more packets), an RDMA READ request with its responses, an atomic.
+type Message struct {
+	Flow     *Flow
+	Seq      int // 1-based, in its flow
+	Kind     ib.Kind
+	Opcode   ib.Opcode // of its first packet
+	FirstPSN uint32
+	LastPSN  uint32 // a READ: the PSN of its last response packet (once known)
+
+	FirstFrame, LastFrame int
+	Packets               int
+	Len                   int  // payload bytes (a READ: bytes requested)
+	Complete              bool // its last packet was seen, with no hole
+	Partial               bool // the capture missed its start, or a packet inside it
+	// Data is a SEND's payload while it is reassembled (at most
+	// maxSendData bytes); it is released once the SEND is complete.
+	Data []byte
+
+	// RETH of an RDMA WRITE or READ.
+	VA     uint64
+	RKey   uint32
+	DMALen uint32
+
+	Imm    uint32
+	HasImm bool
+	IETH   uint32 // SEND with Invalidate: the R_Key invalidated
+	HasInv bool
+
+	// An RDMA READ: its responses.
+	RespFirstFrame, RespLastFrame int
+	RespPackets, RespBytes        int
+	RespDone                      bool
+
+	AckFrame int // the frame that acknowledged it (0: not seen)
+
+	Chunk *ChunkRef   // where an RDMA WRITE or READ lands, if a call advertised it
+	RPC   *RPCMessage // the RPC-over-RDMA message a SEND carried
+}
+
+// Name describes m in a few words ("SEND #3", "RDMA WRITE #2").
+func (m *Message) Name() string { return fmt.Sprintf("%s #%d", m.Kind, m.Seq) }
+
+// contains reports whether psn is one of the PSNs m used.
+func (m *Message) contains(psn uint32) bool {
+	return psnDiff(psn, m.FirstPSN) >= 0 && psnDiff(psn, m.LastPSN) <= 0
+}

@@ -1,0 +1,212 @@
+package decode
+
+// Rebuilding RPC messages with the data RDMA moved (RFC 8166 §3.5):
+//
+//	call:  inline body with each Read chunk's data (and its XDR pad) put
+//	       back at the chunk's XDR position; a position-zero Read chunk is
+//	       the whole call (RDMA_NOMSG)
+//	reply: the inline body (RDMA_MSG) or the Reply chunk (RDMA_NOMSG), with
+//	       Write chunk data put back where the procedure's results carry
+//	       it (NFS READ: right after the data length word)
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/rdmalab/rdmalab/captures/nfs"
+	"github.com/rdmalab/rdmalab/captures/oncrpc"
+	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+	"github.com/rdmalab/rdmalab/captures/xdr"
+)
+
+// Bytes returns the first want bytes of the segment as the capture saw
+// them arrive, and how many of them are missing: zeros stand in for holes,
+// and the bytes after the last one seen are left out.
+func (s *Segment) Bytes(want uint32) (b []byte, missing int) {
+	ps := slices.Clone(s.pieces)
+	slices.SortFunc(ps, func(x, y piece) int { return cmp.Compare(x.off, y.off) })
+	end := uint64(0)
+	for _, p := range ps {
+		if p.off < uint64(want) {
+			end = max(end, min(p.off+uint64(len(p.data)), uint64(want)))
+		}
+	}
+	b = make([]byte, end)
+	covered := uint64(0)
+	for _, p := range ps {
+		if p.off >= end {
+			break
+		}
+		copy(b[p.off:], p.data)
+		if p.off > covered {
+			missing += int(p.off - covered)
+		}
+		covered = max(covered, min(p.off+uint64(len(p.data)), end))
+	}
+	return b, missing + int(uint64(want)-end)
+}
+
+// data returns the bytes of a chunk: its segments, each as long as want
+// says, one after the other.
+func (c *Chunk) data(wantOf func(*Segment) uint32) ([]byte, int) {
+	var out []byte
+	missing := 0
+	for _, s := range c.Segments {
+		b, m := s.Bytes(wantOf(s))
+		out = append(out, b...)
+		missing += m
+	}
+	return out, missing
+}
+
+func segLength(s *Segment) uint32 { return s.Length }
+func segWant(s *Segment) uint32   { return s.Want() }
+
+// ErrIncomplete says rebuilt bytes lack data the capture did not show.
+var ErrIncomplete = errors.New("chunk data missing from the capture")
+
+// CallBytes returns the RPC call as it was before the requester moved
+// chunk data out of it. With data missing it returns what it could, zeros
+// in the gaps, and an error wrapping ErrIncomplete.
+func (r *RPC) CallBytes() ([]byte, error) {
+	if r.Call == nil {
+		return nil, errors.New("the call is not in the capture")
+	}
+	base := r.Call.Inline
+	missing := 0
+	chunks := r.ReadChunks
+	if len(chunks) > 0 && chunks[0].Position == 0 {
+		var m int
+		base, m = chunks[0].data(segLength)
+		missing += m
+		chunks = chunks[1:]
+	}
+	out := make([]byte, 0, len(base))
+	bi := 0
+	for _, c := range chunks {
+		take := int(c.Position) - len(out)
+		if take < 0 || bi+take > len(base) {
+			return nil, errors.New(fmt.Sprintf("read chunk position %d is outside the %d-byte call", c.Position, len(base)))
+		}
+		out = append(out, base[bi:bi+take]...)
+		bi += take
+		d, m := c.data(segLength)
+		missing += m
+		out = append(out, d...)
+		out = append(out, make([]byte, xdr.PadLen(len(d)))...)
+	}
+	out = append(out, base[bi:]...)
+	return out, incomplete(missing)
+}
+
+func incomplete(missing int) error {
+	if missing > 0 {
+		return errors.Join(ErrIncomplete, errors.New(fmt.Sprintf("%d bytes not seen", missing)))
+	}
+	return nil
+}
+
+// ReplyBytes returns the RPC reply with its Write chunk data back in place
+// (NFS READ), rebuilt from the Reply chunk for RDMA_NOMSG. With data
+// missing, or Write chunk data whose place rdmalab does not know, it
+// returns what it could and an error.
+func (r *RPC) ReplyBytes() ([]byte, error) {
+	if r.Reply == nil {
+		return nil, errors.New("the reply is not in the capture")
+	}
+	base := r.Reply.Inline
+	missing := 0
+	if r.Reply.Header.Proc == rpcrdma.ProcNoMsg {
+		if r.ReplyChunk == nil {
+			return nil, errors.New("RDMA_NOMSG reply without the call's Reply chunk")
+		}
+		base, missing = r.ReplyChunk.data(segWant)
+	}
+	if len(r.WriteChunks) == 0 || r.WriteChunks[0].written() == 0 {
+		return base, incomplete(missing)
+	}
+	pos, ok := r.readDataPos(base)
+	if !ok {
+		return base, errors.New("write chunk data: rdmalab does not know where this procedure's results carry it")
+	}
+	d, m := r.WriteChunks[0].data(segWant)
+	missing += m
+	out := make([]byte, 0, len(base)+len(d)+3)
+	out = append(out, base[:pos]...)
+	out = append(out, d...)
+	out = append(out, make([]byte, xdr.PadLen(len(d)))...)
+	out = append(out, base[pos:]...)
+	return out, incomplete(missing)
+}
+
+// written returns the bytes the reply said went into c.
+func (c *Chunk) written() int {
+	n := 0
+	for _, s := range c.Segments {
+		n += int(s.Want())
+	}
+	return n
+}
+
+// readDataPos returns where the data of an NFS READ reply goes in reply
+// (a reduced reply: the data length word is there, the data is not).
+func (r *RPC) readDataPos(reply []byte) (int, bool) {
+	if !r.HaveProc || r.Prog != nfs.ProgNFS {
+		return 0, false
+	}
+	var h oncrpc.ReplyHeader
+	n, err := h.Decode(reply)
+	if err != nil || h.Stat != oncrpc.MsgAccepted || h.AcceptStat != oncrpc.Success {
+		return 0, false
+	}
+	body := reply[n:]
+	switch {
+	case r.Vers == 3 && r.Proc == uint32(nfs.Proc3Read):
+		var res nfs.Read3Res
+		if _, err := res.Decode(body, nfs.DataReduced); err != nil || res.Status != nfs.NFS3OK {
+			return 0, false
+		}
+		return n + res.DataPos, true
+	case r.Vers == 4:
+		var res nfs.Compound4Res
+		res.Decode(body, nfs.DataReduced) // the results before an undecodable one are enough
+		for _, op := range res.Ops {
+			if op.Op == nfs.Op4Read && op.Status == 0 {
+				return n + op.DataPos, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// summarizeCall decodes the RPC call header and summarises the call.
+func (r *RPC) summarizeCall(b []byte) {
+	var h oncrpc.CallHeader
+	n, err := h.Decode(b)
+	if err != nil {
+		r.CallSummary = "RPC call: " + err.Error()
+		return
+	}
+	r.Prog, r.Vers, r.Proc, r.HaveProc = h.Prog, h.Vers, h.Proc, true
+	r.CallSummary = nfs.SummarizeCall(h.Prog, h.Vers, h.Proc, b[n:])
+}
+
+// summarizeReply decodes the RPC reply header and summarises the reply.
+func (r *RPC) summarizeReply(b []byte) {
+	var h oncrpc.ReplyHeader
+	n, err := h.Decode(b)
+	switch {
+	case err != nil:
+		r.ReplySummary = "RPC reply: " + err.Error()
+	case h.Stat != oncrpc.MsgAccepted:
+		r.ReplySummary = fmt.Sprintf("RPC reply: %v %v", h.Stat, h.RejectStat)
+	case h.AcceptStat != oncrpc.Success:
+		r.ReplySummary = fmt.Sprintf("RPC reply: %v", h.AcceptStat)
+	case !r.HaveProc:
+		r.ReplySummary = "RPC reply (the call is not in the capture)"
+	default:
+		r.ReplySummary = nfs.SummarizeReply(r.Prog, r.Vers, r.Proc, b[n:])
+	}
+}

@@ -1,0 +1,386 @@
+package decode
+
+// RPC-over-RDMA version 1 (RFC 8166) on top of the reassembled SENDs.
+// A complete SEND is taken for an RPC-over-RDMA message only when its
+// transport header decodes (version 1, a known message type, well-formed
+// chunk lists) and
+//
+//	RDMA_MSG     an RPC message follows whose XID is the header's
+//	RDMA_NOMSG   it answers a call of ours, or is a call with a
+//	             position-zero Read chunk
+//	RDMA_ERROR   it answers a call, or the peers already spoke RPC-over-RDMA
+//	RDMA_MSGP,
+//	RDMA_DONE    the peers already spoke RPC-over-RDMA
+//
+// so that plain verbs traffic (perftest, rping) is never claimed, and a
+// SEND too short for the 16-byte fixed header is reported as short.
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/rdmalab/rdmalab/captures/oncrpc"
+	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+)
+
+// RPCMessage is an RPC-over-RDMA message: the transport header a SEND
+// carried and the RPC message after it.
+type RPCMessage struct {
+	Frame      int // the packet that completed the SEND
+	FirstFrame int
+	Time       time.Time
+	Header     rpcrdma.Header // a copy
+	HdrLen     int
+	Call       bool   // an RPC call; otherwise a reply (or RDMA_DONE)
+	Inline     []byte // the bytes after the transport header (a copy)
+	Msg        *Message
+	RPC        *RPC // nil for RDMA_DONE and RDMA_MSGP
+}
+
+// RPC is one RPC over RDMA: its call, the chunks the call advertised, the
+// RDMA READs and WRITEs that moved their data, and its reply.
+type RPC struct {
+	ID             int
+	XID            uint32
+	Client, Server Addr
+	Call, Reply    *RPCMessage
+
+	Prog, Vers, Proc uint32
+	HaveProc         bool
+	CallSummary      string
+	ReplySummary     string
+
+	ReadChunks  []*Chunk // by position, as the server processes them
+	WriteChunks []*Chunk
+	ReplyChunk  *Chunk
+
+	Reads  []*Message // RDMA READ requests (with their responses) that pulled Read chunk data
+	Writes []*Message // RDMA WRITEs that pushed Write or Reply chunk data
+}
+
+// Chunk is a chunk an RPC call advertised.
+type Chunk struct {
+	Kind     ChunkKind
+	Index    int
+	Position uint32 // Read chunks
+	Segments []*Segment
+}
+
+// Segment is one advertised segment and what the capture saw land in it.
+type Segment struct {
+	rpcrdma.Segment
+	Written    uint32 // Write and Reply chunks: the length the reply echoed
+	HasWritten bool
+	Placed     int // bytes that RDMA READ responses or WRITEs placed in it
+	pieces     []piece
+}
+
+type piece struct {
+	off  uint64
+	data []byte
+}
+
+// Want returns how many bytes the segment should end up holding: its
+// length, or for Write and Reply chunks what the reply said was written.
+func (s *Segment) Want() uint32 {
+	if s.HasWritten {
+		return s.Written
+	}
+	return s.Length
+}
+
+// put places data at off, keeping a copy of what falls inside the segment.
+func (s *Segment) put(off uint64, data []byte) {
+	if off >= uint64(s.Length) || len(data) == 0 {
+		return
+	}
+	n := min(uint64(len(data)), uint64(s.Length)-off)
+	s.pieces = append(s.pieces, piece{off: off, data: append([]byte(nil), data[:n]...)})
+	s.Placed += int(n)
+}
+
+type rpcKey struct {
+	Client, Server Addr
+	XID            uint32
+}
+
+type segKey struct {
+	Owner Addr
+	RKey  uint32
+}
+
+type segRef struct {
+	rpc   *RPC
+	chunk *Chunk
+	seg   int
+}
+
+// rpcPeer is what is known of the RPC-over-RDMA traffic between a client
+// and a server.
+type rpcPeer struct {
+	outstanding int
+	credits     uint32
+	haveCredits bool
+	fromStart   bool
+}
+
+type rpcState struct {
+	calls  map[rpcKey]*RPC
+	segs   map[segKey][]segRef
+	peers  map[addrPair]*rpcPeer // (client, server)
+	list   []*RPC
+	hdr    rpcrdma.Header
+	chunks []rpcrdma.ReadChunk
+}
+
+func newRPCState() rpcState {
+	return rpcState{calls: map[rpcKey]*RPC{}, segs: map[segKey][]segRef{}, peers: map[addrPair]*rpcPeer{}}
+}
+
+// peer returns the state between client and server, if they spoke
+// RPC-over-RDMA; create makes it.
+func (s *rpcState) peer(a *Analyzer, client, server Addr, create bool) *rpcPeer {
+	k := addrPair{client, server}
+	if p := s.peers[k]; p != nil || !create {
+		return p
+	}
+	p := &rpcPeer{fromStart: a.cm.started(client, server)}
+	s.peers[k] = p
+	return p
+}
+
+// known reports whether x and y spoke RPC-over-RDMA, either way round.
+func (s *rpcState) known(x, y Addr) *rpcPeer {
+	if p := s.peers[addrPair{x, y}]; p != nil {
+		return p
+	}
+	return s.peers[addrPair{y, x}]
+}
+
+// sendDone looks at a complete SEND message for RPC-over-RDMA.
+func (a *Analyzer) sendDone(p *Packet, m *Message) {
+	if !m.Complete {
+		p.Analysis.NotRPC = "incomplete SEND: not checked for RPC-over-RDMA"
+	} else {
+		a.rpc.send(a, p, m)
+	}
+	m.Data = nil // an RPC-over-RDMA message keeps a copy of what it needs
+}
+
+func (s *rpcState) send(a *Analyzer, p *Packet, m *Message) {
+	an := &p.Analysis
+	data := m.Data
+	if len(data) < rpcrdma.FixedHdrLen {
+		an.Short = true
+		an.NotRPC = fmt.Sprintf("short SEND (%d bytes): no room for an RPC-over-RDMA header", len(data))
+		if s.known(p.Src, p.Dst) != nil {
+			a.note(p, InfoShortSend, "%s", an.NotRPC)
+		}
+		return
+	}
+	h := &s.hdr
+	n, err := h.Decode(data, rpcrdma.DecodeOptions{})
+	if err != nil {
+		an.NotRPC = "not RPC-over-RDMA: " + err.Error()
+		return
+	}
+	call, ok, why := s.role(p, h, data[n:])
+	if !ok {
+		an.NotRPC = "not RPC-over-RDMA: " + why
+		return
+	}
+	msg := &RPCMessage{Frame: p.Frame, FirstFrame: m.FirstFrame, Time: p.Time, Header: h.Clone(),
+		HdrLen: n, Call: call, Msg: m}
+	if h.Proc == rpcrdma.ProcMsg || h.Proc == rpcrdma.ProcMsgp {
+		msg.Inline = append([]byte(nil), data[n:]...)
+	}
+	m.RPC, an.RPC = msg, msg
+	switch {
+	case h.Proc == rpcrdma.ProcDone || h.Proc == rpcrdma.ProcMsgp:
+		// Obsolete messages: shown, not tracked.
+	case call:
+		s.call(a, p, msg)
+	default:
+		s.reply(a, p, msg)
+	}
+}
+
+// role decides whether a decoded header is RPC-over-RDMA and whether it
+// carries a call.
+func (s *rpcState) role(p *Packet, h *rpcrdma.Header, rest []byte) (call, ok bool, why string) {
+	answering := s.calls[rpcKey{Client: p.Dst, Server: p.Src, XID: h.XID}]
+	open := answering != nil && answering.Reply == nil
+	known := s.known(p.Src, p.Dst) != nil
+	switch h.Proc {
+	case rpcrdma.ProcMsg:
+		xid, mt, ok := oncrpc.PeekMsgType(rest)
+		if !ok {
+			return false, false, "RDMA_MSG without an RPC call or reply after the header"
+		}
+		if xid != h.XID {
+			return false, false, fmt.Sprintf("RPC XID 0x%08x differs from the header's 0x%08x", xid, h.XID)
+		}
+		return mt == oncrpc.Call, true, ""
+	case rpcrdma.ProcNoMsg:
+		if open {
+			return false, true, ""
+		}
+		for _, r := range h.ReadList {
+			if r.Position == 0 {
+				return true, true, ""
+			}
+		}
+		if h.ReplyChunk != nil && known {
+			return false, true, ""
+		}
+		return false, false, "RDMA_NOMSG that answers no call and has no position-zero Read chunk"
+	case rpcrdma.ProcError:
+		if open || known {
+			return false, true, ""
+		}
+		return false, false, "RDMA_ERROR between peers that never spoke RPC-over-RDMA"
+	}
+	if known {
+		return h.Proc == rpcrdma.ProcMsgp, true, ""
+	}
+	return false, false, fmt.Sprintf("%v between peers that never spoke RPC-over-RDMA", h.Proc)
+}
+
+// call records an RPC call and the segments it advertises.
+func (s *rpcState) call(a *Analyzer, p *Packet, msg *RPCMessage) {
+	h := &msg.Header
+	r := &RPC{ID: len(s.list) + 1, XID: h.XID, Client: p.Src, Server: p.Dst, Call: msg}
+	msg.RPC = r
+	s.chunks = h.ReadChunks(s.chunks)
+	for i, c := range s.chunks {
+		ch := &Chunk{Kind: ChunkRead, Index: i, Position: c.Position}
+		for _, sg := range c.Segments {
+			ch.Segments = append(ch.Segments, &Segment{Segment: sg})
+		}
+		r.ReadChunks = append(r.ReadChunks, ch)
+	}
+	for i := range h.WriteList {
+		r.WriteChunks = append(r.WriteChunks, newChunk(ChunkWrite, i, &h.WriteList[i]))
+	}
+	if h.ReplyChunk != nil {
+		r.ReplyChunk = newChunk(ChunkReply, 0, h.ReplyChunk)
+	}
+	for _, c := range r.chunks() {
+		for j, sg := range c.Segments {
+			k := segKey{Owner: r.Client, RKey: sg.Handle}
+			s.segs[k] = append(s.segs[k], segRef{rpc: r, chunk: c, seg: j})
+		}
+	}
+	if h.Proc == rpcrdma.ProcMsg {
+		r.summarizeCall(msg.Inline)
+	} else {
+		r.CallSummary = "RPC call in a position-zero Read chunk"
+	}
+	if old := s.calls[rpcKey{r.Client, r.Server, r.XID}]; old != nil && old.Reply == nil {
+		a.note(p, NoteCallNoReply, "XID 0x%08x reused while its call of frame %d is unanswered", r.XID, old.Call.Frame)
+	}
+	s.calls[rpcKey{r.Client, r.Server, r.XID}] = r
+	s.list = append(s.list, r)
+	peer := s.peer(a, r.Client, r.Server, true)
+	peer.outstanding++
+	if peer.haveCredits && peer.outstanding > int(peer.credits) {
+		a.note(p, NoteCreditsExceeded, "%d calls outstanding, %d credits granted", peer.outstanding, peer.credits)
+	}
+}
+
+func newChunk(kind ChunkKind, i int, wc *rpcrdma.WriteChunk) *Chunk {
+	c := &Chunk{Kind: kind, Index: i}
+	for _, sg := range wc.Segments {
+		c.Segments = append(c.Segments, &Segment{Segment: sg})
+	}
+	return c
+}
+
+// chunks returns every chunk of r: Read chunks, Write chunks, Reply chunk.
+func (r *RPC) chunks() []*Chunk {
+	cs := append(append([]*Chunk(nil), r.ReadChunks...), r.WriteChunks...)
+	if r.ReplyChunk != nil {
+		cs = append(cs, r.ReplyChunk)
+	}
+	return cs
+}
+
+// reply matches a reply (or RDMA_ERROR) with its call.
+func (s *rpcState) reply(a *Analyzer, p *Packet, msg *RPCMessage) {
+	h := &msg.Header
+	client, server := p.Dst, p.Src
+	r := s.calls[rpcKey{client, server, h.XID}]
+	peer := s.peer(a, client, server, true)
+	if r == nil || r.Reply != nil {
+		kind := InfoMidStream
+		if peer.fromStart {
+			kind = NoteReplyNoCall
+		}
+		a.note(p, kind, "reply to XID 0x%08x, whose call is not in the capture", h.XID)
+		r = &RPC{ID: len(s.list) + 1, XID: h.XID, Client: client, Server: server}
+		s.list = append(s.list, r)
+	} else {
+		peer.outstanding--
+		s.forget(r)
+	}
+	r.Reply, msg.RPC = msg, r
+	peer.credits, peer.haveCredits = h.Credit, true
+	if h.Proc == rpcrdma.ProcError {
+		a.note(p, NoteRPCError, "RDMA_ERROR %v for XID 0x%08x", h.Err, h.XID)
+		r.ReplySummary = fmt.Sprintf("RDMA_ERROR %v", h.Err)
+		return
+	}
+	r.echo(h)
+	b, err := r.ReplyBytes()
+	if err != nil && b == nil {
+		r.ReplySummary = "RPC reply: " + err.Error()
+		return
+	}
+	r.summarizeReply(b)
+}
+
+// echo records the lengths the reply says were written into each segment.
+func (r *RPC) echo(h *rpcrdma.Header) {
+	for i := range h.WriteList {
+		if i < len(r.WriteChunks) {
+			setWritten(r.WriteChunks[i], h.WriteList[i].Segments)
+		}
+	}
+	if h.ReplyChunk != nil && r.ReplyChunk != nil {
+		setWritten(r.ReplyChunk, h.ReplyChunk.Segments)
+	}
+}
+
+func setWritten(c *Chunk, segs []rpcrdma.Segment) {
+	for j, sg := range segs {
+		if j < len(c.Segments) {
+			c.Segments[j].Written, c.Segments[j].HasWritten = sg.Length, true
+		}
+	}
+}
+
+// forget removes the segments of an answered call from the index: no
+// RDMA READ or WRITE may use them any more.
+func (s *rpcState) forget(r *RPC) {
+	for _, c := range r.chunks() {
+		for _, sg := range c.Segments {
+			k := segKey{Owner: r.Client, RKey: sg.Handle}
+			refs := slices.DeleteFunc(s.segs[k], func(x segRef) bool { return x.rpc == r })
+			if len(refs) == 0 {
+				delete(s.segs, k)
+			} else {
+				s.segs[k] = refs
+			}
+		}
+	}
+}
+
+func (s *rpcState) finish(a *Analyzer) {
+	for _, r := range s.list {
+		if r.Call != nil && r.Reply == nil {
+			a.notes = append(a.notes, Note{Frame: r.Call.Frame, Kind: NoteCallNoReply,
+				Text: fmt.Sprintf("call XID 0x%08x (%s) has no reply in the capture", r.XID, r.CallSummary)})
+		}
+	}
+}
