@@ -56,7 +56,9 @@ func subcommands() []subcommand {
 	return []subcommand{
 		{"run", runScript},
 		{"view", runView},
-		{"decode", func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return decode.Main(args, stdout, stderr) }},
+		{"decode", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+			return decode.Main(args, stdout, stderr)
+		}},
 		{"help", func(_ []string, _ io.Reader, stdout, _ io.Writer) int {
 			fmt.Fprint(stdout, usage)
 			return exitOK
