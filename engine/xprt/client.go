@@ -451,26 +451,32 @@ func (c *Client) HandleRecvWC(wc verbs.WC) string {
 	// Collect what the server wrote, segment by segment, as its echo of
 	// each chunk says.
 	for ci, wc := range h.WriteList {
-		var out []byte
-		segs := c.segsOf(k, fmt.Sprintf("write chunk %d", ci))
-		for si, s := range wc.Segments {
-			if si < len(segs) {
-				out = append(out, segs[si].Buf[segs[si].PageOff:segs[si].PageOff+int(min(s.Length, segs[si].Length))]...)
-			}
-		}
-		r.WriteChunks = append(r.WriteChunks, out)
+		r.WriteChunks = append(r.WriteChunks, written(c.segsOf(k, fmt.Sprintf("write chunk %d", ci)), wc.Segments))
 	}
 	if h.ReplyChunk != nil {
-		segs := c.segsOf(k, "reply chunk")
-		for si, s := range h.ReplyChunk.Segments {
-			if si < len(segs) {
-				r.ReplyChunk = append(r.ReplyChunk, segs[si].Buf[segs[si].PageOff:segs[si].PageOff+int(min(s.Length, segs[si].Length))]...)
-			}
-		}
+		r.ReplyChunk = written(c.segsOf(k, "reply chunk"), h.ReplyChunk.Segments)
 	}
 	c.release(k)
 	return fmt.Sprintf("xid %#x: %v reply, %d inline bytes, %d write chunks, reply chunk %d bytes",
 		h.XID, h.Proc, len(r.Inline), len(r.WriteChunks), len(r.ReplyChunk))
+}
+
+// written is what the server wrote into segs, as its echo of the chunk
+// (echo) says: one segment's bytes in place, several joined.
+func written(segs []*Segment, echo []rpcrdma.Segment) []byte {
+	part := func(i int) []byte {
+		s := segs[i]
+		return s.Buf[s.PageOff : s.PageOff+int(min(echo[i].Length, s.Length))]
+	}
+	n := min(len(segs), len(echo))
+	if n == 1 {
+		return part(0)
+	}
+	var out []byte
+	for i := 0; i < n; i++ {
+		out = append(out, part(i)...)
+	}
+	return out
 }
 
 func (c *Client) segsOf(k *Call, kind string) []*Segment {
