@@ -132,13 +132,33 @@ func (v sglView) writeText(w io.Writer) {
 	}
 }
 
+// writeSGEs prints a scatterlist one entry a line, folding a run of
+// entries that differ only in their page (whole pages of one chunk) into
+// its first and last entries and a line that counts the rest.
 func writeSGEs(w io.Writer, label string, sges []engine.SGESnap) {
-	for i, e := range sges {
+	line := func(i int, e engine.SGESnap) {
 		fmt.Fprintf(w, "%s[%d] %-6s off %4d len %5d", label, i, e.Page, e.Off, e.Len)
 		if e.Source != "" {
 			fmt.Fprintf(w, "  %s", e.Source)
 		}
 		fmt.Fprintln(w)
+	}
+	for i := 0; i < len(sges); {
+		j := i + 1
+		for j < len(sges) && sges[j].Off == sges[i].Off && sges[j].Len == sges[i].Len && sges[j].Source == sges[i].Source {
+			j++
+		}
+		if j-i < 5 {
+			for ; i < j; i++ {
+				line(i, sges[i])
+			}
+			continue
+		}
+		line(i, sges[i])
+		fmt.Fprintf(w, "%s[%d..%d] %d more like it: %s..%s off %d len %d\n",
+			label, i+1, j-2, j-i-2, sges[i+1].Page, sges[j-2].Page, sges[i].Off, sges[i].Len)
+		line(j-1, sges[j-1])
+		i = j
 	}
 }
 

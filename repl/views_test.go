@@ -1,0 +1,31 @@
+package repl
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rdmalab/rdmalab/engine"
+)
+
+// A long run of whole pages folds to its ends and a count; short runs and
+// differing entries print in full.
+func TestWriteSGEsFoldsRuns(t *testing.T) {
+	var sges []engine.SGESnap
+	sges = append(sges, engine.SGESnap{Page: "pg1", Off: 100, Len: 3996, Source: "read chunk 0 seg 0"})
+	for i := 2; i <= 9; i++ {
+		sges = append(sges, engine.SGESnap{Page: fmt.Sprintf("pg%d", i), Len: 4096, Source: "read chunk 0 seg 0"})
+	}
+	sges = append(sges, engine.SGESnap{Page: "pg10", Len: 12, Source: "read chunk 0 seg 0"})
+	var b strings.Builder
+	writeSGEs(&b, "sgl", sges)
+	want := `sgl[0] pg1    off  100 len  3996  read chunk 0 seg 0
+sgl[1] pg2    off    0 len  4096  read chunk 0 seg 0
+sgl[2..7] 6 more like it: pg3..pg8 off 0 len 4096
+sgl[8] pg9    off    0 len  4096  read chunk 0 seg 0
+sgl[9] pg10   off    0 len    12  read chunk 0 seg 0
+`
+	if b.String() != want {
+		t.Errorf("got\n%swant\n%s", b.String(), want)
+	}
+}
