@@ -153,37 +153,60 @@ func (s *ReadDir3Res) Decode(b []byte) (n int, err error) {
 }
 
 func (s *ReadDir3Res) decode(r *xdr.Reader) error {
-	var err error
-	if s.Status, err = decodeStat3(r); err != nil {
+	ok, err := decodeDirResHead(r, &s.Status, &s.DirAttr, s.CookieVerf[:])
+	if err != nil || !ok {
 		return err
 	}
-	if err = s.DirAttr.DecodeXDR(r, "dir_attributes"); err != nil || s.Status != NFS3OK {
-		return err
-	}
-	if err = decodeVerf(r, s.CookieVerf[:], "cookieverf"); err != nil {
-		return err
-	}
-	for {
-		more, err := r.Bool("value_follows")
-		if err != nil {
-			return err
-		}
-		if !more {
-			break
-		}
+	s.EOF, err = decodeEntryList(r, func() error {
 		var e Entry3
-		if e.FileID, err = r.Uint64("fileid"); err != nil {
-			return err
-		}
-		if e.Name, err = r.String(MaxNameLen, "name"); err != nil {
-			return err
-		}
-		if e.Cookie, err = r.Uint64("cookie"); err != nil {
+		if err := decodeEntryHead(r, &e.FileID, &e.Name, &e.Cookie); err != nil {
 			return err
 		}
 		s.Entries = append(s.Entries, e)
+		return nil
+	})
+	return err
+}
+
+// decodeDirResHead reads what READDIR and READDIRPLUS results start with:
+// the status, the directory's attributes and, when the status is NFS3_OK
+// (ok), the cookie verifier.
+func decodeDirResHead(r *xdr.Reader, st *Stat3, attr *PostOpAttr, verf []byte) (ok bool, err error) {
+	if *st, err = decodeStat3(r); err != nil {
+		return false, err
 	}
-	s.EOF, err = r.Bool("eof")
+	if err = attr.DecodeXDR(r, "dir_attributes"); err != nil || *st != NFS3OK {
+		return false, err
+	}
+	return true, decodeVerf(r, verf, "cookieverf")
+}
+
+// decodeEntryList reads a directory entry list: entry for each entry
+// while value_follows, then the eof flag.
+func decodeEntryList(r *xdr.Reader, entry func() error) (eof bool, err error) {
+	for {
+		more, err := r.Bool("value_follows")
+		if err != nil {
+			return false, err
+		}
+		if !more {
+			return r.Bool("eof")
+		}
+		if err := entry(); err != nil {
+			return false, err
+		}
+	}
+}
+
+// decodeEntryHead reads the fileid, name and cookie every entry starts with.
+func decodeEntryHead(r *xdr.Reader, fileID *uint64, name *string, cookie *uint64) (err error) {
+	if *fileID, err = r.Uint64("fileid"); err != nil {
+		return err
+	}
+	if *name, err = r.String(MaxNameLen, "name"); err != nil {
+		return err
+	}
+	*cookie, err = r.Uint64("cookie")
 	return err
 }
 
@@ -279,42 +302,23 @@ func (s *ReadDirPlus3Res) Decode(b []byte) (n int, err error) {
 }
 
 func (s *ReadDirPlus3Res) decode(r *xdr.Reader) error {
-	var err error
-	if s.Status, err = decodeStat3(r); err != nil {
+	ok, err := decodeDirResHead(r, &s.Status, &s.DirAttr, s.CookieVerf[:])
+	if err != nil || !ok {
 		return err
 	}
-	if err = s.DirAttr.DecodeXDR(r, "dir_attributes"); err != nil || s.Status != NFS3OK {
-		return err
-	}
-	if err = decodeVerf(r, s.CookieVerf[:], "cookieverf"); err != nil {
-		return err
-	}
-	for {
-		more, err := r.Bool("value_follows")
-		if err != nil {
-			return err
-		}
-		if !more {
-			break
-		}
+	s.EOF, err = decodeEntryList(r, func() error {
 		var e EntryPlus3
-		if e.FileID, err = r.Uint64("fileid"); err != nil {
+		if err := decodeEntryHead(r, &e.FileID, &e.Name, &e.Cookie); err != nil {
 			return err
 		}
-		if e.Name, err = r.String(MaxNameLen, "name"); err != nil {
+		if err := e.Attr.DecodeXDR(r, "name_attributes"); err != nil {
 			return err
 		}
-		if e.Cookie, err = r.Uint64("cookie"); err != nil {
-			return err
-		}
-		if err = e.Attr.DecodeXDR(r, "name_attributes"); err != nil {
-			return err
-		}
-		if err = e.Handle.decodeXDR(r); err != nil {
+		if err := e.Handle.decodeXDR(r); err != nil {
 			return err
 		}
 		s.Entries = append(s.Entries, e)
-	}
-	s.EOF, err = r.Bool("eof")
+		return nil
+	})
 	return err
 }
