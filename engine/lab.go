@@ -61,6 +61,7 @@ type Lab struct {
 	completions   []Completion
 	transfers     []sim.Transfer
 	transferBytes int
+	capture       captureState // capture.go
 	xptID         uint64
 	lastPattern   []byte
 }
@@ -73,7 +74,8 @@ func New(s Settings) (*Lab, error) {
 	}
 	l := &Lab{Set: s, Sched: sched.New(), xptID: 1}
 	l.Fabric = sim.NewFabric(sim.Config{Seed: s.Seed, LinkRate: s.LinkRate, Latency: s.Latency})
-	l.Fabric.SetTap(l.keepTransfer)
+	l.capture.keep = true
+	l.Fabric.SetTap(l.tap)
 	devS, err := l.Fabric.NewDevice("server", s.deviceAttr())
 	if err != nil {
 		return nil, fmt.Errorf("server device: %w", err)
@@ -152,13 +154,11 @@ func (l *Lab) Last() trace.Event { return l.last }
 func (l *Lab) Completions() []Completion { return l.completions }
 
 // SetCapture turns the recording of wire transfers on or off (on by
-// default; off saves a copy of every payload).
+// default; off saves a copy of every payload). A capture StartCapture
+// streams goes on either way.
 func (l *Lab) SetCapture(on bool) {
-	if on {
-		l.Fabric.SetTap(l.keepTransfer)
-	} else {
-		l.Fabric.SetTap(nil)
-	}
+	l.capture.keep = on
+	l.setTap()
 }
 
 // Transfers lists what crossed the wire (the seam the captures package
@@ -177,11 +177,20 @@ func appendBounded[T any](s []T, v T, n int) []T {
 // keepTransfer remembers what crossed the wire, bounded by count and by
 // payload bytes.
 func (l *Lab) keepTransfer(t sim.Transfer) {
+	if len(l.transfers) >= maxTransfers {
+		// appendBounded drops the oldest quarter: uncount their bytes.
+		for _, old := range l.transfers[:len(l.transfers)-maxTransfers+maxTransfers/4] {
+			l.transferBytes -= len(old.Payload)
+			l.capture.dropped++
+		}
+	}
 	l.transfers = appendBounded(l.transfers, t, maxTransfers)
 	l.transferBytes += len(t.Payload)
 	for l.transferBytes > maxTransferBytes && len(l.transfers) > 1 {
 		l.transferBytes -= len(l.transfers[0].Payload)
+		l.transfers[0] = sim.Transfer{} // let its payload go
 		l.transfers = l.transfers[1:]
+		l.capture.dropped++
 	}
 }
 
