@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strconv"
 )
 
 // Addr is where a packet comes from or goes to: an IP address (RoCEv2), a
@@ -16,24 +17,34 @@ type Addr struct {
 // IsValid reports whether a is set.
 func (a Addr) IsValid() bool { return a.IP.IsValid() || a.LID != 0 }
 
-func (a Addr) String() string {
+func (a Addr) String() string { return string(a.appendTo(nil)) }
+
+// appendTo appends the text of a to b.
+func (a Addr) appendTo(b []byte) []byte {
 	switch {
 	case a.IP.IsValid():
-		return a.IP.Unmap().String()
+		return a.IP.Unmap().AppendTo(b)
 	case a.LID != 0:
-		return fmt.Sprintf("LID:%d", a.LID)
+		return strconv.AppendUint(append(b, "LID:"...), uint64(a.LID), 10)
 	}
-	return "?"
+	return append(b, '?')
 }
 
 // FlowKey identifies one direction of a queue pair's traffic: packets from
-// Src to the queue pair QP at Dst.
+// Src to the queue pair QP at Dst. Reliable Datagram traffic runs on End-to-
+// End contexts rather than queue pairs (IBTA 9.7.1): its flows are keyed by
+// the EE context at Dst that the RDETH names (EE set, QP the EE context
+// number), whose PSN sequence all its datagrams share whatever their QP.
 type FlowKey struct {
 	Src, Dst Addr
 	QP       uint32
+	EE       bool // QP is an EE context number (RD)
 }
 
 func (k FlowKey) String() string {
+	if k.EE {
+		return fmt.Sprintf("%v → %v EEC 0x%06x", k.Src, k.Dst, k.QP)
+	}
 	return fmt.Sprintf("%v → %v QP 0x%06x", k.Src, k.Dst, k.QP)
 }
 

@@ -80,6 +80,8 @@ type AckInfo struct {
 	MSNKnown    bool   // ExpectedMSN is known (the MSN base has been learnt)
 	Acked       []*Message
 	Old         bool // it acknowledges nothing new (a duplicate or coalesced-away ACK)
+
+	acked [2]*Message // Acked's first storage: most ACKs cover one or two messages
 }
 
 // ChunkKind is the kind of chunk a segment belongs to.

@@ -7,25 +7,83 @@ import (
 	"github.com/rdmalab/rdmalab/captures/ib"
 )
 
+// Options say what an Analyzer keeps once the packets it learnt it from
+// are gone. The zero value keeps everything; a streaming consumer (rdmalab
+// decode --json) drops what it does not print, so that its memory stays
+// bounded whatever the size of the capture.
+type Options struct {
+	// DropRPCs forgets an RPC once it is answered and no recent message
+	// refers to it: RPCs lists only the calls still waiting for a reply.
+	// From the packet after its reply on, an answered RPC keeps no bytes
+	// (inline messages, chunk data): CallBytes and ReplyBytes no longer
+	// rebuild it.
+	DropRPCs bool
+	// DropNotes keeps no list of notes: Notes returns nothing, and each
+	// packet's Analysis.Notes are the only record of them.
+	DropNotes bool
+	// DropChunkData keeps which byte ranges RDMA READ responses and
+	// WRITEs placed in a call's Read and Write chunks, not the bytes:
+	// CallBytes and ReplyBytes then read zeros in their place. Chunks
+	// that carry a whole RPC message (a position-zero Read chunk, a Reply
+	// chunk) are always kept.
+	DropChunkData bool
+}
+
 // Analyzer is the transport analysis of one capture, fed packet by packet
 // in capture order.
 type Analyzer struct {
+	opt   Options
 	flows map[FlowKey]*Flow
 	Flows []*Flow // in order of first packet
 	// unpaired lists, by (source, destination), the flows whose peer is
 	// not known yet: the candidates for inferring one.
 	unpaired map[addrPair][]*Flow
-	limited  bool // maxFlows was reached
+	limited  bool     // maxFlows was reached
+	recent   [2]*Flow // the flows of the last packets: traffic goes back and forth
 	cm       cmState
 	rpc      rpcState
 	notes    []Note
+	slab     slab
+}
+
+// slab hands out the records the analysis makes for many packets (ACKs,
+// messages) from arrays allocated a few dozen at a time: one allocation
+// instead of one per packet. A record stays valid as long as it is
+// referenced, like any other.
+type slab struct {
+	acks []AckInfo
+	msgs []Message
+}
+
+const slabLen = 64
+
+func (s *slab) ack() *AckInfo {
+	if len(s.acks) == 0 {
+		s.acks = make([]AckInfo, slabLen)
+	}
+	x := &s.acks[0]
+	s.acks = s.acks[1:]
+	return x
+}
+
+func (s *slab) msg() *Message {
+	if len(s.msgs) == 0 {
+		s.msgs = make([]Message, slabLen)
+	}
+	x := &s.msgs[0]
+	s.msgs = s.msgs[1:]
+	return x
 }
 
 type addrPair struct{ Src, Dst Addr }
 
-// NewAnalyzer returns an empty analysis.
-func NewAnalyzer() *Analyzer {
+// NewAnalyzer returns an empty analysis that keeps everything.
+func NewAnalyzer() *Analyzer { return NewAnalyzerWith(Options{}) }
+
+// NewAnalyzerWith returns an empty analysis that keeps what opt says.
+func NewAnalyzerWith(opt Options) *Analyzer {
 	return &Analyzer{
+		opt:      opt,
 		flows:    map[FlowKey]*Flow{},
 		unpaired: map[addrPair][]*Flow{},
 		cm:       newCMState(),
@@ -37,8 +95,14 @@ func NewAnalyzer() *Analyzer {
 func (a *Analyzer) Notes() []Note { return a.notes }
 
 // RPCs returns the RPCs seen, in the order of their calls (replies without
-// a call come in the order of the replies).
-func (a *Analyzer) RPCs() []*RPC { return a.rpc.list }
+// a call come in the order of the replies). With Options.DropRPCs it
+// returns the calls still unanswered.
+func (a *Analyzer) RPCs() []*RPC {
+	if a.opt.DropRPCs {
+		return a.rpc.unanswered()
+	}
+	return a.rpc.list
+}
 
 // Connections returns what CM messages set up.
 func (a *Analyzer) Connections() []*CMConn { return a.cm.list }
@@ -46,6 +110,9 @@ func (a *Analyzer) Connections() []*CMConn { return a.cm.list }
 // Packet analyses p and fills p.Analysis.
 func (a *Analyzer) Packet(p *Packet) {
 	p.Analysis.reset()
+	if len(a.rpc.answered) > 0 {
+		a.rpc.release()
+	}
 	if p.Err != nil {
 		a.note(p, NoteMalformed, "%s at offset %d: %s", p.Err.Layer, p.Err.Offset, p.Err.Msg)
 	}
@@ -91,7 +158,16 @@ const maxFlows = 1 << 16
 // flow returns the flow of p, creating it; nil past maxFlows.
 func (a *Analyzer) flow(p *Packet) *Flow {
 	k := FlowKey{Src: p.Src, Dst: p.Dst, QP: p.BTH.DestQP}
+	if p.BTH.Headers&ib.HasRDETH != 0 {
+		k.QP, k.EE = p.BTH.RDETH.EECnxt, true
+	}
+	for _, f := range a.recent {
+		if f != nil && f.Key == k {
+			return f
+		}
+	}
 	if f, ok := a.flows[k]; ok {
+		a.recent[1], a.recent[0] = a.recent[0], f
 		return f
 	}
 	if len(a.Flows) >= maxFlows {
@@ -141,12 +217,16 @@ func (a *Analyzer) pair(f, g *Flow, inferred bool) {
 func (a *Analyzer) Finish() {
 	for _, f := range a.Flows {
 		for _, m := range f.reads {
-			a.notes = append(a.notes, Note{Frame: m.FirstFrame, Kind: NoteReadNoResponse,
+			a.keepNote(Note{Frame: m.FirstFrame, Kind: NoteReadNoResponse,
 				Text: fmt.Sprintf("RDMA READ of %d bytes at PSN %d on %v got %d of its response bytes",
 					m.DMALen, m.FirstPSN, f.Key, m.RespBytes)})
 		}
+		for _, m := range f.atomics {
+			a.keepNote(Note{Frame: m.FirstFrame, Kind: NoteAtomicNoResponse,
+				Text: fmt.Sprintf("%s at PSN %d on %v got no ATOMIC Acknowledge", m.Opcode.Info(), m.FirstPSN, f.Key)})
+		}
 		if m := f.cur; m != nil {
-			a.notes = append(a.notes, Note{Frame: m.FirstFrame, Kind: InfoMidStream,
+			a.keepNote(Note{Frame: m.FirstFrame, Kind: InfoMidStream,
 				Text: fmt.Sprintf("%s on %v: the capture ends before its last packet", m.Name(), f.Key)})
 		}
 	}
@@ -158,7 +238,13 @@ func (a *Analyzer) Finish() {
 func (a *Analyzer) note(p *Packet, kind NoteKind, format string, args ...any) {
 	n := Note{Frame: p.Frame, Kind: kind, Text: fmt.Sprintf(format, args...)}
 	p.Analysis.Notes = append(p.Analysis.Notes, n)
-	a.notes = append(a.notes, n)
+	a.keepNote(n)
+}
+
+func (a *Analyzer) keepNote(n Note) {
+	if !a.opt.DropNotes {
+		a.notes = append(a.notes, n)
+	}
 }
 
 // noteMid records what the capture cannot tell because f's traffic began

@@ -18,8 +18,13 @@ type Decoder struct {
 	started bool
 }
 
-// NewDecoder returns a decoder for one capture.
-func NewDecoder() *Decoder { return &Decoder{an: NewAnalyzer()} }
+// NewDecoder returns a decoder for one capture that keeps everything the
+// whole-capture views need (Options{}).
+func NewDecoder() *Decoder { return NewDecoderWith(Options{}) }
+
+// NewDecoderWith returns a decoder for one capture that keeps what opt
+// says.
+func NewDecoderWith(opt Options) *Decoder { return &Decoder{an: NewAnalyzerWith(opt)} }
 
 // Analyzer returns the transport analysis the decoder feeds.
 func (d *Decoder) Analyzer() *Analyzer { return d.an }
@@ -65,11 +70,26 @@ func Read(r io.Reader, name string, fn func(*Packet) error) (*Analyzer, error) {
 		return nil, fileError(name, err)
 	}
 	defer pr.Close()
-	return decodeAll(pr, name, fn)
+	return decodeAll(pr, name, Options{}, fn)
 }
 
-func decodeAll(r *pcapfile.Reader, path string, fn func(*Packet) error) (*Analyzer, error) {
-	d := NewDecoder()
+// ReadFileWith is ReadFile with a decoder that keeps what opt says.
+func ReadFileWith(path string, opt Options, fn func(*Packet) error) (*Analyzer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	pr, err := pcapfile.NewReader(f)
+	if err != nil {
+		return nil, fileError(path, err)
+	}
+	defer pr.Close()
+	return decodeAll(pr, path, opt, fn)
+}
+
+func decodeAll(r *pcapfile.Reader, path string, opt Options, fn func(*Packet) error) (*Analyzer, error) {
+	d := NewDecoderWith(opt)
 	var rec pcapfile.Record
 	for {
 		err := r.Next(&rec)

@@ -7,15 +7,18 @@
 //	                                     │            CRC checks)
 //	                                     ▼
 //	                                  Analyzer
-//	  flow.go      per QP direction: PSN sequence (gaps, duplicates,
-//	               retransmissions, late packets), messages reassembled
-//	               from FIRST/MIDDLE/LAST/ONLY
+//	  flow.go      per QP direction (per EE context for Reliable Datagram):
+//	               PSN sequence (gaps, duplicates, retransmissions, late
+//	               packets, RD RESYNC), messages reassembled from
+//	               FIRST/MIDDLE/LAST/ONLY
 //	  response.go  ACKs and AETH MSNs turned into acknowledged messages,
 //	               NAKs and RNR NAKs, RDMA READ responses paired with their
-//	               requests
+//	               requests, ATOMIC Acknowledges with their CmpSwap or
+//	               FetchAdd
 //	  cm.go        connections learnt from CM REQ/REP (or inferred)
-//	  rpc.go       every complete SEND that validates as RFC 8166 is an
-//	               RPC call or reply, matched by XID, credits counted
+//	  rpc.go       every complete SEND that validates as RFC 8166 (or RFC
+//	               5666's RDMA_MSGP) is an RPC call or reply, matched by
+//	               XID, credits counted
 //	  chunks.go    every RDMA READ and WRITE matched to the segment a call
 //	               advertised (rkey and address range)
 //	  rebuild.go   calls rebuilt with their Read chunks, replies with their
@@ -27,4 +30,8 @@
 // tree (tree.go, -V), JSON objects with Wireshark's field names (json.go,
 // --json), a table per RPC (rpctable.go, --rpc), the anomalies (check.go,
 // --check), and a packet filter (filter.go, --filter).
+//
+// Options say what the analysis keeps once its packets are gone: Main
+// keeps only what it prints, so that --json streams a capture of any size
+// in bounded memory (captures/bench/compare.sh measures it).
 package decode

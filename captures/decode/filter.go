@@ -3,7 +3,8 @@ package decode
 // The --filter expression: comma-separated terms, all of which a packet
 // must match:
 //
-//	qp=N       the packet goes to QP N, or comes from it (its flow's peer)
+//	qp=N       the packet goes to QP N, or comes from it (its flow's peer,
+//	           or the source QP of a datagram's DETH)
 //	opcode=X   BTH opcode X: a number (4, 0x11) or a name, spaces,
 //	           dashes and case ignored ("send-only", "RC Acknowledge", "ack")
 //	xid=N      the packet belongs to the RPC with XID N: its call or reply
@@ -125,11 +126,15 @@ func (f *Filter) MatchRPC(r *RPC) bool {
 }
 
 func (f *Filter) matchQP(p *Packet) bool {
-	if contains(f.qps, p.BTH.DestQP) {
+	b := p.BTH
+	if contains(f.qps, b.DestQP) {
 		return true
 	}
+	if b.Headers&ib.HasDETH != 0 && contains(f.qps, b.DETH.SrcQP) {
+		return true // a datagram (UD, RD) names the QP that sent it
+	}
 	fl := p.Analysis.Flow
-	return fl != nil && fl.Peer != nil && contains(f.qps, fl.Peer.Key.QP)
+	return fl != nil && fl.Peer != nil && !fl.Peer.Key.EE && contains(f.qps, fl.Peer.Key.QP)
 }
 
 func (f *Filter) matchXID(p *Packet) bool {

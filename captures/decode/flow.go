@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/rdmalab/rdmalab/captures/ib"
@@ -28,11 +29,13 @@ type Flow struct {
 	expect     uint32 // the next request PSN expected
 	expectHi   uint32 // after a READ of unknown packet count: any PSN in [expect, expectHi] is in order
 	haveExpect bool
-	cur        *Message // the SEND or RDMA WRITE being received
-	unacked    int      // index in Msgs of the first message not yet acknowledged
-	reads      []*Message
-	lastRead   *Message // the last READ request, while its PSN count is unknown
-	firstPSN   uint32   // the first request PSN seen
+	cur        *Message   // the SEND or RDMA WRITE being received
+	unacked    int        // index in Msgs of the first message not yet acknowledged
+	reads      []*Message // READ requests waiting for their responses (at most keepMsgs)
+	atomics    []*Message // atomics waiting for their ATOMIC Acknowledge (at most keepMsgs)
+	lastRead   *Message   // the last READ request, while its PSN count is unknown
+	sendBuf    []byte     // reused to reassemble multi-packet SENDs
+	firstPSN   uint32     // the first request PSN seen
 	holes      [][2]uint32
 	last       psnSeen
 	haveLast   bool
@@ -187,7 +190,7 @@ func (f *Flow) findMsg(psn uint32) *Message {
 // recent ones (ACKs and retransmissions only look back that far).
 const keepMsgs = 4096
 
-func (f *Flow) newMessage(p *Packet, kind ib.Kind) *Message {
+func (f *Flow) newMessage(p *Packet, kind ib.Kind, s *slab) *Message {
 	if len(f.Msgs) >= 2*keepMsgs {
 		n := len(f.Msgs) - keepMsgs
 		copy(f.Msgs, f.Msgs[n:])
@@ -196,7 +199,8 @@ func (f *Flow) newMessage(p *Packet, kind ib.Kind) *Message {
 		f.dropped += n
 		f.unacked = max(0, f.unacked-n)
 	}
-	m := &Message{Flow: f, Seq: f.dropped + len(f.Msgs) + 1, Kind: kind, Opcode: p.BTH.Opcode,
+	m := s.msg()
+	*m = Message{Flow: f, Seq: f.dropped + len(f.Msgs) + 1, Kind: kind, Opcode: p.BTH.Opcode,
 		FirstPSN: p.BTH.PSN, LastPSN: p.BTH.PSN, FirstFrame: p.Frame, LastFrame: p.Frame}
 	f.Msgs = append(f.Msgs, m)
 	return m
@@ -206,10 +210,12 @@ func (f *Flow) newMessage(p *Packet, kind ib.Kind) *Message {
 func (a *Analyzer) request(p *Packet, f *Flow) {
 	b := p.BTH
 	an := &p.Analysis
-	checked := b.Opcode.Transport() != ib.TransportUD && b.Opcode.Transport() != ib.TransportRD
-	if checked {
-		an.PSN = f.checkPSN(p, b.PSN)
+	if b.Opcode.Kind() == ib.KindResync {
+		// RD RESYNC: the requester's EE context starts its PSNs again
+		// from this one; whatever was expected before is moot.
+		f.haveExpect, f.holes = false, f.holes[:0]
 	}
+	an.PSN = f.checkPSN(p, b.PSN)
 	switch an.PSN.Status {
 	case PSNDuplicate, PSNRetransmission, PSNOutOfOrder:
 		a.note(p, psnNoteKind(an.PSN.Status), "PSN %d (0x%06x), expected %d", b.PSN, b.PSN, an.PSN.Expected)
@@ -226,11 +232,19 @@ func (a *Analyzer) request(p *Packet, f *Flow) {
 	case ib.KindSend, ib.KindWrite:
 		a.dataPacket(p, f, kind)
 	case ib.KindReadRequest:
-		m := f.newMessage(p, kind)
+		m := f.newMessage(p, kind, &a.slab)
 		m.VA, m.RKey, m.DMALen, m.Len = b.RETH.VA, b.RETH.RKey, b.RETH.DMALen, int(b.RETH.DMALen)
 		m.Packets = 1
 		if n := f.readPackets(m.DMALen); n > 0 {
 			m.LastPSN = psnAdd(m.FirstPSN, n-1)
+		}
+		if len(f.reads) == keepMsgs {
+			// Thousands of READs unanswered: give up on the oldest.
+			old := f.reads[0]
+			a.keepNote(Note{Frame: old.FirstFrame, Kind: NoteReadNoResponse,
+				Text: fmt.Sprintf("RDMA READ of %d bytes at PSN %d on %v got %d of its response bytes before %d later READs",
+					old.DMALen, old.FirstPSN, f.Key, old.RespBytes, keepMsgs)})
+			f.reads = append(f.reads[:0], f.reads[1:]...)
 		}
 		f.reads = append(f.reads, m)
 		if m.LastPSN == m.FirstPSN && m.DMALen > 0 && f.readPackets(m.DMALen) == 0 {
@@ -238,8 +252,24 @@ func (a *Analyzer) request(p *Packet, f *Flow) {
 		}
 		an.Msg = m
 		a.rpc.readRequest(a, p, m)
-	default: // atomics, FLUSH, ATOMIC WRITE, RESYNC: one packet, one message
-		m := f.newMessage(p, kind)
+	case ib.KindAtomic:
+		// Answered by an ATOMIC Acknowledge with the same PSN, which
+		// carries the value the responder found.
+		m := f.newMessage(p, kind, &a.slab)
+		e := &b.AtomicETH
+		m.Packets, m.Len, m.DMALen = 1, 8, 8
+		m.VA, m.RKey, m.SwapAdd, m.Compare = e.VA, e.RKey, e.SwapDt, e.CmpDt
+		if len(f.atomics) == keepMsgs {
+			old := f.atomics[0]
+			a.keepNote(Note{Frame: old.FirstFrame, Kind: NoteAtomicNoResponse,
+				Text: fmt.Sprintf("%s at PSN %d on %v got no ATOMIC Acknowledge before %d later atomics",
+					old.Opcode.Info(), old.FirstPSN, f.Key, keepMsgs)})
+			f.atomics = append(f.atomics[:0], f.atomics[1:]...)
+		}
+		f.atomics = append(f.atomics, m)
+		an.Msg = m
+	default: // FLUSH, ATOMIC WRITE, RESYNC: one packet, one message
+		m := f.newMessage(p, kind, &a.slab)
 		m.Packets, m.Complete, m.Len = 1, true, len(b.Payload)
 		an.Msg = m
 		f.ackedEarly(m)
@@ -264,11 +294,11 @@ func (a *Analyzer) dataPacket(p *Packet, f *Flow, kind ib.Kind) {
 	m := f.cur
 	if m != nil && (pos == ib.PosFirst || pos == ib.PosOnly || m.Kind != kind) {
 		a.note(p, NoteIncompleteMessage, "%s from frame %d never got its last packet", m.Name(), m.FirstFrame)
-		m.Partial = true
+		m.Partial, m.Data = true, nil
 		f.cur, m = nil, nil
 	}
 	if m == nil {
-		m = f.newMessage(p, kind)
+		m = f.newMessage(p, kind, &a.slab)
 		if pos == ib.PosMiddle || pos == ib.PosLast {
 			m.Partial = true
 			a.noteMid(p, f, "%s %s without its first packet: the capture starts inside it", kind, pos)
@@ -289,7 +319,14 @@ func (a *Analyzer) dataPacket(p *Packet, f *Flow, kind ib.Kind) {
 	if b.Headers&ib.HasIETH != 0 {
 		m.IETH, m.HasInv = b.IETH.RKey, true
 	}
-	if kind == ib.KindSend && len(m.Data)+len(b.Payload) <= maxSendData {
+	switch {
+	case kind != ib.KindSend:
+	case pos == ib.PosOnly:
+		m.Data = b.Payload // used before the next packet: no copy
+	case len(m.Data)+len(b.Payload) <= maxSendData:
+		if m.Data == nil {
+			m.Data = f.sendBuf[:0]
+		}
 		m.Data = append(m.Data, b.Payload...)
 	}
 	if kind == ib.KindWrite {
@@ -301,6 +338,9 @@ func (a *Analyzer) dataPacket(p *Packet, f *Flow, kind ib.Kind) {
 		m.Complete = !m.Partial
 		f.ackedEarly(m)
 		if kind == ib.KindSend {
+			if pos == ib.PosLast && cap(m.Data) <= maxSendBuf {
+				f.sendBuf = m.Data[:0]
+			}
 			a.sendDone(p, m)
 		}
 		return

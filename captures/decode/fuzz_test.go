@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/gopacket"
 
+	"github.com/rdmalab/rdmalab/captures/ib"
 	"github.com/rdmalab/rdmalab/captures/pcapfile"
 )
 
@@ -60,6 +61,17 @@ func FuzzDecodeFrames(f *testing.F) {
 	for _, i := range []int{0, 1, 3, 39, 41, 44, 85, 87, 94, 248, 250, 378} {
 		f.Add(uint8(0), frames[i], frames[i+1])
 	}
+	// An atomic and its acknowledge, Reliable Datagrams, RDMA_MSGP.
+	f.Add(uint8(0),
+		roceFrame(f, 1, 2, &ib.BTH{Opcode: ib.OpcodeRCCompareSwap, DestQP: 0x12, PSN: 7,
+			AtomicETH: ib.AtomicETH{VA: 0x1000, RKey: 0x77, SwapDt: 9, CmpDt: 5}}, nil),
+		roceFrame(f, 2, 1, &ib.BTH{Opcode: ib.OpcodeRCAtomicAcknowledge, DestQP: 0x11, PSN: 7,
+			AETH: ackAETH(1), AtomicAckETH: ib.AtomicAckETH{OrigRemDt: 5}}, nil))
+	f.Add(uint8(0),
+		roceFrame(f, 1, 2, &ib.BTH{Opcode: 0x44, DestQP: 0x20, PSN: 10, RDETH: ib.RDETH{EECnxt: 5},
+			DETH: ib.DETH{SrcQP: 0x31}}, []byte("datagram")),
+		roceFrame(f, 2, 1, &ib.BTH{Opcode: 0x51, DestQP: 0x31, PSN: 10, RDETH: ib.RDETH{EECnxt: 9}, AETH: ackAETH(1)}, nil))
+	f.Add(uint8(0), toMSGP(append([]byte(nil), frames[3]...), 1024, 4096), toMSGP(append([]byte(nil), frames[5]...), 0, 0))
 	f.Fuzz(func(t *testing.T, link uint8, a, b []byte) {
 		d := NewDecoder()
 		for i, data := range [][]byte{a, b, a, b} {

@@ -9,6 +9,7 @@ package decode
 
 import (
 	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/captures/nfs"
 	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 )
 
@@ -52,18 +53,18 @@ var encapJSON = [...]string{"", "RoCEv2", "RoCEv1", "InfiniBand"}
 
 func jsonNetwork(w *jsonw, p *Packet) {
 	if p.Eth != nil {
-		w.str("eth.src", p.Eth.SrcMAC.String())
-		w.str("eth.dst", p.Eth.DstMAC.String())
+		w.mac("eth.src", p.Eth.SrcMAC)
+		w.mac("eth.dst", p.Eth.DstMAC)
 	}
 	switch {
 	case p.IPv4 != nil:
-		w.str("ip.src", p.Src.String())
-		w.str("ip.dst", p.Dst.String())
+		w.addr("ip.src", p.Src)
+		w.addr("ip.dst", p.Dst)
 		w.uint("ip.dsfield", uint64(p.IPv4.TOS))
 		w.uint("ip.ttl", uint64(p.IPv4.TTL))
 	case p.IPv6 != nil:
-		w.str("ipv6.src", p.Src.String())
-		w.str("ipv6.dst", p.Dst.String())
+		w.addr("ipv6.src", p.Src)
+		w.addr("ipv6.dst", p.Dst)
 	}
 	if p.UDP != nil {
 		w.uint("udp.srcport", uint64(p.SrcPort))
@@ -177,36 +178,112 @@ func jsonMAD(w *jsonw, p *Packet) {
 	w.uint("infiniband.mad.attributemodifier", uint64(m.AttributeModifier))
 	switch c := p.CM.(type) {
 	case *ib.CMReq:
-		w.hex("infiniband.cm.req", uint64(c.LocalCommID), 8)
-		w.hex("infiniband.cm.req.serviceid", c.ServiceID, 16)
-		w.uint("infiniband.cm.req.localqpn", uint64(c.LocalQPN))
-		w.uint("infiniband.cm.req.startpsn", uint64(c.StartingPSN))
-		w.uint("infiniband.cm.req.pppmtu", uint64(c.PathMTU))
-		if ip, ok := c.IPCM(); ok {
-			w.str("infiniband.cm.req.ip_cm.sip", ip.Src.String())
-			w.str("infiniband.cm.req.ip_cm.dip", ip.Dst.String())
-			w.uint("infiniband.cm.req.ip_cm.sport", uint64(ip.SrcPort))
-		}
+		jsonCMReq(w, c)
 	case *ib.CMRep:
 		w.hex("infiniband.cm.rep", uint64(c.LocalCommID), 8)
 		w.hex("infiniband.cm.rep.remotecommid", uint64(c.RemoteCommID), 8)
+		w.hex("infiniband.cm.rep.localqkey", uint64(c.LocalQKey), 8)
 		w.uint("infiniband.cm.rep.localqpn", uint64(c.LocalQPN))
+		w.uint("infiniband.cm.rep.localeecn", uint64(c.LocalEECN))
 		w.uint("infiniband.cm.rep.startpsn", uint64(c.StartingPSN))
+		w.uint("infiniband.cm.rep.respres", uint64(c.ResponderResources))
+		w.uint("infiniband.cm.rep.initdepth", uint64(c.InitiatorDepth))
+		w.uint("infiniband.cm.rep.tgtackdelay", uint64(c.TargetACKDelay))
+		w.uint("infiniband.cm.rep.failoveracc", uint64(c.FailoverAccepted))
+		w.uint("infiniband.cm.rep.e2eflowctrl", b2u(c.EndToEndFlowControl))
+		w.uint("infiniband.cm.rep.rnrretrcount", uint64(c.RNRRetryCount))
+		w.uint("infiniband.cm.rep.srq", b2u(c.SRQ))
+		w.hex("infiniband.cm.rep.localcaguid", c.LocalCAGUID, 16)
 	case *ib.CMRtu:
 		w.hex("infiniband.cm.rtu.localcommid", uint64(c.LocalCommID), 8)
 		w.hex("infiniband.cm.rtu.remotecommid", uint64(c.RemoteCommID), 8)
 	case *ib.CMRej:
 		w.hex("infiniband.cm.rej.localcommid", uint64(c.LocalCommID), 8)
 		w.hex("infiniband.cm.rej.remotecommid", uint64(c.RemoteCommID), 8)
+		w.uint("infiniband.cm.rej.msgrej", uint64(c.MessageRejected))
+		w.uint("infiniband.cm.rej.rejinfolen", uint64(c.RejectInfoLength))
 		w.uint("infiniband.cm.rej.reason", uint64(c.Reason))
 	case *ib.CMDreq:
 		w.hex("infiniband.cm.dreq.localcommid", uint64(c.LocalCommID), 8)
 		w.hex("infiniband.cm.dreq.remotecommid", uint64(c.RemoteCommID), 8)
-		w.uint("infiniband.cm.req.remoteqpneecn", uint64(c.RemoteQPN))
+		w.uint("infiniband.cm.req.remoteqpneecn", uint64(c.RemoteQPN)) // sic: Wireshark's name
 	case *ib.CMDrep:
 		w.hex("infiniband.cm.drsp.localcommid", uint64(c.LocalCommID), 8)
 		w.hex("infiniband.cm.drsp.remotecommid", uint64(c.RemoteCommID), 8)
 	}
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// jsonCMReq writes a ConnectRequest with Wireshark's field names.
+func jsonCMReq(w *jsonw, c *ib.CMReq) {
+	w.hex("infiniband.cm.req", uint64(c.LocalCommID), 8)
+	w.hex("infiniband.cm.req.serviceid", c.ServiceID, 16)
+	w.hex("infiniband.cm.req.localcaguid", c.LocalCAGUID, 16)
+	w.hex("infiniband.cm.req.localqkey", uint64(c.LocalQKey), 8)
+	w.uint("infiniband.cm.req.localqpn", uint64(c.LocalQPN))
+	w.uint("infiniband.cm.req.responderres", uint64(c.ResponderResources))
+	w.uint("infiniband.cm.req.localeecn", uint64(c.LocalEECN))
+	w.uint("infiniband.cm.req.initdepth", uint64(c.InitiatorDepth))
+	w.uint("infiniband.cm.req.remoteeecn", uint64(c.RemoteEECN))
+	w.uint("infiniband.cm.req.remoteresptout", uint64(c.RemoteCMResponseTimeout))
+	w.uint("infiniband.cm.req.transpsvctype", uint64(c.TransportServiceType))
+	w.uint("infiniband.cm.req.e2eflowctrl", b2u(c.EndToEndFlowControl))
+	w.uint("infiniband.cm.req.startpsn", uint64(c.StartingPSN))
+	w.uint("infiniband.cm.req.localresptout", uint64(c.LocalCMResponseTimeout))
+	w.uint("infiniband.cm.req.retrcount", uint64(c.RetryCount))
+	w.uint("infiniband.cm.req.pkey", uint64(c.PKey))
+	w.uint("infiniband.cm.req.pppmtu", uint64(c.PathMTU))
+	w.uint("infiniband.cm.req.rdcexist", b2u(c.RDCExists))
+	w.uint("infiniband.cm.req.rnrretrcount", uint64(c.RNRRetryCount))
+	w.uint("infiniband.cm.req.maxcmretr", uint64(c.MaxCMRetries))
+	w.uint("infiniband.cm.req.srq", b2u(c.SRQ))
+	w.uint("infiniband.cm.req.ext_transport", uint64(c.ExtendedTransport))
+	jsonCMPath(w, "infiniband.cm.req.prim_", &c.Primary, true)
+	jsonCMPath(w, "infiniband.cm.req.alt_", &c.Alternate, false)
+	if ip, ok := c.IPCM(); ok {
+		w.uint("infiniband.cm.req.ip_cm.majv", uint64(ip.Version>>4))
+		w.uint("infiniband.cm.req.ip_cm.minv", uint64(ip.Version&0xf))
+		w.uint("infiniband.cm.req.ip_cm.ipv", uint64(ip.IPVer))
+		w.uint("infiniband.cm.req.ip_cm.sport", uint64(ip.SrcPort))
+		if ip.IPVer == 4 {
+			w.addr("infiniband.cm.req.ip_cm.sip4", Addr{IP: ip.Src})
+			w.addr("infiniband.cm.req.ip_cm.dip4", Addr{IP: ip.Dst})
+		} else {
+			w.addr("infiniband.cm.req.ip_cm.sip6", Addr{IP: ip.Src})
+			w.addr("infiniband.cm.req.ip_cm.dip6", Addr{IP: ip.Dst})
+		}
+	}
+}
+
+// jsonCMPath writes a path of a REQ. Wireshark shows the primary path's
+// GIDs as IPv4 addresses (…_ipv4) when they are IPv4-mapped, and the
+// alternate path's as bytes, which rdmalab leaves out.
+func jsonCMPath(w *jsonw, prefix string, p *ib.CMPath, gids bool) {
+	w.uint(prefix+"locallid", uint64(p.LocalLID))
+	w.uint(prefix+"remotelid", uint64(p.RemoteLID))
+	if gids {
+		local, remote := ipAddr16(p.LocalGID), ipAddr16(p.RemoteGID)
+		if local.Is4() && remote.Is4() {
+			w.addr(prefix+"localgid_ipv4", Addr{IP: local})
+			w.addr(prefix+"remotegid_ipv4", Addr{IP: remote})
+		} else {
+			w.str(prefix+"localgid", p.LocalGID.String())
+			w.str(prefix+"remotegid", p.RemoteGID.String())
+		}
+	}
+	w.uint(prefix+"flowlabel", uint64(p.FlowLabel))
+	w.uint(prefix+"pktrate", uint64(p.PacketRate))
+	w.uint(prefix+"tfcclass", uint64(p.TrafficClass))
+	w.uint(prefix+"hoplim", uint64(p.HopLimit))
+	w.uint(prefix+"sl", uint64(p.SL))
+	w.uint(prefix+"subnetlocal", b2u(p.SubnetLocal))
+	w.uint(prefix+"localacktout", uint64(p.LocalACKTimeout))
 }
 
 // jsonRPCoRDMA writes the transport header with Wireshark's field names.
@@ -297,8 +374,11 @@ func wireSegments(h *rpcrdma.Header) []rpcrdma.Segment {
 // jsonAnalysis writes rdmalab's own fields.
 func jsonAnalysis(w *jsonw, p *Packet) {
 	an := &p.Analysis
-	if an.Flow != nil {
-		w.int("flow", an.Flow.ID)
+	if f := an.Flow; f != nil {
+		w.int("flow", f.ID)
+		if f.Key.EE {
+			w.uint("ee_context", uint64(f.Key.QP))
+		}
 	}
 	if m := an.Msg; m != nil {
 		w.beginObject("msg")
@@ -308,6 +388,9 @@ func jsonAnalysis(w *jsonw, p *Packet) {
 		w.int("first_frame", m.FirstFrame)
 		w.bool("complete", m.Complete)
 		w.endObject()
+		if m.Kind == ib.KindAtomic {
+			jsonAtomic(w, m)
+		}
 	}
 	if an.PSN.Status != PSNNotChecked {
 		w.str("psn_status", an.PSN.Status.String())
@@ -333,6 +416,7 @@ func jsonAnalysis(w *jsonw, p *Packet) {
 	}
 	if r := an.RPC; r != nil {
 		jsonRPCoRDMA(w, &r.Header)
+		jsonONCRPC(w, r)
 		jsonRPC(w, r)
 	}
 	if an.Short {
@@ -373,6 +457,136 @@ func jsonAnalysis(w *jsonw, p *Packet) {
 	}
 }
 
+// jsonONCRPC writes the ONC RPC and NFS fields Wireshark has of the RPC
+// message a SEND carried (on a reply, the program and procedure are the
+// call's, as Wireshark shows them).
+func jsonONCRPC(w *jsonw, m *RPCMessage) {
+	r := m.RPC
+	if r == nil || m.Header.Proc == rpcrdma.ProcError || (m.Call && !r.HaveProc) {
+		return // no RPC message (yet): an error, or a call in a Read chunk
+	}
+	w.hex("rpc.xid", uint64(r.XID), 8)
+	if m.Call {
+		w.uint("rpc.msgtyp", 0)
+	} else {
+		w.uint("rpc.msgtyp", 1)
+	}
+	if !r.HaveProc {
+		return
+	}
+	w.uint("rpc.program", uint64(r.Prog))
+	w.uint("rpc.programversion", uint64(r.Vers))
+	w.uint("rpc.procedure", uint64(r.Proc))
+	f := r.ReplyNFS
+	if m.Call {
+		f = r.CallNFS
+	}
+	if f != nil {
+		jsonNFS(w, f, m.Call)
+	}
+}
+
+// jsonNFS writes NFS fields with Wireshark's names.
+func jsonNFS(w *jsonw, f *nfs.Fields, call bool) {
+	v3 := f.Vers == 3
+	if v3 {
+		w.uint("nfs.procedure_v3", uint64(f.Proc))
+	} else {
+		w.uint("nfs.procedure_v4", uint64(f.Proc))
+		if len(f.Ops) > 0 {
+			w.beginArray("nfs.opcode")
+			for _, op := range f.Ops {
+				w.uint("", uint64(op))
+			}
+			w.endArray()
+		}
+		if len(f.MainOps) > 0 {
+			w.beginArray("nfs.main_opcode")
+			for _, op := range f.MainOps {
+				w.uint("", uint64(op))
+			}
+			w.endArray()
+		}
+	}
+	if f.HasStatus {
+		if v3 {
+			w.uint("nfs.status3", uint64(f.Status))
+			w.beginArray("nfs.status") // Wireshark's status of any version
+			w.uint("", uint64(f.Status))
+			w.endArray()
+		} else {
+			// The COMPOUND's status, then each operation's.
+			w.beginArray("nfs.status")
+			w.uint("", uint64(f.Status))
+			for _, st := range f.OpStatus {
+				w.uint("", uint64(st))
+			}
+			w.endArray()
+		}
+	}
+	if f.HasOffset {
+		w.uint(pick(v3, "nfs.offset3", "nfs.offset4"), f.Offset)
+	}
+	if f.HasCount {
+		w.uint(pick(v3, "nfs.count3", "nfs.count4"), uint64(f.Count))
+	}
+	if f.HasStable {
+		switch {
+		case !v3:
+			w.uint("nfs.stable_how4", uint64(f.Stable))
+		case call:
+			w.uint("nfs.write.stable", uint64(f.Stable))
+		default:
+			w.uint("nfs.write.committed", uint64(f.Stable))
+		}
+	}
+	if f.HasDataLen {
+		w.uint(pick(call, "nfs.write.data_length", "nfs.read.data_length"), uint64(f.DataLen))
+	}
+	if f.HasEOF {
+		if v3 {
+			w.bool("nfs.read.eof", f.EOF)
+		} else {
+			w.uint("nfs.eof", b2u(f.EOF))
+		}
+	}
+}
+
+func pick(c bool, a, b string) string {
+	if c {
+		return a
+	}
+	return b
+}
+
+// jsonAtomic writes an atomic and, once it is answered, its response.
+func jsonAtomic(w *jsonw, m *Message) {
+	w.beginObject("atomic")
+	cmpSwap := m.Opcode.Operation() == ib.OpCompareSwap
+	if cmpSwap {
+		w.str("op", "CmpSwap")
+	} else {
+		w.str("op", "FetchAdd")
+	}
+	w.int("request_frame", m.FirstFrame)
+	w.hex("va", m.VA, 16)
+	w.hex("r_key", uint64(m.RKey), 8)
+	if cmpSwap {
+		w.hex("compare", m.Compare, 16)
+		w.hex("swap", m.SwapAdd, 16)
+	} else {
+		w.hex("add", m.SwapAdd, 16)
+	}
+	if m.RespDone {
+		w.int("response_frame", m.RespFirstFrame)
+		w.hex("orig", m.Orig, 16)
+		if cmpSwap {
+			w.bool("swapped", m.Swapped())
+		}
+	}
+	w.endObject()
+}
+
 func jsonRPC(w *jsonw, m *RPCMessage) {
 	w.beginObject("rpc")
 	w.hex("xid", uint64(m.Header.XID), 8)
@@ -397,6 +611,9 @@ func jsonRPC(w *jsonw, m *RPCMessage) {
 				w.float("latency", m.Time.Sub(r.Call.Time).Seconds())
 			}
 		}
+	}
+	if m.Obsolete() {
+		w.bool("obsolete", true)
 	}
 	w.int("first_frame", m.FirstFrame)
 	w.endObject()

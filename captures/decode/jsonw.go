@@ -8,33 +8,39 @@ import (
 // jsonw appends one JSON object to a byte slice without reflection, so
 // that --json costs no allocation per field.
 type jsonw struct {
-	b     []byte
-	first []bool // per open object or array: nothing written in it yet
+	b []byte
+	// comma says an element was written last, so that the next one needs
+	// a comma before it: false right after an object or array opens,
+	// true after a value or a closing bracket.
+	comma bool
 }
 
-func (w *jsonw) reset() { w.b, w.first = w.b[:0], w.first[:0] }
+func (w *jsonw) reset() { w.b, w.comma = w.b[:0], false }
 
 func (w *jsonw) open(c byte) {
 	w.b = append(w.b, c)
-	w.first = append(w.first, true)
+	w.comma = false
 }
 
 func (w *jsonw) close(c byte) {
 	w.b = append(w.b, c)
-	w.first = w.first[:len(w.first)-1]
+	w.comma = true
 }
 
 // sep writes the comma before an element and, in an object, its key.
+// Keys are rdmalab's and Wireshark's field names, which need no escaping.
 func (w *jsonw) sep(key string) {
-	n := len(w.first) - 1
-	if !w.first[n] {
-		w.b = append(w.b, ',')
+	b := w.b
+	if w.comma {
+		b = append(b, ',')
 	}
-	w.first[n] = false
+	w.comma = true
 	if key != "" {
-		w.b = appendJSONString(w.b, key)
-		w.b = append(w.b, ':')
+		b = append(b, '"')
+		b = append(b, key...)
+		b = append(b, '"', ':')
 	}
+	w.b = b
 }
 
 func (w *jsonw) beginObject(key string) { w.sep(key); w.open('{') }
@@ -64,6 +70,27 @@ func (w *jsonw) epoch(key string, sec int64, nsec int) {
 	w.b = append(w.b, d[:]...)
 }
 
+// addr writes a as Addr.String does, without allocating.
+func (w *jsonw) addr(key string, a Addr) {
+	w.sep(key)
+	w.b = append(w.b, '"')
+	w.b = a.appendTo(w.b)
+	w.b = append(w.b, '"')
+}
+
+// mac writes a MAC address as net.HardwareAddr.String does.
+func (w *jsonw) mac(key string, m []byte) {
+	w.sep(key)
+	w.b = append(w.b, '"')
+	for i, c := range m {
+		if i > 0 {
+			w.b = append(w.b, ':')
+		}
+		w.b = appendHex(w.b, uint64(c), 2)
+	}
+	w.b = append(w.b, '"')
+}
+
 func (w *jsonw) bool(key string, v bool) { w.sep(key); w.b = strconv.AppendBool(w.b, v) }
 
 func (w *jsonw) null(key string) { w.sep(key); w.b = append(w.b, "null"...) }
@@ -89,7 +116,13 @@ func appendHex(b []byte, v uint64, width int) []byte {
 func appendJSONString(b []byte, s string) []byte {
 	const hexd = "0123456789abcdef"
 	b = append(b, '"')
-	for i := 0; i < len(s); {
+	// Most values need no escaping: copy the plain prefix at once.
+	i := 0
+	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\' {
+		i++
+	}
+	b = append(b, s[:i]...)
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {

@@ -107,6 +107,9 @@ func btInfo(sb *strings.Builder, p *Packet) {
 	}
 	fmt.Fprintf(sb, "%s QP=0x%06x PSN=%d", b.Opcode.Info(), b.DestQP, b.PSN)
 	h := b.Headers
+	if h&ib.HasRDETH != 0 {
+		fmt.Fprintf(sb, " EEC=0x%06x", b.RDETH.EECnxt)
+	}
 	if h&ib.HasRETH != 0 {
 		fmt.Fprintf(sb, " VA=0x%x R_Key=0x%08x Len=%d", b.RETH.VA, b.RETH.RKey, b.RETH.DMALen)
 	}
@@ -161,6 +164,9 @@ func rpcInfo(m *RPCMessage) string {
 		}
 	}
 	fmt.Fprintf(&sb, " [%s XID 0x%08x credits %d", h.Proc, h.XID, h.Credit)
+	if h.Proc == rpcrdma.ProcMsgp {
+		fmt.Fprintf(&sb, " padded to %d above %d (RFC 5666, obsolete)", h.Align, h.Thresh)
+	}
 	chunkCounts(&sb, h)
 	sb.WriteString("]")
 	return sb.String()
@@ -178,6 +184,17 @@ func chunkCounts(sb *strings.Builder, h *rpcrdma.Header) {
 	}
 }
 
+// swapText says whether an answered CmpSwap swapped.
+func swapText(m *Message) string {
+	switch {
+	case m.Opcode.Operation() != ib.OpCompareSwap:
+		return ""
+	case m.Swapped():
+		return ", swapped"
+	}
+	return ", not swapped"
+}
+
 // analysisInfo appends rdmalab's findings in brackets.
 func analysisInfo(sb *strings.Builder, p *Packet) {
 	an := &p.Analysis
@@ -185,6 +202,8 @@ func analysisInfo(sb *strings.Builder, p *Packet) {
 		switch {
 		case p.BTH.Opcode.Kind() == ib.KindReadResponse:
 			fmt.Fprintf(sb, " [response %d to the READ in %d]", an.MsgIndex+1, m.FirstFrame)
+		case p.BTH.Opcode.Kind() == ib.KindAtomicAck:
+			fmt.Fprintf(sb, " [answers the %s in %d: original 0x%x%s]", m.Opcode.Info(), m.FirstFrame, m.Orig, swapText(m))
 		case m.Kind != ib.KindReadRequest && p.BTH.Opcode.Position() != ib.PosOnly:
 			fmt.Fprintf(sb, " [%s packet %d]", m.Name(), an.MsgIndex+1)
 		}

@@ -28,8 +28,10 @@ Output (one of):
   (default)      one line per packet, as tshark prints them
   -V             a detail tree per packet
   --json         one JSON object per packet per line, with Wireshark's field
-                 names (infiniband.bth.opcode, rpcordma.xid, ...) and
-                 rdmalab's (icrc_ok, msg, ack, rpc, chunk, segment, notes)
+                 names (infiniband.bth.opcode, infiniband.cm.req.localqpn,
+                 rpcordma.xid, rpc.xid, nfs.procedure_v3, nfs.offset3, ...)
+                 and rdmalab's (icrc_ok, msg, ack, atomic, ee_context, rpc,
+                 chunk, segment, notes); it streams, in bounded memory
   --rpc          a table per RPC: call, chunks, RDMA READs and WRITEs,
                  reply, acknowledgements, latency (with --json: one object
                  per RPC)
@@ -121,7 +123,10 @@ func run(opt options, filter *Filter, out *bufio.Writer) (int, error) {
 	var buf []byte
 	var jw jsonw
 	var sb strings.Builder
-	an, ferr := ReadFile(opt.file, func(p *Packet) error {
+	// Keep only what this run prints: --json alone streams in bounded
+	// memory whatever the size of the capture.
+	keep := Options{DropRPCs: !opt.rpc, DropNotes: !opt.check, DropChunkData: true}
+	an, ferr := ReadFileWith(opt.file, keep, func(p *Packet) error {
 		if !packets || !filter.Match(p) {
 			return nil
 		}

@@ -9,8 +9,12 @@ import (
 // maxSendData bounds the bytes kept of one reassembled SEND.
 const maxSendData = 4 << 20
 
+// maxSendBuf bounds the reassembly buffer a flow keeps for its next SEND.
+const maxSendBuf = 256 << 10
+
 // Message is one request message of a flow: a SEND or RDMA WRITE (one or
-// more packets), an RDMA READ request with its responses, an atomic.
+// more packets), an RDMA READ request with its responses, an atomic with
+// its ATOMIC Acknowledge.
 type Message struct {
 	Flow     *Flow
 	Seq      int // 1-based, in its flow
@@ -38,10 +42,17 @@ type Message struct {
 	IETH   uint32 // SEND with Invalidate: the R_Key invalidated
 	HasInv bool
 
-	// An RDMA READ: its responses.
+	// An RDMA READ: its responses. An atomic: its ATOMIC Acknowledge.
 	RespFirstFrame, RespLastFrame int
 	RespPackets, RespBytes        int
 	RespDone                      bool
+
+	// An atomic (CmpSwap, FetchAdd; VA and RKey above): its operands
+	// from the AtomicETH and, once answered, the original remote value
+	// from the AtomicAckETH.
+	SwapAdd uint64 // CmpSwap: the swap value; FetchAdd: the value added
+	Compare uint64 // CmpSwap: the compare value
+	Orig    uint64 // the value at VA before the operation
 
 	AckFrame int // the frame that acknowledged it (0: not seen)
 
@@ -51,6 +62,12 @@ type Message struct {
 
 // Name describes m in a few words ("SEND #3", "RDMA WRITE #2").
 func (m *Message) Name() string { return fmt.Sprintf("%s #%d", m.Kind, m.Seq) }
+
+// Swapped reports whether an answered CmpSwap found its compare value,
+// and so swapped.
+func (m *Message) Swapped() bool {
+	return m.Kind == ib.KindAtomic && m.Opcode.Operation() == ib.OpCompareSwap && m.RespDone && m.Orig == m.Compare
+}
 
 // contains reports whether psn is one of the PSNs m used.
 func (m *Message) contains(psn uint32) bool {

@@ -32,6 +32,7 @@ const (
 	NoteCreditsExceeded                       // more calls outstanding than credits granted
 	NoteRPCError                              // an RDMA_ERROR message
 	NoteCMReject                              // a CM REJ
+	NoteAtomicNoResponse                      // an atomic never answered
 	anomalyEnd
 
 	InfoMidStream NoteKind = iota + 100 // the capture starts after this began: cannot tell
@@ -49,7 +50,8 @@ var noteNames = map[NoteKind]string{
 	NoteWritePastSegment: "past segment", NoteUnknownRKey: "unknown rkey",
 	NoteReplyNoCall: "reply without call", NoteCallNoReply: "call never answered",
 	NoteCreditsExceeded: "credits exceeded", NoteRPCError: "RDMA_ERROR", NoteCMReject: "CM reject",
-	InfoMidStream: "unknown", InfoShortSend: "short SEND", InfoOldAck: "old ACK", InfoLimit: "limit",
+	NoteAtomicNoResponse: "atomic without response",
+	InfoMidStream:        "unknown", InfoShortSend: "short SEND", InfoOldAck: "old ACK", InfoLimit: "limit",
 }
 
 func (k NoteKind) String() string {

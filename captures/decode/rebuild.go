@@ -23,18 +23,32 @@ import (
 
 // Bytes returns the first want bytes of the segment as the capture saw
 // them arrive, and how many of them are missing: zeros stand in for holes,
-// and the bytes after the last one seen are left out.
+// and the bytes after the last one seen are left out. A segment that does
+// not keep its bytes (Options.DropChunkData) reads as zeros where bytes
+// arrived.
 func (s *Segment) Bytes(want uint32) (b []byte, missing int) {
-	ps := slices.Clone(s.pieces)
-	slices.SortFunc(ps, func(x, y piece) int { return cmp.Compare(x.off, y.off) })
+	return s.appendBytes(nil, want)
+}
+
+// appendBytes is Bytes appending to dst.
+func (s *Segment) appendBytes(dst []byte, want uint32) ([]byte, int) {
+	ps := s.pieces
+	if !slices.IsSortedFunc(ps, cmpPiece) {
+		ps = slices.Clone(ps)
+		slices.SortStableFunc(ps, cmpPiece)
+	}
 	end := uint64(0)
 	for _, p := range ps {
 		if p.off < uint64(want) {
-			end = max(end, min(p.off+uint64(len(p.data)), uint64(want)))
+			end = max(end, min(p.off+uint64(p.n), uint64(want)))
 		}
 	}
-	b = make([]byte, end)
-	covered := uint64(0)
+	end = min(end, maxRebuild) // what is past it counts as missing
+	base := len(dst)
+	dst = slices.Grow(dst, int(end))[:base+int(end)]
+	b := dst[base:]
+	clear(b)
+	covered, missing := uint64(0), 0
 	for _, p := range ps {
 		if p.off >= end {
 			break
@@ -43,22 +57,32 @@ func (s *Segment) Bytes(want uint32) (b []byte, missing int) {
 		if p.off > covered {
 			missing += int(p.off - covered)
 		}
-		covered = max(covered, min(p.off+uint64(len(p.data)), end))
+		covered = max(covered, min(p.off+uint64(p.n), end))
 	}
-	return b, missing + int(uint64(want)-end)
+	return dst, missing + int(uint64(want)-end)
 }
+
+// maxRebuild bounds the bytes rebuilt from one segment, against
+// segment lengths and addresses a damaged capture makes up (RPC-over-RDMA
+// moves at most a few MiB per segment).
+const maxRebuild = 64 << 20
+
+func cmpPiece(x, y piece) int { return cmp.Compare(x.off, y.off) }
 
 // data returns the bytes of a chunk: its segments, each as long as want
 // says, one after the other.
 func (c *Chunk) data(wantOf func(*Segment) uint32) ([]byte, int) {
-	var out []byte
+	return c.appendData(nil, wantOf)
+}
+
+func (c *Chunk) appendData(dst []byte, wantOf func(*Segment) uint32) ([]byte, int) {
 	missing := 0
 	for _, s := range c.Segments {
-		b, m := s.Bytes(wantOf(s))
-		out = append(out, b...)
+		var m int
+		dst, m = s.appendBytes(dst, wantOf(s))
 		missing += m
 	}
-	return out, missing
+	return dst, missing
 }
 
 func segLength(s *Segment) uint32 { return s.Length }
@@ -112,9 +136,21 @@ func incomplete(missing int) error {
 // (NFS READ), rebuilt from the Reply chunk for RDMA_NOMSG. With data
 // missing, or Write chunk data whose place rdmalab does not know, it
 // returns what it could and an error.
-func (r *RPC) ReplyBytes() ([]byte, error) {
+func (r *RPC) ReplyBytes() ([]byte, error) { return r.rebuildReply(nil) }
+
+// rebuildBufs are buffers a rebuild may reuse.
+type rebuildBufs struct{ chunk, msg []byte }
+
+// rebuildReply is ReplyBytes building in bufs when it is not nil: the
+// result is then valid until the next use of bufs. When there is nothing
+// to put back it returns the inline reply itself.
+func (r *RPC) rebuildReply(bufs *rebuildBufs) ([]byte, error) {
 	if r.Reply == nil {
 		return nil, errors.New("the reply is not in the capture")
+	}
+	var chunkBuf, msgBuf []byte
+	if bufs != nil {
+		chunkBuf, msgBuf = bufs.chunk[:0], bufs.msg[:0]
 	}
 	base := r.Reply.Inline
 	missing := 0
@@ -122,7 +158,10 @@ func (r *RPC) ReplyBytes() ([]byte, error) {
 		if r.ReplyChunk == nil {
 			return nil, errors.New("RDMA_NOMSG reply without the call's Reply chunk")
 		}
-		base, missing = r.ReplyChunk.data(segWant)
+		base, missing = r.ReplyChunk.appendData(chunkBuf, segWant)
+		if bufs != nil {
+			bufs.chunk = base[:0]
+		}
 	}
 	if len(r.WriteChunks) == 0 || r.WriteChunks[0].written() == 0 {
 		return base, incomplete(missing)
@@ -131,13 +170,14 @@ func (r *RPC) ReplyBytes() ([]byte, error) {
 	if !ok {
 		return base, errors.New("write chunk data: rdmalab does not know where this procedure's results carry it")
 	}
-	d, m := r.WriteChunks[0].data(segWant)
+	out := append(msgBuf, base[:pos]...)
+	out, m := r.WriteChunks[0].appendData(out, segWant)
 	missing += m
-	out := make([]byte, 0, len(base)+len(d)+3)
-	out = append(out, base[:pos]...)
-	out = append(out, d...)
-	out = append(out, make([]byte, xdr.PadLen(len(d)))...)
+	out = append(out, make([]byte, xdr.PadLen(len(out)-pos))...)
 	out = append(out, base[pos:]...)
+	if bufs != nil {
+		bufs.msg = out[:0]
+	}
 	return out, incomplete(missing)
 }
 
@@ -191,6 +231,9 @@ func (r *RPC) summarizeCall(b []byte) {
 	}
 	r.Prog, r.Vers, r.Proc, r.HaveProc = h.Prog, h.Vers, h.Proc, true
 	r.CallSummary = nfs.SummarizeCall(h.Prog, h.Vers, h.Proc, b[n:])
+	if f, ok := nfs.CallFields(h.Prog, h.Vers, h.Proc, b[n:]); ok {
+		r.CallNFS = &f
+	}
 }
 
 // summarizeReply decodes the RPC reply header and summarises the reply.
@@ -208,5 +251,8 @@ func (r *RPC) summarizeReply(b []byte) {
 		r.ReplySummary = "RPC reply (the call is not in the capture)"
 	default:
 		r.ReplySummary = nfs.SummarizeReply(r.Prog, r.Vers, r.Proc, b[n:])
+		if f, ok := nfs.ReplyFields(r.Prog, r.Vers, r.Proc, b[n:]); ok {
+			r.ReplyNFS = &f
+		}
 	}
 }

@@ -13,9 +13,49 @@ func (a *Analyzer) response(p *Packet, r *Flow) {
 	switch b.Opcode.Kind() {
 	case ib.KindReadResponse:
 		a.readResponse(p, r, q)
-	case ib.KindAck, ib.KindAtomicAck:
+	case ib.KindAtomicAck:
+		a.atomicResponse(p, q)
+		a.ack(p, q, b.PSN, true)
+	case ib.KindAck:
 		a.ack(p, q, b.PSN, true)
 	}
+}
+
+// atomicResponse pairs an ATOMIC Acknowledge with the CmpSwap or FetchAdd
+// it answers: the request of q with the same PSN.
+func (a *Analyzer) atomicResponse(p *Packet, q *Flow) {
+	b := p.BTH
+	var m *Message
+	if q != nil {
+		for i, x := range q.atomics {
+			if x.FirstPSN == b.PSN {
+				m = x
+				q.atomics = append(q.atomics[:i], q.atomics[i+1:]...)
+				break
+			}
+		}
+		if m == nil {
+			// Answered already: a repeated acknowledge (the requester
+			// retried, or the capture holds it twice).
+			if x := q.findMsg(b.PSN); x != nil && x.Kind == ib.KindAtomic && x.FirstPSN == b.PSN && x.RespDone {
+				p.Analysis.Msg = x
+				a.note(p, NotePSNDuplicate, "ATOMIC Acknowledge of PSN %d again (the first in frame %d)", b.PSN, x.RespFirstFrame)
+				return
+			}
+		}
+	}
+	if m == nil {
+		kind := NoteResponseNoRequest
+		if q == nil || !q.FromStart {
+			kind = InfoMidStream
+		}
+		a.note(p, kind, "ATOMIC Acknowledge PSN %d answers no atomic request in the capture", b.PSN)
+		return
+	}
+	m.Orig = b.AtomicAckETH.OrigRemDt
+	m.RespFirstFrame, m.RespLastFrame, m.RespPackets, m.RespBytes = p.Frame, p.Frame, 1, 8
+	m.RespDone, m.Complete = true, true
+	p.Analysis.Msg = m
 }
 
 // requestFlow returns the flow whose requests r's responses answer,
@@ -50,7 +90,9 @@ func (a *Analyzer) requestFlow(r *Flow, psn uint32) *Flow {
 func (a *Analyzer) ack(p *Packet, q *Flow, psn uint32, final bool) {
 	aeth := p.BTH.AETH
 	syn := aeth.Syndrome
-	info := &AckInfo{Syndrome: syn, PSN: psn, MSN: aeth.MSN}
+	info := a.slab.ack()
+	*info = AckInfo{Syndrome: syn, PSN: psn, MSN: aeth.MSN}
+	info.Acked = info.acked[:0]
 	p.Analysis.Ack = info
 	upTo := psn
 	if syn.IsNAK() || !final {
@@ -67,8 +109,8 @@ func (a *Analyzer) ack(p *Packet, q *Flow, psn uint32, final bool) {
 	}
 	for q.unacked < len(q.Msgs) {
 		m := q.Msgs[q.unacked]
-		if m == q.cur || (m.Kind == ib.KindReadRequest && !m.RespDone) || !psnLE(m.LastPSN, upTo) {
-			break // an unfinished message, or a READ before its last response
+		if m == q.cur || (m.Kind == ib.KindReadRequest || m.Kind == ib.KindAtomic) && !m.RespDone || !psnLE(m.LastPSN, upTo) {
+			break // an unfinished message, or a READ or atomic before its response
 		}
 		m.AckFrame = p.Frame
 		info.Acked = append(info.Acked, m)

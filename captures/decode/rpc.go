@@ -6,10 +6,12 @@ package decode
 // chunk lists) and
 //
 //	RDMA_MSG     an RPC message follows whose XID is the header's
+//	RDMA_MSGP    the same, after the padding alignment and threshold
+//	             (RFC 5666 §4.3; RFC 8166 obsoleted it, as it did
+//	             RDMA_DONE): decoded and tracked like RDMA_MSG
 //	RDMA_NOMSG   it answers a call of ours, or is a call with a
 //	             position-zero Read chunk
 //	RDMA_ERROR   it answers a call, or the peers already spoke RPC-over-RDMA
-//	RDMA_MSGP,
 //	RDMA_DONE    the peers already spoke RPC-over-RDMA
 //
 // so that plain verbs traffic (perftest, rping) is never claimed, and a
@@ -20,6 +22,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rdmalab/rdmalab/captures/nfs"
 	"github.com/rdmalab/rdmalab/captures/oncrpc"
 	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 )
@@ -35,7 +38,14 @@ type RPCMessage struct {
 	Call       bool   // an RPC call; otherwise a reply (or RDMA_DONE)
 	Inline     []byte // the bytes after the transport header (a copy)
 	Msg        *Message
-	RPC        *RPC // nil for RDMA_DONE and RDMA_MSGP
+	RPC        *RPC // nil for RDMA_DONE
+}
+
+// Obsolete reports whether the message is of a type RFC 8166 removed
+// from RPC-over-RDMA version 1 (RDMA_MSGP, RDMA_DONE): only peers of RFC
+// 5666's day send them.
+func (m *RPCMessage) Obsolete() bool {
+	return m.Header.Proc == rpcrdma.ProcMsgp || m.Header.Proc == rpcrdma.ProcDone
 }
 
 // RPC is one RPC over RDMA: its call, the chunks the call advertised, the
@@ -50,6 +60,9 @@ type RPC struct {
 	HaveProc         bool
 	CallSummary      string
 	ReplySummary     string
+	// CallNFS and ReplyNFS are the NFS fields of an NFSv3 or NFSv4 call
+	// and reply (nfs.procedure_v3, nfs.offset3, ...), when decoded.
+	CallNFS, ReplyNFS *nfs.Fields
 
 	ReadChunks  []*Chunk // by position, as the server processes them
 	WriteChunks []*Chunk
@@ -57,6 +70,8 @@ type RPC struct {
 
 	Reads  []*Message // RDMA READ requests (with their responses) that pulled Read chunk data
 	Writes []*Message // RDMA WRITEs that pushed Write or Reply chunk data
+
+	keepData bool // its Read and Write chunks keep the bytes placed in them
 }
 
 // Chunk is a chunk an RPC call advertised.
@@ -72,12 +87,16 @@ type Segment struct {
 	rpcrdma.Segment
 	Written    uint32 // Write and Reply chunks: the length the reply echoed
 	HasWritten bool
-	Placed     int // bytes that RDMA READ responses or WRITEs placed in it
+	Placed     int  // bytes that RDMA READ responses or WRITEs placed in it
+	keep       bool // copy the bytes placed, not only where they went
 	pieces     []piece
 }
 
+// piece is a run of bytes placed in a segment; data is nil when the
+// segment does not keep its bytes.
 type piece struct {
 	off  uint64
+	n    int
 	data []byte
 }
 
@@ -90,14 +109,23 @@ func (s *Segment) Want() uint32 {
 	return s.Length
 }
 
-// put places data at off, keeping a copy of what falls inside the segment.
+// put places data at off, keeping a copy of what falls inside the
+// segment, or only where it went.
 func (s *Segment) put(off uint64, data []byte) {
 	if off >= uint64(s.Length) || len(data) == 0 {
 		return
 	}
-	n := min(uint64(len(data)), uint64(s.Length)-off)
-	s.pieces = append(s.pieces, piece{off: off, data: append([]byte(nil), data[:n]...)})
-	s.Placed += int(n)
+	n := int(min(uint64(len(data)), uint64(s.Length)-off))
+	s.Placed += n
+	if !s.keep {
+		if k := len(s.pieces) - 1; k >= 0 && s.pieces[k].off+uint64(s.pieces[k].n) == off {
+			s.pieces[k].n += n // the usual case: right after the last one
+			return
+		}
+		s.pieces = append(s.pieces, piece{off: off, n: n})
+		return
+	}
+	s.pieces = append(s.pieces, piece{off: off, n: n, data: append([]byte(nil), data[:n]...)})
 }
 
 type rpcKey struct {
@@ -126,16 +154,43 @@ type rpcPeer struct {
 }
 
 type rpcState struct {
-	calls  map[rpcKey]*RPC
+	calls  map[rpcKey]*RPC // calls not answered yet, by XID
 	segs   map[segKey][]segRef
 	peers  map[addrPair]*rpcPeer // (client, server)
-	list   []*RPC
+	open   map[int]*RPC          // calls not answered yet, by ID
+	list   []*RPC                // every RPC, unless Options.DropRPCs
+	n      int                   // RPCs seen
 	hdr    rpcrdma.Header
 	chunks []rpcrdma.ReadChunk
+	bufs   rebuildBufs // a rebuilt reply, while it is summarised
+	// answered are the RPCs the last packet answered: with
+	// Options.DropRPCs their bytes go at the next packet, once the
+	// packet's output (which may rebuild the reply) is written.
+	answered []*RPC
 }
 
 func newRPCState() rpcState {
-	return rpcState{calls: map[rpcKey]*RPC{}, segs: map[segKey][]segRef{}, peers: map[addrPair]*rpcPeer{}}
+	return rpcState{calls: map[rpcKey]*RPC{}, segs: map[segKey][]segRef{}, peers: map[addrPair]*rpcPeer{},
+		open: map[int]*RPC{}}
+}
+
+// add numbers a new RPC and lists it.
+func (s *rpcState) add(a *Analyzer, r *RPC) {
+	s.n++
+	r.ID = s.n
+	if !a.opt.DropRPCs {
+		s.list = append(s.list, r)
+	}
+}
+
+// unanswered returns the calls without a reply, in call order.
+func (s *rpcState) unanswered() []*RPC {
+	l := make([]*RPC, 0, len(s.open))
+	for _, r := range s.open {
+		l = append(l, r)
+	}
+	slices.SortFunc(l, func(x, y *RPC) int { return x.ID - y.ID })
+	return l
 }
 
 // peer returns the state between client and server, if they spoke
@@ -197,8 +252,8 @@ func (s *rpcState) send(a *Analyzer, p *Packet, m *Message) {
 	}
 	m.RPC, an.RPC = msg, msg
 	switch {
-	case h.Proc == rpcrdma.ProcDone || h.Proc == rpcrdma.ProcMsgp:
-		// Obsolete messages: shown, not tracked.
+	case h.Proc == rpcrdma.ProcDone:
+		// Obsolete, and it carries no RPC: shown, not tracked.
 	case call:
 		s.call(a, p, msg)
 	default:
@@ -213,10 +268,10 @@ func (s *rpcState) role(p *Packet, h *rpcrdma.Header, rest []byte) (call, ok boo
 	open := answering != nil && answering.Reply == nil
 	known := s.known(p.Src, p.Dst) != nil
 	switch h.Proc {
-	case rpcrdma.ProcMsg:
+	case rpcrdma.ProcMsg, rpcrdma.ProcMsgp:
 		xid, mt, ok := oncrpc.PeekMsgType(rest)
 		if !ok {
-			return false, false, "RDMA_MSG without an RPC call or reply after the header"
+			return false, false, fmt.Sprintf("%v without an RPC call or reply after the header", h.Proc)
 		}
 		if xid != h.XID {
 			return false, false, fmt.Sprintf("RPC XID 0x%08x differs from the header's 0x%08x", xid, h.XID)
@@ -242,7 +297,7 @@ func (s *rpcState) role(p *Packet, h *rpcrdma.Header, rest []byte) (call, ok boo
 		return false, false, "RDMA_ERROR between peers that never spoke RPC-over-RDMA"
 	}
 	if known {
-		return h.Proc == rpcrdma.ProcMsgp, true, ""
+		return false, true, "" // RDMA_DONE
 	}
 	return false, false, fmt.Sprintf("%v between peers that never spoke RPC-over-RDMA", h.Proc)
 }
@@ -250,21 +305,23 @@ func (s *rpcState) role(p *Packet, h *rpcrdma.Header, rest []byte) (call, ok boo
 // call records an RPC call and the segments it advertises.
 func (s *rpcState) call(a *Analyzer, p *Packet, msg *RPCMessage) {
 	h := &msg.Header
-	r := &RPC{ID: len(s.list) + 1, XID: h.XID, Client: p.Src, Server: p.Dst, Call: msg}
+	r := &RPC{XID: h.XID, Client: p.Src, Server: p.Dst, Call: msg, keepData: !a.opt.DropChunkData}
 	msg.RPC = r
 	s.chunks = h.ReadChunks(s.chunks)
 	for i, c := range s.chunks {
 		ch := &Chunk{Kind: ChunkRead, Index: i, Position: c.Position}
+		// A position-zero Read chunk is the call itself: always kept.
+		keep := r.keepData || c.Position == 0
 		for _, sg := range c.Segments {
-			ch.Segments = append(ch.Segments, &Segment{Segment: sg})
+			ch.Segments = append(ch.Segments, &Segment{Segment: sg, keep: keep})
 		}
 		r.ReadChunks = append(r.ReadChunks, ch)
 	}
 	for i := range h.WriteList {
-		r.WriteChunks = append(r.WriteChunks, newChunk(ChunkWrite, i, &h.WriteList[i]))
+		r.WriteChunks = append(r.WriteChunks, newChunk(ChunkWrite, i, &h.WriteList[i], r.keepData))
 	}
 	if h.ReplyChunk != nil {
-		r.ReplyChunk = newChunk(ChunkReply, 0, h.ReplyChunk)
+		r.ReplyChunk = newChunk(ChunkReply, 0, h.ReplyChunk, true) // the reply itself
 	}
 	for _, c := range r.chunks() {
 		for j, sg := range c.Segments {
@@ -272,7 +329,7 @@ func (s *rpcState) call(a *Analyzer, p *Packet, msg *RPCMessage) {
 			s.segs[k] = append(s.segs[k], segRef{rpc: r, chunk: c, seg: j})
 		}
 	}
-	if h.Proc == rpcrdma.ProcMsg {
+	if h.Proc == rpcrdma.ProcMsg || h.Proc == rpcrdma.ProcMsgp {
 		r.summarizeCall(msg.Inline)
 	} else {
 		r.CallSummary = "RPC call in a position-zero Read chunk"
@@ -281,7 +338,8 @@ func (s *rpcState) call(a *Analyzer, p *Packet, msg *RPCMessage) {
 		a.note(p, NoteCallNoReply, "XID 0x%08x reused while its call of frame %d is unanswered", r.XID, old.Call.Frame)
 	}
 	s.calls[rpcKey{r.Client, r.Server, r.XID}] = r
-	s.list = append(s.list, r)
+	s.add(a, r)
+	s.open[r.ID] = r
 	peer := s.peer(a, r.Client, r.Server, true)
 	peer.outstanding++
 	if peer.haveCredits && peer.outstanding > int(peer.credits) {
@@ -289,10 +347,10 @@ func (s *rpcState) call(a *Analyzer, p *Packet, msg *RPCMessage) {
 	}
 }
 
-func newChunk(kind ChunkKind, i int, wc *rpcrdma.WriteChunk) *Chunk {
-	c := &Chunk{Kind: kind, Index: i}
-	for _, sg := range wc.Segments {
-		c.Segments = append(c.Segments, &Segment{Segment: sg})
+func newChunk(kind ChunkKind, i int, wc *rpcrdma.WriteChunk, keep bool) *Chunk {
+	c := &Chunk{Kind: kind, Index: i, Segments: make([]*Segment, len(wc.Segments))}
+	for j, sg := range wc.Segments {
+		c.Segments[j] = &Segment{Segment: sg, keep: keep}
 	}
 	return c
 }
@@ -318,8 +376,8 @@ func (s *rpcState) reply(a *Analyzer, p *Packet, msg *RPCMessage) {
 			kind = NoteReplyNoCall
 		}
 		a.note(p, kind, "reply to XID 0x%08x, whose call is not in the capture", h.XID)
-		r = &RPC{ID: len(s.list) + 1, XID: h.XID, Client: client, Server: server}
-		s.list = append(s.list, r)
+		r = &RPC{XID: h.XID, Client: client, Server: server}
+		s.add(a, r)
 	} else {
 		peer.outstanding--
 		s.forget(r)
@@ -331,8 +389,11 @@ func (s *rpcState) reply(a *Analyzer, p *Packet, msg *RPCMessage) {
 		r.ReplySummary = fmt.Sprintf("RDMA_ERROR %v", h.Err)
 		return
 	}
+	if a.opt.DropRPCs {
+		s.answered = append(s.answered, r)
+	}
 	r.echo(h)
-	b, err := r.ReplyBytes()
+	b, err := r.rebuildReply(&s.bufs)
 	if err != nil && b == nil {
 		r.ReplySummary = "RPC reply: " + err.Error()
 		return
@@ -360,9 +421,35 @@ func setWritten(c *Chunk, segs []rpcrdma.Segment) {
 	}
 }
 
-// forget removes the segments of an answered call from the index: no
-// RDMA READ or WRITE may use them any more.
+// release drops the bytes the RPCs answered by the previous packet kept
+// (inline messages, chunk data), keeping what their packets and the
+// --rpc table show: lengths, ranges, summaries.
+func (s *rpcState) release() {
+	for _, r := range s.answered {
+		for _, m := range []*RPCMessage{r.Call, r.Reply} {
+			if m != nil {
+				m.Inline = nil
+			}
+		}
+		for _, c := range r.chunks() {
+			for _, sg := range c.Segments {
+				for i := range sg.pieces {
+					sg.pieces[i].data = nil
+				}
+			}
+		}
+	}
+	clear(s.answered)
+	s.answered = s.answered[:0]
+}
+
+// forget removes an answered call and its segments from the indexes: no
+// reply, RDMA READ or WRITE may use them any more.
 func (s *rpcState) forget(r *RPC) {
+	if k := (rpcKey{r.Client, r.Server, r.XID}); s.calls[k] == r {
+		delete(s.calls, k)
+	}
+	delete(s.open, r.ID)
 	for _, c := range r.chunks() {
 		for _, sg := range c.Segments {
 			k := segKey{Owner: r.Client, RKey: sg.Handle}
@@ -377,10 +464,8 @@ func (s *rpcState) forget(r *RPC) {
 }
 
 func (s *rpcState) finish(a *Analyzer) {
-	for _, r := range s.list {
-		if r.Call != nil && r.Reply == nil {
-			a.notes = append(a.notes, Note{Frame: r.Call.Frame, Kind: NoteCallNoReply,
-				Text: fmt.Sprintf("call XID 0x%08x (%s) has no reply in the capture", r.XID, r.CallSummary)})
-		}
+	for _, r := range s.unanswered() {
+		a.keepNote(Note{Frame: r.Call.Frame, Kind: NoteCallNoReply,
+			Text: fmt.Sprintf("call XID 0x%08x (%s) has no reply in the capture", r.XID, r.CallSummary)})
 	}
 }

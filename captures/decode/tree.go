@@ -248,6 +248,9 @@ func treeAnalysis(t tree, p *Packet) {
 			}
 		}
 		t.line(1, "Flow %d: %v, peer %s", f.ID, f.Key, peer)
+		if f.Key.EE {
+			t.line(2, "Reliable Datagram: PSNs are counted per EE context 0x%06x, whatever the QP", f.Key.QP)
+		}
 	}
 	if c := an.CM; c != nil {
 		t.line(1, "%v", c)
@@ -257,10 +260,23 @@ func treeAnalysis(t tree, p *Packet) {
 		if m.Complete {
 			state = "complete"
 		}
-		if m.Kind == ib.KindReadRequest {
+		switch m.Kind {
+		case ib.KindReadRequest:
 			t.line(1, "Message: %s of %d bytes in frame %d; %d response packets, %d bytes so far, %s",
 				m.Name(), m.DMALen, m.FirstFrame, m.RespPackets, m.RespBytes, state)
-		} else {
+		case ib.KindAtomic:
+			t.line(1, "Message: %s (%s) in frame %d, at 0x%016x R_Key 0x%08x", m.Name(), m.Opcode.Info(), m.FirstFrame, m.VA, m.RKey)
+			if m.Opcode.Operation() == ib.OpCompareSwap {
+				t.line(2, "Compare 0x%016x, swap 0x%016x", m.Compare, m.SwapAdd)
+			} else {
+				t.line(2, "Add 0x%016x", m.SwapAdd)
+			}
+			if m.RespDone {
+				t.line(2, "Answered in frame %d: original value 0x%016x%s", m.RespFirstFrame, m.Orig, swapText(m))
+			} else {
+				t.line(2, "Not answered yet")
+			}
+		default:
 			t.line(1, "Message: %s, first packet in frame %d, packet %d, %d bytes so far, %s",
 				m.Name(), m.FirstFrame, an.MsgIndex+1, m.Len, state)
 		}

@@ -3,6 +3,7 @@ package nfs
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,6 +137,35 @@ func FuzzSummarize(f *testing.F) {
 			} {
 				if !strings.HasPrefix(s, "V3 ") && !strings.HasPrefix(s, "V4 ") {
 					t.Fatalf("summary %q", s)
+				}
+			}
+		}
+	})
+}
+
+// FuzzFields decodes any input as the fields of every NFSv3 procedure and
+// of an NFSv4 COMPOUND, call and reply: no panics, the main operations
+// are among the operations, and a reply has a status per operation.
+func FuzzFields(f *testing.F) {
+	f.Add(uint8(7), write86)
+	f.Add(uint8(6), read69)
+	f.Add(uint8(1), read99)
+	f.Add(uint8(1), read102)
+	f.Add(uint8(1), write115)
+	f.Fuzz(func(t *testing.T, proc uint8, in []byte) {
+		for _, vers := range []uint32{3, 4} {
+			for i, get := range []func(uint32, uint32, uint32, []byte) (Fields, bool){CallFields, ReplyFields} {
+				fl, ok := get(ProgNFS, vers, uint32(proc%23), in)
+				if !ok || fl.Vers != vers {
+					t.Fatalf("NFSv%d: ok %v, fields %+v", vers, ok, fl)
+				}
+				for _, op := range fl.MainOps {
+					if !slices.Contains(fl.Ops, op) {
+						t.Fatalf("main operation %v not among %v", op, fl.Ops)
+					}
+				}
+				if i == 1 && len(fl.OpStatus) != len(fl.Ops) {
+					t.Fatalf("%d operations, %d statuses", len(fl.Ops), len(fl.OpStatus))
 				}
 			}
 		}

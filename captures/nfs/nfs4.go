@@ -293,11 +293,12 @@ type Op4Result struct {
 	Pos    int // offset of the operation number in the input
 	Status Status4
 
-	EOF     bool   // READ
-	Count   uint32 // READ: data length; WRITE: count written
-	DataPos int    // READ: offset of the first data byte in the input
-	Data    []byte // READ: the data, nil when it went in a Write chunk
-	FH      []byte // GETFH: the file handle (aliases the input)
+	EOF       bool      // READ
+	Count     uint32    // READ: data length; WRITE: count written
+	Committed StableHow // WRITE
+	DataPos   int       // READ: offset of the first data byte in the input
+	Data      []byte    // READ: the data, nil when it went in a Write chunk
+	FH        []byte    // GETFH: the file handle (aliases the input)
 }
 
 // Compound4Res is a COMPOUND reply: its header and its operation results.

@@ -665,7 +665,7 @@ func walkResult(r *xdr.Reader, res *Op4Result, mode DataMode) error {
 		w.skip(8, "setclientid_confirm")
 	case Op4Write:
 		res.Count = w.u32("count")
-		w.u32("committed")
+		res.Committed = StableHow(w.u32("committed"))
 		w.skip(8, "writeverf")
 	case Op4BindConnToSession:
 		w.skip(16, "sessionid")

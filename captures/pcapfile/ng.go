@@ -131,7 +131,7 @@ func (r *Reader) readBlockBody(frame int, start int64, typ [4]byte) ([]byte, err
 	if err := r.checkBlockLen(frame, start, total, 12); err != nil {
 		return nil, err
 	}
-	rest, err := r.readData(int(total)-8, frame, "block")
+	rest, err := r.peekData(int(total)-8, frame, "block")
 	if err != nil {
 		return nil, err
 	}

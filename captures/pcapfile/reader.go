@@ -62,7 +62,8 @@ type Reader struct {
 	off    int64 // bytes consumed from the (uncompressed) stream
 	frame  int   // last frame returned
 	buf    []byte
-	err    error // sticky: after an error the stream is out of step
+	hdr    [24]byte // a record header: a field, so reading it does not allocate
+	err    error    // sticky: after an error the stream is out of step
 
 	// pcap
 	order    binary.ByteOrder
@@ -231,6 +232,21 @@ func (r *Reader) readData(n int, frame int, what string) ([]byte, error) {
 	return b, nil
 }
 
+// peekData is readData for bytes the caller is done with before its next
+// read: when they fit the read buffer it returns the buffered bytes
+// themselves (valid until the next read) instead of copying them. The
+// caller must not append to them.
+func (r *Reader) peekData(n int, frame int, what string) ([]byte, error) {
+	if n <= r.br.Size() {
+		if b, err := r.br.Peek(n); err == nil {
+			r.br.Discard(n)
+			r.off += int64(n)
+			return b, nil
+		}
+	}
+	return r.readData(n, frame, what)
+}
+
 func (r *Reader) fail(frame int, msg string, err error) *Error {
 	return &Error{Frame: frame, Offset: r.off, Gzip: r.gz, Msg: msg, Err: err}
 }
@@ -292,7 +308,7 @@ func (r *Reader) nextPcap(rec *Record) error {
 	if r.modified {
 		hdrLen = 24
 	}
-	var h [24]byte
+	h := &r.hdr
 	start := r.off
 	if err := r.read(h[:hdrLen], frame, ""); err != nil {
 		return err
@@ -303,7 +319,7 @@ func (r *Reader) nextPcap(rec *Record) error {
 	if incl > limit {
 		return r.errorf(frame, start+8, "record length %d is more than %d bytes (snap length %d)", incl, limit, r.snaplen)
 	}
-	data, err := r.readData(int(incl), frame, "packet data")
+	data, err := r.peekData(int(incl), frame, "packet data")
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,607 @@
+package decode
+
+// Index: a capture opened for a UI that pages through it. Opening returns
+// at once; a goroutine decodes and analyses the file from start to end and
+// keeps, per frame, where its bytes are and a compact record of what the
+// analysis said about it (about 72 bytes a frame, never the frame itself).
+// Summary, Detail and Bytes read the frame again from the file and decode
+// it on demand, so the first screen of a capture of any size is there
+// after its first few frames are read.
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/gopacket"
+
+	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/captures/pcapfile"
+)
+
+// Index is a capture being (or done being) indexed. Its methods may be
+// called from any goroutine while indexing goes on; a packet i is frame
+// i+1, and only packets below Len exist yet.
+type Index struct {
+	path string
+	size int64        // bytes of the file as stored (compressed, for gzip)
+	read atomic.Int64 // bytes of it the indexer has consumed
+	data *os.File     // where frames are read back from
+	tmp  string       // the decompressed copy of a gzip file, removed by Close
+	gz   bool
+
+	stop     atomic.Bool
+	waiting  atomic.Int32 // readers waiting for mu: the indexer lets them in
+	finished chan struct{}
+	closing  sync.Once
+
+	mu      sync.Mutex
+	blocks  [][]frameRec // blockLen records each, so growing never copies
+	n       int
+	lts     []pcapfile.LinkType
+	first   time.Time
+	dec     *Decoder // the indexer's: its analysis is the capture's
+	done    bool
+	err     error         // why indexing stopped early
+	moved   chan struct{} // closed and replaced when n or done changes
+	watch   map[int]func()
+	watchID int
+
+	// Reading frames back (under mu).
+	fd     frameDecoder
+	pkt    Packet
+	win    []byte
+	winOff int64
+	rel    [2]relCache // by Scope
+}
+
+// frameRec is what the index keeps of one frame: where it is, its
+// capture header, and its analysis. Most packets' analysis is rebuilt
+// from Msg, the flow and a few numbers; the rest keep a copy (full).
+type frameRec struct {
+	off        int64 // byte offset of the packet data (in the decompressed stream)
+	sec        int64
+	msg        *Message
+	full       *Analysis
+	nsec       uint32
+	capLen     uint32
+	wireLen    uint32
+	flow       int32 // Flow.ID, 0 for none
+	msgIndex   int32
+	chunkDelta uint32 // Chunk.Offset - Msg.Chunk.Offset
+	chunkLen   uint32
+	flags      uint8
+	hdr        uint8 // record header bytes before the data: Offset = off - hdr
+	lt         uint8 // index in Index.lts
+}
+
+const (
+	recPSNOK    = 1 << iota // PSN {ok, this packet's PSN}; else not checked
+	recChunk                // Chunk is Msg.Chunk moved by chunkDelta
+	recPast                 // ... and runs past its segment
+	recNoHeader             // hdr did not fit: Offset is unknown (shown as DataOff)
+)
+
+const blockLen = 1 << 14
+
+// Progress is how far indexing has got.
+type Progress struct {
+	Fraction float64 // of the file's bytes read, 0 to 1
+	Packets  int     // frames indexed so far
+	Done     bool    // the whole file is indexed (or indexing stopped at Err)
+	Err      error   // why indexing stopped before the end of the file
+}
+
+// OpenIndex opens the capture at path and starts indexing it in the
+// background. It fails only when the file cannot be read or is not a
+// capture; damage further on is reported by Progress().Err, naming the
+// frame and byte offset, after the frames before it are indexed.
+func OpenIndex(path string) (*Index, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	x := &Index{path: path, size: st.Size(), finished: make(chan struct{}), moved: make(chan struct{}),
+		dec: NewDecoderWith(Options{DropChunkData: true}), watch: map[int]func(){}}
+	in := &countingReader{r: f, n: &x.read}
+	br := bufio.NewReaderSize(in, 1<<16)
+	var src io.Reader = br
+	var closeSrc func()
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		// A gzip stream cannot be read at an offset: keep the decompressed
+		// bytes in a temporary file as the indexer reads them.
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, fileError(path, fmt.Errorf("gzip header: %w", err))
+		}
+		tmp, err := os.CreateTemp("", "rdmalab-capture-*.pcap")
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: a temporary file for the decompressed capture: %w", path, err)
+		}
+		x.data, x.tmp, x.gz = tmp, tmp.Name(), true
+		src = io.TeeReader(zr, tmp)
+		closeSrc = func() { zr.Close(); f.Close() }
+	} else {
+		g, err := os.Open(path)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		x.data = g
+		closeSrc = func() { f.Close() }
+	}
+	r, err := pcapfile.NewReader(src)
+	if err != nil {
+		closeSrc()
+		x.removeData()
+		return nil, fileError(path, err)
+	}
+	go x.run(r, closeSrc)
+	return x, nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// Path is the file the index reads.
+func (x *Index) Path() string { return x.path }
+
+// Close stops indexing and releases the file (and the decompressed copy of
+// a gzip file).
+func (x *Index) Close() error {
+	x.closing.Do(func() {
+		x.stop.Store(true)
+		<-x.finished
+		x.removeData()
+	})
+	return nil
+}
+
+func (x *Index) removeData() {
+	if x.data != nil {
+		x.data.Close()
+	}
+	if x.tmp != "" {
+		os.Remove(x.tmp)
+	}
+}
+
+// run indexes the file to its end, in batches that hold the lock for a
+// millisecond or two so that readers get their turn.
+func (x *Index) run(r *pcapfile.Reader, closeSrc func()) {
+	defer close(x.finished)
+	defer closeSrc()
+	defer r.Close()
+	var rec pcapfile.Record
+	lastNotify := time.Time{}
+	budget := 64 // the first batch is small: the first screen comes from it
+	for !x.stop.Load() {
+		start := time.Now()
+		x.mu.Lock()
+		end := false
+		for k := 0; k < budget; k++ {
+			if k&15 == 15 && x.waiting.Load() > 0 {
+				break // a reader wants the lock: let it in now
+			}
+			err := r.Next(&rec)
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					x.err = fileError(x.path, err)
+				}
+				end = true
+				break
+			}
+			x.add(&rec, x.dec.Decode(&rec))
+		}
+		if end {
+			x.dec.Finish()
+			x.done = true
+		}
+		close(x.moved)
+		x.moved = make(chan struct{})
+		x.mu.Unlock()
+		for spin := 0; spin < 1000 && x.waiting.Load() > 0; spin++ {
+			runtime.Gosched() // readers first: an unlock alone lets this goroutine take the lock again
+		}
+		if end || time.Since(lastNotify) > 50*time.Millisecond {
+			lastNotify = time.Now()
+			x.notify()
+		}
+		if end {
+			return
+		}
+		// Aim at about 2 ms a batch.
+		if el := time.Since(start); el < time.Millisecond {
+			budget = min(budget*2, 1<<14)
+		} else if el > 4*time.Millisecond && budget > 64 {
+			budget /= 2
+		}
+	}
+}
+
+// lock takes mu for a reader, telling the indexer that one waits.
+func (x *Index) lock() {
+	x.waiting.Add(1)
+	x.mu.Lock()
+	x.waiting.Add(-1)
+}
+
+func (x *Index) notify() {
+	x.mu.Lock()
+	fs := make([]func(), 0, len(x.watch))
+	for _, f := range x.watch {
+		fs = append(fs, f)
+	}
+	x.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
+
+// Watch calls f (from the indexing goroutine; it must not block) as
+// indexing progresses, a few times a second, and once when it ends.
+func (x *Index) Watch(f func()) (stop func()) {
+	x.lock()
+	defer x.mu.Unlock()
+	x.watchID++
+	id := x.watchID
+	x.watch[id] = f
+	return func() {
+		x.lock()
+		delete(x.watch, id)
+		x.mu.Unlock()
+	}
+}
+
+// Progress says how far indexing has got.
+func (x *Index) Progress() Progress {
+	x.lock()
+	defer x.mu.Unlock()
+	p := Progress{Packets: x.n, Done: x.done, Err: x.err}
+	switch {
+	case x.done:
+		p.Fraction = 1
+	case x.size > 0:
+		p.Fraction = min(float64(x.read.Load())/float64(x.size), 0.999)
+	}
+	return p
+}
+
+// Len is the number of packets indexed so far.
+func (x *Index) Len() int {
+	x.lock()
+	defer x.mu.Unlock()
+	return x.n
+}
+
+// Wait waits until at least n packets are indexed or indexing is over
+// (n < 0: until it is over), or ctx ends; it returns the packets indexed.
+func (x *Index) Wait(ctx context.Context, n int) (int, error) {
+	for {
+		x.lock()
+		have, done, moved := x.n, x.done, x.moved
+		x.mu.Unlock()
+		if done || (n >= 0 && have >= n) {
+			return have, nil
+		}
+		select {
+		case <-ctx.Done():
+			return have, ctx.Err()
+		case <-moved:
+		}
+	}
+}
+
+// Analyzer is the capture's analysis once indexing is over (nil before):
+// its RPCs, connections and notes.
+func (x *Index) Analyzer() *Analyzer {
+	x.lock()
+	defer x.mu.Unlock()
+	if !x.done {
+		return nil
+	}
+	return x.dec.an
+}
+
+// add records one decoded frame.
+func (x *Index) add(rec *pcapfile.Record, p *Packet) {
+	if x.n == 0 {
+		x.first = p.Time
+	}
+	fr := frameRec{off: rec.DataOff, sec: rec.Info.Timestamp.Unix(), nsec: uint32(rec.Info.Timestamp.Nanosecond()),
+		capLen: uint32(rec.Info.CaptureLength), wireLen: uint32(rec.Info.Length), lt: x.linkIndex(rec.LinkType)}
+	if d := rec.DataOff - rec.Offset; d >= 0 && d < 256 {
+		fr.hdr = uint8(d)
+	} else {
+		fr.flags |= recNoHeader
+	}
+	x.keep(&fr, p)
+	if x.n%blockLen == 0 {
+		x.blocks = append(x.blocks, make([]frameRec, 0, blockLen))
+	}
+	b := &x.blocks[len(x.blocks)-1]
+	*b = append(*b, fr)
+	x.n++
+}
+
+func (x *Index) linkIndex(lt pcapfile.LinkType) uint8 {
+	for i, t := range x.lts {
+		if t == lt {
+			return uint8(i)
+		}
+	}
+	if len(x.lts) == 255 {
+		return 255 // shown as the last one: 255 link types is a hostile file
+	}
+	x.lts = append(x.lts, lt)
+	return uint8(len(x.lts) - 1)
+}
+
+func (x *Index) rec(i int) *frameRec { return &x.blocks[i/blockLen][i%blockLen] }
+
+// keep stores p's analysis in fr: compactly when rebuild can give it back
+// exactly, as a copy otherwise.
+func (x *Index) keep(fr *frameRec, p *Packet) {
+	an := &p.Analysis
+	fr.msg, fr.msgIndex = an.Msg, int32(an.MsgIndex)
+	if an.Flow != nil {
+		fr.flow = int32(an.Flow.ID)
+	}
+	if x.compact(fr, p) {
+		return
+	}
+	full := *an
+	full.Notes = slices.Clone(an.Notes)
+	fr.full = &full
+	fr.flags &^= recPSNOK | recChunk | recPast
+}
+
+func (x *Index) compact(fr *frameRec, p *Packet) bool {
+	an := &p.Analysis
+	if an.Ack != nil || an.RPC != nil || an.NotRPC != "" || an.Short || an.CM != nil || len(an.Notes) > 0 ||
+		an.MsgIndex < 0 || int(int32(an.MsgIndex)) != an.MsgIndex {
+		return false
+	}
+	if f := an.Flow; f != nil {
+		fl := x.dec.an.Flows
+		if f.ID < 1 || f.ID > len(fl) || fl[f.ID-1] != f {
+			return false
+		}
+	}
+	switch ps := an.PSN; {
+	case ps == PSNCheck{}:
+	case p.BTH != nil && ps == PSNCheck{Status: PSNOK, Expected: p.BTH.PSN}:
+		fr.flags |= recPSNOK
+	default:
+		return false
+	}
+	c := an.Chunk
+	if c == (ChunkRef{}) {
+		return true
+	}
+	m := an.Msg
+	if m == nil || m.Chunk == nil {
+		return false
+	}
+	mc := m.Chunk
+	if c.RPC != mc.RPC || c.Kind != mc.Kind || c.Chunk != mc.Chunk || c.Segment != mc.Segment ||
+		c.Offset < mc.Offset || c.Offset-mc.Offset > 1<<32-1 || c.Len < 0 || c.Len > 1<<32-1 {
+		return false
+	}
+	fr.flags |= recChunk
+	fr.chunkDelta, fr.chunkLen = uint32(c.Offset-mc.Offset), uint32(c.Len)
+	if c.Past {
+		fr.flags |= recPast
+	}
+	return true
+}
+
+// analysis rebuilds the analysis of fr into an (bth: the packet's BTH).
+func (x *Index) analysis(fr *frameRec, bth *ib.BTH, an *Analysis) {
+	if fr.full != nil {
+		*an = *fr.full
+		an.Notes = slices.Clip(an.Notes) // appending must not write into the copy kept
+		return
+	}
+	*an = Analysis{Msg: fr.msg, MsgIndex: int(fr.msgIndex)}
+	if fr.flow > 0 {
+		an.Flow = x.dec.an.Flows[fr.flow-1]
+	}
+	if fr.flags&recPSNOK != 0 && bth != nil {
+		an.PSN = PSNCheck{Status: PSNOK, Expected: bth.PSN}
+	}
+	if fr.flags&recChunk != 0 {
+		c := *fr.msg.Chunk
+		c.Offset += uint64(fr.chunkDelta)
+		c.Len = int(fr.chunkLen)
+		c.Past = fr.flags&recPast != 0
+		an.Chunk = c
+	}
+}
+
+// maxWindow is how much is read at once when a frame is read back: the
+// frames after it usually follow.
+const maxWindow = 256 << 10
+
+// load decodes packet i again, with its analysis, into x.pkt (valid until
+// the next load). The caller holds mu.
+func (x *Index) load(i int) (*Packet, error) {
+	if i < 0 || i >= x.n {
+		return nil, fmt.Errorf("%s: no packet %d (%d indexed)", x.path, i+1, x.n)
+	}
+	fr := x.rec(i)
+	data, err := x.frameData(fr.off, int(fr.capLen))
+	if err != nil {
+		return nil, fileError(x.path, fmt.Errorf("frame %d at offset %d: %w", i+1, fr.off, err))
+	}
+	rec := pcapfile.Record{Frame: i + 1, Offset: fr.off - int64(fr.hdr), DataOff: fr.off,
+		Info: gopacket.CaptureInfo{Timestamp: time.Unix(fr.sec, int64(fr.nsec)).UTC(),
+			CaptureLength: int(fr.capLen), Length: int(fr.wireLen)},
+		LinkType: x.lts[min(int(fr.lt), len(x.lts)-1)], Data: data}
+	if fr.flags&recNoHeader != 0 {
+		rec.Offset = fr.off
+	}
+	p := &x.pkt
+	notes := p.Analysis.Notes[:0]
+	*p = Packet{Frame: rec.Frame, Offset: rec.Offset, Time: rec.Info.Timestamp, CapLen: rec.Info.CaptureLength,
+		WireLen: rec.Info.Length, LinkType: rec.LinkType, Data: data}
+	p.Analysis.Notes = notes
+	p.Rel = p.Time.Sub(x.first)
+	x.fd.decode(&rec, p)
+	x.analysis(fr, p.BTH, &p.Analysis)
+	return p, nil
+}
+
+// frameData returns n bytes at off, from the read window when it has them.
+func (x *Index) frameData(off int64, n int) ([]byte, error) {
+	if off >= x.winOff && off+int64(n) <= x.winOff+int64(len(x.win)) {
+		return x.win[off-x.winOff:][:n:n], nil
+	}
+	size := max(n, maxWindow)
+	if cap(x.win) < size {
+		x.win = make([]byte, size)
+	}
+	buf := x.win[:size]
+	m, err := x.data.ReadAt(buf, off)
+	if m < n {
+		x.win = x.win[:0]
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	x.win, x.winOff = buf[:m], off
+	return x.win[:n:n], nil
+}
+
+// Decode decodes packet i again and calls fn with it and its analysis;
+// the packet is valid only during fn, which must not call the Index.
+func (x *Index) Decode(i int, fn func(*Packet)) error {
+	x.lock()
+	defer x.mu.Unlock()
+	p, err := x.load(i)
+	if err != nil {
+		return err
+	}
+	fn(p)
+	return nil
+}
+
+// Scan decodes the packets from i on, as far as they are indexed, calling
+// fn for each until it returns false; the packet is valid only during fn,
+// which must not call the Index. It returns the index after the last
+// packet given to fn.
+func (x *Index) Scan(i int, fn func(*Packet) bool) (int, error) {
+	for {
+		x.lock()
+		end := min(x.n, i+4096) // let the indexer in now and then
+		for ; i < end; i++ {
+			p, err := x.load(i)
+			if err != nil {
+				x.mu.Unlock()
+				return i, err
+			}
+			if !fn(p) {
+				x.mu.Unlock()
+				return i + 1, nil
+			}
+		}
+		more := i < x.n
+		x.mu.Unlock()
+		if !more {
+			return i, nil
+		}
+	}
+}
+
+// Summary is the one-line description of packet i, as `rdmalab decode`
+// prints it (without the newline); a frame that cannot be read back says
+// why.
+func (x *Index) Summary(i int) string {
+	x.lock()
+	defer x.mu.Unlock()
+	p, err := x.load(i)
+	if err != nil {
+		return err.Error()
+	}
+	return Line(p)
+}
+
+// Detail is the detail tree of packet i, as `rdmalab decode -V` prints it,
+// with the bytes each line shows; once indexing is over it adds the notes
+// the end of the capture brought about the packet (a call never answered,
+// a READ never answered).
+func (x *Index) Detail(i int) []TreeLine {
+	x.lock()
+	defer x.mu.Unlock()
+	p, err := x.load(i)
+	if err != nil {
+		return []TreeLine{{Text: err.Error()}}
+	}
+	if x.done {
+		x.addLateNotes(p)
+	}
+	return Tree(p)
+}
+
+// addLateNotes adds to p the notes Finish made about its frame.
+func (x *Index) addLateNotes(p *Packet) {
+	all := x.dec.an.Notes()
+	k, _ := slices.BinarySearchFunc(all, p.Frame, func(n Note, f int) int { return n.Frame - f })
+	for ; k < len(all) && all[k].Frame == p.Frame; k++ {
+		if !slices.Contains(p.Analysis.Notes, all[k]) {
+			p.Analysis.Notes = append(p.Analysis.Notes, all[k])
+		}
+	}
+}
+
+// Bytes is packet i as captured (a copy), or nil when it cannot be read.
+func (x *Index) Bytes(i int) []byte {
+	x.lock()
+	defer x.mu.Unlock()
+	if i < 0 || i >= x.n {
+		return nil
+	}
+	fr := x.rec(i)
+	b, err := x.frameData(fr.off, int(fr.capLen))
+	if err != nil {
+		return nil
+	}
+	return slices.Clone(b)
+}
+
+// JSON is packet i as `rdmalab decode --json` prints it (one object, no
+// newline).
+func (x *Index) JSON(i int) ([]byte, error) {
+	x.lock()
+	defer x.mu.Unlock()
+	p, err := x.load(i)
+	if err != nil {
+		return nil, err
+	}
+	return JSON(p), nil
+}

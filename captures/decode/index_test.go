@@ -1,0 +1,453 @@
+package decode
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/gopacket"
+
+	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/captures/pcapfile"
+	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+)
+
+// openDone opens path as an Index and waits for the whole file.
+func openDone(t testing.TB, path string) *Index {
+	t.Helper()
+	x, err := OpenIndex(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := x.Wait(ctx, -1); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+func allCaptures(t *testing.T) []string {
+	var paths []string
+	for _, name := range kernelCaptures {
+		paths = append(paths, kernelPath(name))
+	}
+	return append(paths, publicPaths(t)...)
+}
+
+// The index gives back, packet by packet, exactly the lines and trees
+// `rdmalab decode` and `rdmalab decode -V` print.
+func TestIndexMatchesDecode(t *testing.T) {
+	for _, path := range allCaptures(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			x := openDone(t, path)
+			pr := x.Progress()
+			if !pr.Done || pr.Fraction != 1 || pr.Err != nil || pr.Packets != x.Len() || x.Analyzer() == nil {
+				t.Fatalf("progress %+v, len %d", pr, x.Len())
+			}
+			code, out, errs := runMain(path)
+			if code != ExitOK {
+				t.Fatalf("decode exit %d: %s", code, errs)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if len(lines) != x.Len() {
+				t.Fatalf("decode prints %d lines, the index has %d packets", len(lines), x.Len())
+			}
+			for i, want := range lines {
+				if got := x.Summary(i); got != want {
+					t.Errorf("packet %d:\n got %q\nwant %q", i, got, want)
+				}
+			}
+			// The tree: the same text as -V, except the analysis, which
+			// the index shows as the whole capture told it (a CM
+			// connection's QPs once both sides are known, a message's
+			// final length, a call rebuilt with its chunks) where -V says
+			// what was known at that packet.
+			_, out, _ = runMain("-V", path)
+			trees := strings.Split(strings.TrimSuffix(out, "\n\n"), "\n\n")
+			for i, want := range trees {
+				var got []string
+				for _, l := range x.Detail(i) {
+					got = append(got, strings.Repeat("    ", l.Depth)+l.Text)
+				}
+				if g, w := beforeAnalysis(strings.Join(got, "\n")), beforeAnalysis(want); g != w {
+					t.Errorf("packet %d tree:\n got %s\nwant %s", i, g, w)
+					break
+				}
+			}
+		})
+	}
+}
+
+func beforeAnalysis(tree string) string {
+	tree, _, _ = strings.Cut(tree, "\n[rdmalab analysis]")
+	var keep []string
+	for _, l := range strings.Split(tree, "\n") {
+		// A call is rebuilt once its Read chunk has arrived: after the
+		// call's packet, so -V cannot say it there.
+		if !strings.Contains(l, "rebuilt with its") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// What the index keeps of a packet's analysis gives back the same
+// analysis, field for field, compact or not.
+func TestIndexKeepsAnalysis(t *testing.T) {
+	compact := 0
+	total := 0
+	for _, path := range allCaptures(t) {
+		x := &Index{dec: NewDecoderWith(Options{DropChunkData: true})}
+		r, err := pcapfile.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec pcapfile.Record
+		for r.Next(&rec) == nil {
+			p := x.dec.Decode(&rec)
+			var fr frameRec
+			x.keep(&fr, p)
+			var an Analysis
+			x.analysis(&fr, p.BTH, &an)
+			want := p.Analysis
+			if len(want.Notes) == 0 {
+				want.Notes, an.Notes = nil, nil
+			}
+			if !reflect.DeepEqual(an, want) {
+				t.Fatalf("%s frame %d: kept\n%+v\nwant\n%+v", path, p.Frame, an, want)
+			}
+			total++
+			if fr.full == nil {
+				compact++
+			}
+		}
+		r.Close()
+	}
+	if compact < total/3 {
+		t.Errorf("only %d of %d packets kept compactly", compact, total)
+	}
+}
+
+// Each detail line names the bytes of its field.
+func TestTreeByteRanges(t *testing.T) {
+	x := openDone(t, kernelPath("nfs3-rdma.pcap"))
+	find := func(lines []TreeLine, prefix string) TreeLine {
+		t.Helper()
+		for _, l := range lines {
+			if strings.HasPrefix(l.Text, prefix) {
+				return l
+			}
+		}
+		t.Fatalf("no line %q", prefix)
+		return TreeLine{}
+	}
+	seen := map[string]bool{}
+	for i := 0; i < x.Len(); i++ {
+		var kind ib.Kind
+		var xid uint32
+		var hasRETH, hasAETH, sendOnly bool
+		if err := x.Decode(i, func(p *Packet) {
+			if p.BTH == nil {
+				return
+			}
+			kind = p.BTH.Opcode.Kind()
+			hasRETH, hasAETH = p.BTH.Headers&ib.HasRETH != 0, p.BTH.Headers&ib.HasAETH != 0
+			if r := p.Analysis.RPC; r != nil && r.FirstFrame == r.Frame && r.Header.Proc == rpcrdma.ProcMsg {
+				sendOnly, xid = true, r.Header.XID
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		b := x.Bytes(i)
+		lines := x.Detail(i)
+		if l := find(lines, "Ethernet II"); l.Start != 0 || l.End != 14 {
+			t.Fatalf("packet %d: Ethernet at [%d,%d)", i, l.Start, l.End)
+		}
+		if l := find(lines, "Frame "); l.Start != 0 || l.End != len(b) {
+			t.Fatalf("packet %d: frame at [%d,%d) of %d", i, l.Start, l.End, len(b))
+		}
+		if l := find(lines, "Arrival Time"); l.Start != l.End {
+			t.Fatalf("packet %d: arrival time shows bytes", i)
+		}
+		if l := find(lines, "Opcode:"); l.Start != 42 || l.End != 43 {
+			t.Fatalf("packet %d: opcode at [%d,%d)", i, l.Start, l.End)
+		}
+		if l := find(lines, "Invariant CRC"); l.End != len(b) || l.Start != len(b)-4 {
+			t.Fatalf("packet %d: ICRC at [%d,%d) of %d", i, l.Start, l.End, len(b))
+		}
+		if hasRETH {
+			l := find(lines, "Virtual Address:")
+			va := binary.BigEndian.Uint64(b[l.Start:])
+			if l.End-l.Start != 16 || !strings.Contains(l.Text, strings.TrimPrefix(hexString(va), "0x")) {
+				t.Fatalf("packet %d: RETH at [%d,%d): %x for %q", i, l.Start, l.End, b[l.Start:l.End], l.Text)
+			}
+			seen["reth"] = true
+		}
+		if hasAETH {
+			if l := find(lines, "Syndrome:"); l.End-l.Start != 4 || l.Start != 54 {
+				t.Fatalf("packet %d: AETH at [%d,%d)", i, l.Start, l.End)
+			}
+			seen["aeth"] = true
+		}
+		if sendOnly {
+			l := find(lines, "XID:")
+			if l.End-l.Start != 4 || binary.BigEndian.Uint32(b[l.Start:]) != xid || l.Start != find(lines, "Payload:").Start {
+				t.Fatalf("packet %d: XID at [%d,%d)", i, l.Start, l.End)
+			}
+			rpc := find(lines, "Remote Procedure Call")
+			if rpc.End != len(b)-4 || binary.BigEndian.Uint32(b[rpc.Start:]) != xid {
+				t.Fatalf("packet %d: RPC at [%d,%d)", i, rpc.Start, rpc.End)
+			}
+			seen["rpc"] = true
+		}
+		if kind == ib.KindReadResponse {
+			seen["read"] = true
+		}
+	}
+	if len(seen) != 4 {
+		t.Errorf("the capture lacks some cases: %v", seen)
+	}
+}
+
+func hexString(v uint64) string { return fmt.Sprintf("0x%016x", v) }
+
+// A packet links to its RPC, and the RPC to its packets.
+func TestIndexPlace(t *testing.T) {
+	x := openDone(t, kernelPath("nfs3-rdma.pcap"))
+	roles := map[Role]int{}
+	checked := 0
+	for i := 0; i < x.Len(); i++ {
+		pl := x.Place(i)
+		roles[pl.Role]++
+		if pl.Role == RoleNone {
+			if x.Related(i, ScopeRPC) != nil {
+				t.Fatalf("packet %d belongs to no RPC but has related packets", i)
+			}
+			continue
+		}
+		rel := x.Related(i, ScopeRPC)
+		if pl.FramesInRPC != len(rel) || rel[pl.IndexInRPC] != i {
+			t.Fatalf("packet %d: place %+v, related %v", i, pl, rel)
+		}
+		if pl.Call < 0 || pl.Reply < 0 {
+			continue // the capture has calls without replies
+		}
+		if c := x.Place(pl.Call); c.Role != RoleCall || c.XID != pl.XID {
+			t.Fatalf("packet %d: its call %d is %+v", i, pl.Call, c)
+		}
+		if r := x.Place(pl.Reply); r.Role != RoleReply || r.XID != pl.XID {
+			t.Fatalf("packet %d: its reply %d is %+v", i, pl.Reply, r)
+		}
+		if indexOf(rel, pl.Call) < 0 || indexOf(rel, pl.Reply) < 0 {
+			t.Fatalf("packet %d: call %d or reply %d not among %v", i, pl.Call, pl.Reply, rel)
+		}
+		if pl.Role == RoleChunk {
+			ch := x.Related(i, ScopeChunk)
+			for _, j := range ch {
+				o := x.Place(j)
+				if o.Role != RoleChunk || o.XID != pl.XID || o.Chunk != pl.Chunk || o.ChunkIndex != pl.ChunkIndex {
+					t.Fatalf("packet %d: %d in the same chunk is %+v", i, j, o)
+				}
+			}
+			if !strings.Contains(pl.Text, pl.Chunk.String()+" chunk") {
+				t.Fatalf("text %q", pl.Text)
+			}
+			checked++
+		}
+	}
+	if roles[RoleCall] == 0 || roles[RoleReply] == 0 || roles[RoleChunk] == 0 || roles[RoleAck] == 0 || checked == 0 {
+		t.Errorf("roles %v, %d chunk packets checked", roles, checked)
+	}
+}
+
+// A gzip-compressed capture indexes and reads back like the plain one.
+func TestIndexGzip(t *testing.T) {
+	plain := kernelPath("nfs3-rdma.pcap")
+	b, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(b)
+	zw.Close()
+	gzPath := filepath.Join(t.TempDir(), "nfs3-rdma.pcap.gz")
+	if err := os.WriteFile(gzPath, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x, y := openDone(t, plain), openDone(t, gzPath)
+	if x.Len() != y.Len() {
+		t.Fatalf("%d packets plain, %d gzip", x.Len(), y.Len())
+	}
+	for _, i := range []int{0, 10, x.Len() / 2, x.Len() - 1} {
+		if x.Summary(i) != y.Summary(i) || !bytes.Equal(x.Bytes(i), y.Bytes(i)) {
+			t.Errorf("packet %d differs", i)
+		}
+	}
+	tmp := y.tmp
+	y.Close()
+	if _, err := os.Stat(tmp); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the decompressed copy %s is still there: %v", tmp, err)
+	}
+}
+
+// A file cut in the middle of a record is indexed up to there, and the
+// error names the file, the frame and the offset.
+func TestIndexDamagedFile(t *testing.T) {
+	b, err := os.ReadFile(kernelPath("nfs3-rdma.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "cut.pcap")
+	os.WriteFile(path, b[:5000], 0o644)
+	x := openDone(t, path)
+	pr := x.Progress()
+	if pr.Err == nil || !strings.Contains(pr.Err.Error(), "cut.pcap") || !strings.Contains(pr.Err.Error(), "frame") ||
+		!strings.Contains(pr.Err.Error(), "offset") {
+		t.Fatalf("error %v", pr.Err)
+	}
+	if x.Len() == 0 || !strings.Contains(x.Summary(x.Len()-1), "→") {
+		t.Fatalf("%d packets, last %q", x.Len(), x.Summary(x.Len()-1))
+	}
+	if got := x.Summary(x.Len()); !strings.Contains(got, "no packet") {
+		t.Errorf("past the end: %q", got)
+	}
+
+	os.WriteFile(path, []byte("not a capture at all, not even close"), 0o644)
+	if _, err := OpenIndex(path); err == nil || !strings.Contains(err.Error(), "cut.pcap") {
+		t.Errorf("not a capture: %v", err)
+	}
+	if _, err := OpenIndex(filepath.Join(t.TempDir(), "missing.pcap")); err == nil {
+		t.Error("a missing file opens")
+	}
+}
+
+// Close stops indexing at once, whatever is left of the file.
+func TestIndexCloseEarly(t *testing.T) {
+	x, err := OpenIndex(kernelPath("nfs3-rdma.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if n, _ := x.Wait(ctx, 1); n < 1 {
+		t.Fatalf("%d packets", n)
+	}
+	x.Close()
+	x.Close()
+	if x.Summary(0) == "" {
+		t.Error("no summary after Close")
+	}
+}
+
+func TestIndexJSON(t *testing.T) {
+	x := openDone(t, kernelPath("nfs3-rdma.pcap"))
+	_, out, _ := runMain("--json", kernelPath("nfs3-rdma.pcap"))
+	want := strings.SplitN(out, "\n", 6)[4]
+	got, err := x.JSON(4)
+	if err != nil || string(got) != want {
+		t.Errorf("JSON(4) = %s, %v\nwant %s", got, err, want)
+	}
+}
+
+// On every capture, every line's bytes lie inside its frame, and the
+// headers of fixed size have it.
+func TestTreeRangesInBounds(t *testing.T) {
+	sizes := map[string]int{"Base Transport Header": 12, "Local Route Header": 8, "Global Route Header": 40,
+		"RETH - ": 16, "AETH - ": 4, "DETH - ": 8, "User Datagram Protocol": 8, "Opcode:": 1}
+	found := map[string]bool{}
+	for _, path := range allCaptures(t) {
+		x := openDone(t, path)
+		for i := 0; i < x.Len(); i++ {
+			n := len(x.Bytes(i))
+			for _, l := range x.Detail(i) {
+				if l.Start < 0 || l.End < l.Start || l.End > n {
+					t.Fatalf("%s packet %d: %q at [%d,%d) of %d bytes", path, i, l.Text, l.Start, l.End, n)
+				}
+				for prefix, size := range sizes {
+					if strings.HasPrefix(l.Text, prefix) {
+						found[prefix] = true
+						if l.End-l.Start != size {
+							t.Fatalf("%s packet %d: %q is %d bytes, want %d", path, i, l.Text, l.End-l.Start, size)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("headers seen: %v", found)
+}
+
+// FuzzTree: whatever a frame holds, every tree line's bytes lie inside it.
+func FuzzTree(f *testing.F) {
+	r, err := pcapfile.Open(kernelPath("nfs3-rdma.pcap"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var rec pcapfile.Record
+	for r.Next(&rec) == nil {
+		if rec.Frame == 1 || rec.Frame == 4 || rec.Frame == 5 || rec.Frame == 43 || rec.Frame == 88 || rec.Frame == 89 {
+			f.Add(uint8(0), append([]byte(nil), rec.Data...))
+		}
+	}
+	r.Close()
+	f.Fuzz(func(t *testing.T, link uint8, data []byte) {
+		d := NewDecoder()
+		rec := pcapfile.Record{Frame: 1, LinkType: fuzzLinks[int(link)%len(fuzzLinks)], Data: data,
+			Info: gopacket.CaptureInfo{CaptureLength: len(data), Length: len(data)}}
+		p := d.Decode(&rec)
+		for _, l := range Tree(p) {
+			if l.Start < 0 || l.End < l.Start || l.End > len(data) {
+				t.Fatalf("%q at [%d,%d) of %d bytes", l.Text, l.Start, l.End, len(data))
+			}
+		}
+	})
+}
+
+// FuzzIndexFile: an Index of any file reads back every packet it indexed,
+// and its errors name the file.
+func FuzzIndexFile(f *testing.F) {
+	b := readFileBytes(f, kernelPath("nfs3-rdma.pcap"))
+	recs := recordOffsets(b)
+	f.Add(append(append([]byte(nil), b[:24]...), b[recs[3]:recs[7]]...))
+	f.Add(b[:recs[45]])
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "fuzz.pcap")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		x, err := OpenIndex(path)
+		if err != nil {
+			if !strings.Contains(err.Error(), "fuzz.pcap") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		defer x.Close()
+		n, _ := x.Wait(context.Background(), -1)
+		if err := x.Progress().Err; err != nil && !strings.HasPrefix(err.Error(), path+": ") {
+			t.Fatalf("error does not name the file: %v", err)
+		}
+		for i := 0; i < n; i++ {
+			x.Summary(i)
+			x.Detail(i)
+			if x.Bytes(i) == nil {
+				t.Fatalf("packet %d of %d has no bytes", i, n)
+			}
+			x.Place(i)
+			x.Related(i, ScopeRPC)
+			x.Related(i, ScopeChunk)
+		}
+	})
+}
