@@ -20,7 +20,8 @@ func viewCommand() *Command {
 		Short: "full screen: pages, SGLs, chains, SQ, positions",
 		Long: "The view takes the terminal until q. Its keys step the engine (s step, n next, f finish,\n" +
 			"c continue, C complete), 1-5 switch layouts, z zooms the selected pane, ? lists the keys.\n" +
-			"From another terminal, `rdmalab view` attaches to this session read-only.",
+			"From another terminal, `rdmalab view` attaches to this session read-only. The packets\n" +
+			"layout (5) draws the capture `capture open` loaded.",
 		Example:  "view",
 		OwnsLock: true,
 		Run: func(c *Ctx, a Args, out io.Writer) error {
@@ -37,7 +38,7 @@ func viewCommand() *Command {
 			cur := s.cur
 			s.cur = nil
 			defer func() { s.cur = cur }()
-			if err := (&viz.Viewer{}).Run(context.Background(), screen, s.src); err != nil {
+			if err := (&viz.Viewer{Packets: s.packetSource()}).Run(context.Background(), screen, s.src); err != nil {
 				return fmt.Errorf("the view stopped: %w", err)
 			}
 			// The view may have stepped the lab: take its picture now.

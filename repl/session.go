@@ -51,6 +51,8 @@ type Session struct {
 	depth     int      // source nesting
 	dirs      []string // directories of the files being sourced
 	interrupt atomic.Bool
+
+	capture captureState // cmd_capture.go
 }
 
 // NewSession builds a lab and a session around it.
@@ -81,6 +83,7 @@ func NewSession(o Options) (*Session, error) {
 
 // Close ends the lab.
 func (s *Session) Close() {
+	s.closeCaptures()
 	if s.lab != nil {
 		s.lab.Close()
 	}

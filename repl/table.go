@@ -10,6 +10,8 @@ func commandTable() []*Command {
 	cmds = append(cmds, serverCommands()...)
 	cmds = append(cmds, stepCommands()...)
 	cmds = append(cmds, showCommand(), viewCommand(), saveCommand())
+	cmds = append(cmds, replayCommand())
+	cmds = append(cmds, captureCommands()...)
 	cmds = append(cmds, faultCommands()...)
 	cmds = append(cmds, sessionCommands()...)
 	return cmds

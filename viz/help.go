@@ -18,6 +18,7 @@ func helpText() []string {
 		"z                  zoom the selected pane",
 		"↑ ↓ PgUp PgDn Home End   scroll it (wheel too)",
 		"Ctrl-L redraw   ? help   q quit (back to the prompt)",
+		"packets: → ← tree or list  x X call, reply  [ ] chunk  { } RPC  ⌫ back",
 		"",
 		"bytes: i inline  0-9 read chunk  c call chunk  w write  r reply  · empty",
 		"       filled = landed, outlined = a posted Read will bring them",

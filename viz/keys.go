@@ -51,6 +51,9 @@ func actionKey(r rune) (Action, bool) {
 func (l *loop) key(ev *tcell.EventKey) {
 	v := &l.m.View
 	l.dirty = true
+	if v.Selected == PanePackets && !v.Help && l.packetsKey(ev) {
+		return
+	}
 	switch ev.Key() {
 	case tcell.KeyCtrlC:
 		l.rune('q')
@@ -96,6 +99,14 @@ func (l *loop) rune(r rune) {
 	}
 	if a, ok := actionKey(r); ok {
 		l.act(a)
+		return
+	}
+	if r == 'b' || r == 'B' {
+		if _, ok := l.src.(Rewinder); !ok {
+			l.m.Status, l.m.StatusErr = "only a replay goes back", true
+			return
+		}
+		l.act(map[rune]Action{'b': ActBack, 'B': ActBackRPC}[r])
 		return
 	}
 	switch r {

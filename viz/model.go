@@ -20,6 +20,8 @@ type ViewState struct {
 	// Scroll is each pane's first line; the Events pane counts from the
 	// newest event up, the Packets pane holds the selected packet.
 	Scroll [numPanes]int
+	// Packets is the Packets pane's other choices (pane_packets.go).
+	Packets PacketsView
 }
 
 // Model is everything a frame is drawn from: the last snapshot, the recent

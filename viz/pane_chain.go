@@ -17,6 +17,9 @@ func (chainPane) Title(m *Model, w int) string {
 	for _, c := range m.Snap.Chains {
 		n += c.SQECount
 	}
+	if m.Snap.SQ.Depth == 0 { // a replayed capture: the depth is not on the wire
+		return fitTitle(w, "WR chains", fmt.Sprintf(" · %d WQEs posted", n), fmt.Sprintf(" · %d WQEs", n))
+	}
 	return fitTitle(w, "WR chains", fmt.Sprintf(" · %d WQEs posted · sc_sq_avail %d/%d", n, m.Snap.SQ.Avail, m.Snap.SQ.Depth),
 		fmt.Sprintf(" · %d WQEs · avail %d/%d", n, m.Snap.SQ.Avail, m.Snap.SQ.Depth))
 }

@@ -7,16 +7,80 @@ import (
 	"github.com/gdamore/tcell/v2"
 )
 
-// packetsPane draws a capture: the packet list, the selected packet's
-// detail tree and its bytes in hex. Until the captures package hands the
-// model a PacketSource it says so.
+// packetsPane draws a capture: a progress bar while it is being indexed,
+// the RPC and chunk the selected packet belongs to, the packet list, the
+// selected packet's detail tree with a selected line, and its bytes in hex
+// with the selected line's bytes highlighted. Until a capture is loaded it
+// says so.
 type packetsPane struct{}
 
-func (packetsPane) Title(m *Model, _ int) string {
+// The Packets pane asks a PacketSource for more through these optional
+// interfaces; CaptureSource implements them all.
+type (
+	// FieldSource says which bytes of the packet each line of
+	// Detail(i) shows, for the hex dump's highlight.
+	FieldSource interface {
+		Fields(i int) []ByteRange
+	}
+	// LinkSource links a packet to the RPC and chunk it belongs to.
+	LinkSource interface {
+		Place(i int) PacketPlace
+		// Related lists the packets (indexes, in order) of the same RPC,
+		// or of the same chunk.
+		Related(i int, chunk bool) []int
+	}
+	// Indexing is a source still reading its capture.
+	Indexing interface {
+		Progress() PacketProgress
+	}
+)
+
+// ByteRange is the bytes [Start, End) of a packet.
+type ByteRange struct{ Start, End int }
+
+// PacketPlace is where a packet belongs: Text is empty when it belongs to
+// no RPC; Call and Reply are packet indexes, -1 when not in the capture.
+type PacketPlace struct {
+	Text        string
+	Call, Reply int
+	InChunk     bool // it moved chunk data: Related(i, true) lists the chunk's packets
+	Of, In      int  // it is the Of'th (0-based) of the In packets of its RPC
+}
+
+// PacketProgress is how far indexing has got.
+type PacketProgress struct {
+	Fraction float64
+	Packets  int
+	Done     bool
+	Err      error // why indexing stopped early
+}
+
+// PacketsView is what the Packets pane's keys chose, beyond the selected
+// packet (ViewState.Scroll[PanePackets]).
+type PacketsView struct {
+	Detail bool   // the arrow keys move the detail tree's selection, not the list's
+	Line   int    // the detail tree's selected line
+	Label  string // its label: the packet after keeps a line of the same label selected
+	Back   []int  // the packets jumps left, newest last (Backspace returns)
+}
+
+// maxBack bounds the jumps remembered.
+const maxBack = 64
+
+func (packetsPane) Title(m *Model, w int) string {
 	if m.Packets == nil || m.Packets.Len() == 0 {
 		return "Packets"
 	}
-	return fmt.Sprintf("Packets · %d of %d", selectedPacket(m)+1, m.Packets.Len())
+	name := ""
+	if d, ok := m.Packets.(Describer); ok {
+		name = " · " + d.Describe()
+	}
+	more := ""
+	if ix, ok := m.Packets.(Indexing); ok && !ix.Progress().Done {
+		more = "…"
+	}
+	return fitTitle(w, "Packets", fmt.Sprintf("%s · %d of %d%s", name, selectedPacket(m)+1, m.Packets.Len(), more),
+		fmt.Sprintf(" · %d of %d%s", selectedPacket(m)+1, m.Packets.Len(), more))
 }
 
 // selectedPacket is the packet the list has selected, kept in range.
@@ -28,62 +92,336 @@ func (packetsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 	if r.Empty() {
 		return
 	}
+	y := r.Y
+	if m.Packets != nil {
+		if ix, ok := m.Packets.(Indexing); ok {
+			if pr := ix.Progress(); !pr.Done || pr.Err != nil {
+				progressLine(pr, r.W, th).draw(s, r.X, y, r.Right())
+				y++
+			}
+		}
+	}
 	if m.Packets == nil || m.Packets.Len() == 0 {
 		msg := []line{
 			line{}.add("no capture loaded", th.Base),
-			line{}.add("captures decode RoCE / RPC-over-RDMA here", th.Dim),
+			line{}.add("capture open FILE at the prompt decodes one here", th.Dim),
 		}
-		drawLines(s, Rect{r.X + 1, r.Y + r.H/3, r.W - 1, r.H - r.H/3}, msg, 0, th.Dim)
+		if m.Packets != nil {
+			msg = []line{line{}.add("reading the capture…", th.Dim)}
+		}
+		top := max(y, r.Y+r.H/3)
+		drawLines(s, Rect{r.X + 1, top, r.W - 1, r.Bottom() - top}, msg, 0, th.Dim)
 		return
 	}
-	n, sel := m.Packets.Len(), selectedPacket(m)
-	listH := max(1, r.H/2)
-	detailH := max(0, (r.H-listH)/2)
-	hexH := r.H - listH - detailH
+	src, pv := m.Packets, &m.View.Packets
+	n, sel := src.Len(), selectedPacket(m)
+	if ls, ok := src.(LinkSource); ok && y < r.Bottom() {
+		placeLine(ls.Place(sel), r.W, th).draw(s, r.X, y, r.Right())
+		y++
+	}
+	rest := r.Bottom() - y
+	listH := max(1, rest*2/5)
+	detailH := max(0, (rest-listH)*3/5)
+	hexH := max(0, rest-listH-detailH)
+
 	// The list: a window of listH packets that keeps sel in view. Only the
 	// rows shown are asked for, so a capture of any size costs the same.
 	first := min(max(0, sel-listH/2), max(0, n-listH))
 	width := len(fmt.Sprint(n))
+	selSt := th.HeaderSel
+	if pv.Detail {
+		selSt = th.Header
+	}
 	for i := 0; i < listH && first+i < n; i++ {
 		st := th.Base
 		if first+i == sel {
-			st = th.HeaderSel
+			st = selSt
 		}
-		text := fmt.Sprintf("%*d %s", width, first+i+1, m.Packets.Summary(first+i))
-		put(s, r.X, r.Y+i, r.Right(), pad(text, r.W), st)
+		text := fmt.Sprintf("%*d %s", width, first+i+1, src.Summary(first+i))
+		put(s, r.X, y+i, r.Right(), pad(text, r.W), st)
 	}
-	y := r.Y + listH
+	y += listH
+
+	details := src.Detail(sel)
+	var fields []ByteRange
+	if fs, ok := src.(FieldSource); ok {
+		fields = fs.Fields(sel)
+	}
+	cur := detailLine(details, pv)
 	if detailH > 0 {
-		var lines []line
-		for _, d := range m.Packets.Detail(sel) {
-			lines = append(lines, line{}.add(repeat("  ", d.Depth)+d.Text, th.Base))
+		lineSt := th.Header
+		if pv.Detail {
+			lineSt = th.HeaderSel
 		}
-		drawLines(s, Rect{r.X, y, r.W, detailH}, lines, 0, th.Dim)
+		var lines []line
+		for k, d := range details {
+			text := repeat("  ", d.Depth) + d.Text
+			if k == cur {
+				lines = append(lines, line{}.add(pad(text, r.W), lineSt))
+			} else {
+				lines = append(lines, line{}.add(text, th.Base))
+			}
+		}
+		drawLines(s, Rect{r.X, y, r.W, detailH}, lines, cur-detailH/2, th.Dim)
 		y += detailH
 	}
 	if hexH > 0 {
-		drawLines(s, Rect{r.X, y, r.W, hexH}, hexLines(m.Packets.Bytes(sel), hexH, th), 0, th.Dim)
+		var hl ByteRange
+		b := src.Bytes(sel)
+		if cur >= 0 && cur < len(fields) && (fields[cur] != ByteRange{0, len(b)}) {
+			hl = fields[cur] // a line that shows the whole frame highlights nothing
+		}
+		rows := (len(b) + 15) / 16
+		top := 0
+		if hl.End > hl.Start && (hl.End-1)/16 >= hexH {
+			top = hl.Start/16 - 1 // the row before the field, for context
+		}
+		top = clampScroll(top, rows, hexH)
+		drawLines(s, Rect{r.X, y, r.W, hexH}, hexLines(b, top, hexH, hl, th), 0, th.Dim)
+		if top > 0 {
+			put(s, r.Right()-1, y, r.Right(), "↑", th.Dim)
+		}
 	}
 }
 
-// hexLines is a hex dump, 16 bytes a line, of at most n lines.
-func hexLines(b []byte, n int, th Theme) []line {
-	var out []line
-	for off := 0; off < len(b) && len(out) < n; off += 16 {
-		row := b[off:min(off+16, len(b))]
-		var hx, asc strings.Builder
-		for i, c := range row {
-			if i == 8 {
-				hx.WriteByte(' ')
-			}
-			fmt.Fprintf(&hx, "%02x ", c)
-			if c >= 0x20 && c < 0x7f {
-				asc.WriteByte(c)
-			} else {
-				asc.WriteByte('.')
-			}
+// progressLine is "indexing 34% · 340,112 packets" and a bar, or why
+// indexing stopped.
+func progressLine(pr PacketProgress, w int, th Theme) line {
+	if pr.Done {
+		return line{}.add(fit(fmt.Sprintf("stopped after %s packets: %v", thousands(pr.Packets), pr.Err), w), th.Alarm)
+	}
+	text := fmt.Sprintf("indexing %d%% · %s packets ", int(pr.Fraction*100), thousands(pr.Packets))
+	l := line{}.add(text, th.Base)
+	if bar := w - len([]rune(text)); bar > 0 {
+		done := min(bar, int(pr.Fraction*float64(bar)))
+		l = l.add(strings.Repeat("█", done), th.GaugeUsed).add(strings.Repeat("░", bar-done), th.GaugeFree)
+	}
+	return l
+}
+
+// placeLine names the RPC and chunk of the selected packet, and the keys
+// that follow the links.
+func placeLine(pl PacketPlace, w int, th Theme) line {
+	if pl.Text == "" {
+		return line{}.add("not part of an RPC", th.Dim)
+	}
+	head := fmt.Sprintf("%d of %d · ", pl.Of+1, pl.In)
+	keys, room := "", w-len([]rune(head))
+	for _, k := range []string{" x call  X reply  [ ] chunk  { } RPC  ⌫ back", " x X [ ] { } ⌫"} {
+		if r := w - len([]rune(head)) - len([]rune(k)); r >= 50 {
+			keys, room = k, r
+			break
 		}
-		out = append(out, line{}.add(fmt.Sprintf("%04x ", off), th.Dim).add(fmt.Sprintf("%-49s", hx.String()), th.Base).add(asc.String(), th.Dim))
+	}
+	return line{}.add(head, th.Dim).add(pad(fit(pl.Text, room), room), th.Column).add(keys, th.Dim)
+}
+
+// detailLine is the selected line of a detail tree: the one pv names, or,
+// when this packet's tree has another line there, the first line with the
+// same label.
+func detailLine(d []DetailLine, pv *PacketsView) int {
+	if len(d) == 0 {
+		return -1
+	}
+	k := min(max(pv.Line, 0), len(d)-1)
+	if pv.Label == "" || lineLabel(d[k]) == pv.Label {
+		return k
+	}
+	for j := range d {
+		if lineLabel(d[j]) == pv.Label {
+			return j
+		}
+	}
+	return k
+}
+
+// lineLabel is what a detail line is about: its depth and its text up to
+// the first colon or comma.
+func lineLabel(d DetailLine) string {
+	t := d.Text
+	if k := strings.IndexAny(t, ":,"); k >= 0 {
+		t = t[:k]
+	}
+	return fmt.Sprintf("%d %s", d.Depth, t)
+}
+
+// hexLines is a hex dump, 16 bytes a line, from row top, of at most n
+// lines, with the bytes of hl highlighted (the spaces between them too,
+// so that a field reads as one block).
+func hexLines(b []byte, top, n int, hl ByteRange, th Theme) []line {
+	in := func(at int) bool { return at >= hl.Start && at < hl.End }
+	var out []line
+	for off := top * 16; off < len(b) && len(out) < n; off += 16 {
+		row := b[off:min(off+16, len(b))]
+		l := line{}.add(fmt.Sprintf("%04x ", off), th.Dim)
+		var asc line
+		for i, c := range row {
+			at := off + i
+			st, ascSt := th.Base, th.Dim
+			if in(at) {
+				st, ascSt = th.HeaderSel, th.HeaderSel
+			}
+			if i == 8 {
+				gap := th.Base
+				if in(at-1) && in(at) {
+					gap = st
+				}
+				l = l.add(" ", gap)
+			}
+			sp := th.Base
+			if in(at) && in(at+1) && i < len(row)-1 {
+				sp = st
+			}
+			l = l.add(fmt.Sprintf("%02x", c), st).add(" ", sp)
+			ch := "."
+			if c >= 0x20 && c < 0x7f {
+				ch = string(rune(c))
+			}
+			asc = asc.add(ch, ascSt)
+		}
+		if w := l.width(); w < 5+49 {
+			l = l.add(strings.Repeat(" ", 5+49-w), th.Base)
+		}
+		out = append(out, append(l, asc...))
 	}
 	return out
+}
+
+// thousands writes n with commas: 340,112.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// packetsKey handles a key for the Packets pane when it is selected; it
+// reports whether the key was the pane's. Up, Down and the page keys move
+// the list's selection (loop.scroll) unless the detail tree has the keys.
+func (l *loop) packetsKey(ev *tcell.EventKey) bool {
+	src := l.m.Packets
+	if src == nil || src.Len() == 0 {
+		return false
+	}
+	pv := &l.m.View.Packets
+	switch ev.Key() {
+	case tcell.KeyEnter:
+		pv.Detail = !pv.Detail
+	case tcell.KeyRight:
+		pv.Detail = true
+	case tcell.KeyLeft:
+		pv.Detail = false
+	case tcell.KeyBackspace, tcell.KeyBackspace2:
+		if len(pv.Back) == 0 {
+			l.m.Status, l.m.StatusErr = "no jump to go back from", true
+			return true
+		}
+		i := pv.Back[len(pv.Back)-1]
+		pv.Back = pv.Back[:len(pv.Back)-1]
+		l.m.View.Scroll[PanePackets] = min(i, src.Len()-1)
+		l.m.Status, l.m.StatusErr = fmt.Sprintf("back to packet %d", i+1), false
+	case tcell.KeyUp, tcell.KeyDown, tcell.KeyPgUp, tcell.KeyPgDn, tcell.KeyHome, tcell.KeyEnd:
+		if !pv.Detail {
+			return false
+		}
+		delta := map[tcell.Key]int{tcell.KeyUp: -1, tcell.KeyDown: 1, tcell.KeyPgUp: -10, tcell.KeyPgDn: 10,
+			tcell.KeyHome: -1 << 20, tcell.KeyEnd: 1 << 20}[ev.Key()]
+		d := src.Detail(selectedPacket(l.m))
+		if len(d) == 0 {
+			return true
+		}
+		k := min(max(detailLine(d, pv)+delta, 0), len(d)-1)
+		pv.Line, pv.Label = k, lineLabel(d[k])
+	case tcell.KeyRune:
+		return l.packetsRune(ev.Rune())
+	default:
+		return false
+	}
+	return true
+}
+
+// packetsRune follows the links of the selected packet: x to its RPC's
+// call, X to the reply, [ and ] through its chunk, { and } through its RPC.
+func (l *loop) packetsRune(r rune) bool {
+	ls, ok := l.m.Packets.(LinkSource)
+	if !ok || !strings.ContainsRune("xX[]{}", r) {
+		return false
+	}
+	sel := selectedPacket(l.m)
+	pl := ls.Place(sel)
+	if pl.Text == "" {
+		l.m.Status, l.m.StatusErr = fmt.Sprintf("packet %d belongs to no RPC", sel+1), true
+		return true
+	}
+	switch r {
+	case 'x', 'X':
+		to, what := pl.Call, "call"
+		if r == 'X' {
+			to, what = pl.Reply, "reply"
+		}
+		if to < 0 {
+			l.m.Status, l.m.StatusErr = fmt.Sprintf("the %s of this RPC is not in the capture", what), true
+			return true
+		}
+		l.jump(sel, to, "the "+what)
+	default:
+		chunk := r == '[' || r == ']'
+		what := "chunk"
+		if chunk && !pl.InChunk {
+			chunk, what = false, "RPC (the packet moves no chunk data)"
+		} else if !chunk {
+			what = "RPC"
+		}
+		rel := ls.Related(sel, chunk)
+		next := r == ']' || r == '}'
+		to := -1
+		for k, i := range rel {
+			if next && i > sel {
+				to = i
+				break
+			}
+			if !next && i < sel {
+				to = rel[k]
+			}
+		}
+		if to < 0 {
+			end := "last"
+			if !next {
+				end = "first"
+			}
+			l.m.Status, l.m.StatusErr = fmt.Sprintf("packet %d is the %s of its %s", sel+1, end, what), true
+			return true
+		}
+		l.jump(sel, to, fmt.Sprintf("%s packet %d of %d of its %s", map[bool]string{true: "next:", false: "previous:"}[next],
+			indexIn(rel, to)+1, len(rel), what))
+	}
+	return true
+}
+
+func indexIn(s []int, v int) int {
+	for k, x := range s {
+		if x == v {
+			return k
+		}
+	}
+	return -1
+}
+
+// jump selects packet to, remembering from for Backspace.
+func (l *loop) jump(from, to int, what string) {
+	pv := &l.m.View.Packets
+	if len(pv.Back) == maxBack {
+		pv.Back = append(pv.Back[:0], pv.Back[1:]...)
+	}
+	pv.Back = append(pv.Back, from)
+	l.m.View.Scroll[PanePackets] = to
+	l.m.Status, l.m.StatusErr = fmt.Sprintf("%s: packet %d (⌫ back to %d)", what, to+1, from+1), false
 }

@@ -19,6 +19,10 @@ func (sqPane) Title(m *Model, w int) string {
 	if len(sq.Waiters) > 0 {
 		starved = " STARVED"
 	}
+	if sq.Depth == 0 {
+		n := inFlight(&m.Snap)
+		return fitTitle(w, "", fmt.Sprintf("Send Queue · %d WQEs in flight, depth unknown · CQ", n), fmt.Sprintf("SQ %d in flight · CQ", n))
+	}
 	return fitTitle(w, "", fmt.Sprintf("Send Queue %d/%d avail%s · CQ", sq.Avail, sq.Depth, starved),
 		fmt.Sprintf("SQ %d/%d%s · CQ", sq.Avail, sq.Depth, starved))
 }
@@ -29,11 +33,14 @@ func (sqPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 	}
 	sq := m.Snap.SQ
 	lines := []line{gauge(sq, r.W, th)}
+	if sq.Depth == 0 {
+		lines[0] = line{}.add("sc_sq_depth unknown (not on the wire)", th.Dim)
+	}
 	st := th.Base
 	if sq.Starve > 0 {
 		st = th.Alarm
 	}
-	lines = append(lines, line{}.add(fmt.Sprintf("in flight %d · ", sq.Depth-sq.Avail), th.Base).add(fmt.Sprintf("sq_starve %d", sq.Starve), st))
+	lines = append(lines, line{}.add(fmt.Sprintf("in flight %d · ", inFlight(&m.Snap)), th.Base).add(fmt.Sprintf("sq_starve %d", sq.Starve), st))
 	for _, w := range sq.Waiters {
 		task, _, _ := strings.Cut(w, ":")
 		what := strings.TrimSpace(strings.TrimPrefix(w, task+":"))
@@ -54,6 +61,20 @@ func (sqPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 		lines = append(lines, cqLine(c, r.W, th))
 	}
 	m.View.Scroll[PaneSQ] = drawLines(s, r, lines, m.View.Scroll[PaneSQ], th.Dim)
+}
+
+// inFlight is the WQEs on the Send Queue: what sc_sq_avail lacks of the
+// depth, or, when the depth is unknown (a replayed capture), the WQEs of
+// the chains posted.
+func inFlight(s *engine.Snapshot) int {
+	if s.SQ.Depth > 0 {
+		return s.SQ.Depth - s.SQ.Avail
+	}
+	n := 0
+	for _, c := range s.Chains {
+		n += c.SQECount
+	}
+	return n
 }
 
 // gauge draws sc_sq_avail against sc_sq_depth; the numbers are printed so

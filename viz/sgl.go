@@ -68,7 +68,11 @@ func sgItems(c engine.RWCtxtSnap, pageSize int) []sgItem {
 
 // ctxtHeader is a context's title line in the SGL list.
 func ctxtHeader(c engine.RWCtxtSnap, th Theme) line {
-	l := line{}.add(fmt.Sprintf("rw#%d", c.ID), th.Column).add(fmt.Sprintf(" %s · %s · first_sgl_nents %d", c.Type, plural(c.NEnts, "entry", "entries"), c.FirstSGLNents), th.Base)
+	head := fmt.Sprintf(" %s · %s", c.Type, plural(c.NEnts, "entry", "entries"))
+	if c.FirstSGLNents > 0 { // 0: not known (a replayed capture)
+		head += fmt.Sprintf(" · first_sgl_nents %d", c.FirstSGLNents)
+	}
+	l := line{}.add(fmt.Sprintf("rw#%d", c.ID), th.Column).add(head, th.Base)
 	if c.Chained {
 		l = l.add(" · chained ↪", th.ChainLink)
 	}

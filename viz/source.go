@@ -18,6 +18,8 @@ const (
 	ActFinish                     // run until the current function returns
 	ActContinue                   // run until nothing can run
 	ActComplete                   // deliver the next completion
+	ActBack                       // one step back (a Rewinder only)
+	ActBackRPC                    // back to the previous RPC (a Rewinder only)
 )
 
 func (a Action) String() string {
@@ -32,6 +34,10 @@ func (a Action) String() string {
 		return "continue"
 	case ActComplete:
 		return "complete"
+	case ActBack:
+		return "back"
+	case ActBackRPC:
+		return "back to the previous RPC"
 	}
 	return fmt.Sprintf("action(%d)", int(a))
 }

@@ -63,6 +63,7 @@ type loop struct {
 	done    chan actResult
 	fail    chan error
 	changed atomic.Bool // the source said it changed
+	packets atomic.Bool // the packet source moved on (a capture being indexed)
 	unwatch func()
 
 	busy     bool
@@ -95,6 +96,10 @@ func (l *loop) run(ctx context.Context) error {
 	l.dirty = true
 	if w, ok := l.src.(Watcher); ok {
 		l.unwatch = w.Watch(l.wake)
+	}
+	if w, ok := l.m.Packets.(Watcher); ok {
+		stop := w.Watch(func() { l.packets.Store(true); _ = l.s.PostEvent(tcell.NewEventInterrupt(nil)) })
+		defer stop()
 	}
 	l.goSafe(func() { l.s.ChannelEvents(l.evs, l.quit) })
 	for {
@@ -138,6 +143,9 @@ func (l *loop) drain() {
 	}
 	if l.changed.Swap(false) {
 		l.pull()
+	}
+	if l.packets.Swap(false) {
+		l.dirty = true
 	}
 }
 

@@ -1,0 +1,755 @@
+package repl
+
+// Captures in the REPL: `capture open` decodes a pcap file (the packets
+// commands list it, the view's Packets pane draws it), and `capture save`,
+// `start` and `stop` write the simulator's own traffic as pcap.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/viz"
+)
+
+// captureState is the session's captures: the file `capture open` loaded
+// and the recording `capture start` began.
+type captureState struct {
+	index *decode.Index
+	src   *viz.CaptureSource
+	name  string // as the user wrote it: messages name it so
+	path  string // where it is
+	rec   *recording
+}
+
+// recording is a `capture start` in progress.
+type recording struct {
+	f    *os.File
+	name string
+	lab  *engine.Lab // the lab that streams: a rebuild replaces the session's
+}
+
+// closeCaptures ends both; the session calls it when it closes.
+func (s *Session) closeCaptures() {
+	if r := s.capture.rec; r != nil {
+		r.lab.StopCapture()
+		r.f.Close()
+		s.capture.rec = nil
+	}
+	if s.capture.index != nil {
+		s.capture.index.Close()
+		s.capture.index, s.capture.src = nil, nil
+	}
+}
+
+// packetSource is what the view's Packets pane draws: the loaded capture,
+// or nothing.
+func (s *Session) packetSource() viz.PacketSource {
+	if s.capture.src == nil {
+		return nil
+	}
+	return s.capture.src
+}
+
+// errNoCapture is what the packets commands say before `capture open`.
+var errNoCapture = errors.New("no capture loaded: capture open FILE (capture save FILE writes the lab's traffic)")
+
+// pageSize is how many packets `packets` lists without --all.
+const pageSize = 50
+
+// openWait is how long `capture open` waits at a terminal for a big file
+// before it leaves the rest to the background.
+const openWait = time.Second
+
+func captureJSONFlag() Flag { return Flag{Name: "json", Usage: "print the result as JSON"} }
+
+func captureCommands() []*Command {
+	return []*Command{
+		{
+			Name: "capture", Group: GroupShow,
+			Usage: "capture [open FILE | close | save FILE | start FILE | stop] [--json]",
+			Short: "decode a pcap, or write the lab's traffic as one",
+			Long: "capture open FILE decodes a pcap or pcapng file (gzip-compressed too) of RoCE,\n" +
+				"InfiniBand and RPC-over-RDMA traffic: packets and packet list it, and the view's\n" +
+				"packets layout (5) draws it. A big file is indexed in the background; capture alone\n" +
+				"says how far it got. capture close forgets it.\n" +
+				"capture save FILE writes what the simulator put on the wire so far as RoCEv2\n" +
+				"packets (pcap, for Wireshark or rdmalab decode); capture start FILE records from\n" +
+				"now on, with no limit, until capture stop.",
+			Example: "capture open nfs3-rdma.pcap\ncapture\ncapture save lab.pcap\ncapture start run.pcap\ncapture stop",
+			Args: []Arg{{Name: "ACTION", Optional: true, Complete: completeCaptureActions},
+				{Name: "FILE", Optional: true, Paths: true}},
+			Flags: []Flag{captureJSONFlag()},
+			Run:   runCapture,
+		},
+		{
+			Name: "packets", Group: GroupShow,
+			Usage: "packets [FILTER...] [--all] [--from N] [--json]",
+			Short: "the loaded capture, one line a packet",
+			Long: "Lines as rdmalab decode prints them, the first 50 that match. FILTER is decode's\n" +
+				"--filter: qp=N, opcode=N|NAME, xid=N (separated by commas or spaces, alternatives\n" +
+				"by |), plus rpc (the calls and replies) and anomalies (packets with an anomaly).",
+			Example: "packets\npackets rpc\npackets xid=0x43dbd665\npackets opcode=rdma-read-request --from 80",
+			Args:    []Arg{{Name: "FILTER", Optional: true, Variadic: true, Complete: completeFilterTerms}},
+			Flags: []Flag{
+				{Name: "all", Usage: "every packet that matches, not only the first 50"},
+				{Name: "from", Value: "N", Usage: "start at frame N"},
+				{Name: "json", Usage: "one object per packet, as rdmalab decode --json"},
+			},
+			Run: runPackets,
+		},
+		{
+			Name: "packet", Group: GroupShow,
+			Usage: "packet N [--hex] [--json]",
+			Short: "one packet of the capture: layers, RPC, bytes",
+			Long: "Frame N's detail tree as rdmalab decode -V prints it, then the RPC and chunk it\n" +
+				"belongs to and the other packets of that RPC; --hex adds the bytes.",
+			Example: "packet 40\npacket 43 --hex",
+			Args:    []Arg{{Name: "N", Complete: completeFrames}},
+			Flags: []Flag{
+				{Name: "hex", Usage: "the bytes too, 16 a line"},
+				{Name: "json", Usage: "the tree (with each line's bytes), the links and the fields as JSON"},
+			},
+			Run: runPacket,
+		},
+	}
+}
+
+func completeCaptureActions(s *Session, prev []string) []Suggestion {
+	if len(prev) > 0 {
+		return nil
+	}
+	return []Suggestion{
+		{"open", "decode a pcap or pcapng file"},
+		{"close", "forget the capture loaded"},
+		{"save", "write the lab's traffic so far as pcap"},
+		{"start", "record the lab's traffic from now on"},
+		{"stop", "end the recording"},
+	}
+}
+
+func completeFilterTerms(s *Session, _ []string) []Suggestion {
+	out := []Suggestion{
+		{"rpc", "the packets that carry a call or a reply"},
+		{"anomalies", "packets with an anomaly"},
+		{"qp=", "to or from a queue pair"},
+		{"opcode=", "a BTH opcode: send-only, rdma-read-request, ack, 0x11"},
+		{"xid=", "the packets of one RPC"},
+	}
+	if a := s.captureAnalyzer(); a != nil {
+		rpcs := a.RPCs()
+		for _, r := range rpcs[:min(len(rpcs), 20)] {
+			out = append(out, Suggestion{fmt.Sprintf("xid=0x%08x", r.XID), r.CallSummary})
+		}
+	}
+	return out
+}
+
+func completeFrames(s *Session, _ []string) []Suggestion {
+	a := s.captureAnalyzer()
+	if a == nil {
+		return nil
+	}
+	var out []Suggestion
+	for _, r := range a.RPCs() {
+		if r.Call != nil && len(out) < 20 {
+			out = append(out, Suggestion{strconv.Itoa(r.Call.Frame), r.CallSummary})
+		}
+	}
+	return out
+}
+
+// captureAnalyzer is the loaded capture's analysis once indexed, or nil.
+func (s *Session) captureAnalyzer() *decode.Analyzer {
+	if s.capture.index == nil {
+		return nil
+	}
+	return s.capture.index.Analyzer()
+}
+
+func runCapture(c *Ctx, a Args, out io.Writer) error {
+	if len(a.Pos) == 0 {
+		return c.captureStatus(out)
+	}
+	action, file := a.Pos[0], ""
+	if len(a.Pos) > 1 {
+		file = a.Pos[1]
+	}
+	needFile := action == "open" || action == "save" || action == "start"
+	switch {
+	case needFile && file == "":
+		return usagef(c.S.byName["capture"], "capture %s needs a FILE", action)
+	case !needFile && file != "":
+		return usagef(c.S.byName["capture"], "capture %s takes no FILE, not %q", action, file)
+	}
+	switch action {
+	case "open":
+		return c.captureOpen(file, out)
+	case "close":
+		if c.S.capture.index == nil {
+			return errNoCapture
+		}
+		name := c.S.capture.name
+		c.S.capture.index.Close()
+		c.S.capture.index, c.S.capture.src = nil, nil
+		fmt.Fprintf(out, "closed %s\n", name)
+		return nil
+	case "save":
+		return c.captureSave(file, out)
+	case "start":
+		return c.captureStart(file, out)
+	case "stop":
+		return c.captureStop(out)
+	}
+	msg := fmt.Sprintf("unknown action %q: want open, close, save, start or stop", action)
+	if near := nearest(action, []string{"open", "close", "save", "start", "stop"}); near != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", near)
+	}
+	return usagef(c.S.byName["capture"], "%s", msg)
+}
+
+// resolve is FILE relative to the directory of the script being run.
+func (s *Session) resolve(file string) string {
+	if filepath.IsAbs(file) {
+		return file
+	}
+	return filepath.Join(s.curDir(), file)
+}
+
+// nameErr says err with the file named as the user wrote it, so that
+// transcripts read the same wherever they run.
+func nameErr(err error, path, name string) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: no such file", name)
+	}
+	if path == name {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), path, name))
+}
+
+func (c *Ctx) captureOpen(file string, out io.Writer) error {
+	s := c.S
+	path := s.resolve(file)
+	x, err := decode.OpenIndex(path)
+	if err != nil {
+		return nameErr(err, path, file)
+	}
+	if s.capture.index != nil {
+		s.capture.index.Close()
+	}
+	s.capture.index, s.capture.src = x, viz.NewCaptureSource(x, filepath.Base(file))
+	s.capture.name, s.capture.path = file, path
+	// A script waits for the whole file, so that what follows is the same
+	// every run; at a terminal a big file goes on in the background.
+	limit := time.Duration(0)
+	if s.tty {
+		limit = openWait
+	}
+	if err := c.waitIndex(x, -1, limit); err != nil {
+		return err
+	}
+	pr := x.Progress()
+	if !pr.Done {
+		fmt.Fprintf(out, "%s: indexing in the background: %d%% · %s packets so far\n", file, int(pr.Fraction*100), thousands(pr.Packets))
+		fmt.Fprintln(out, "next: packets (the first are ready), view then 5 for the packets layout; capture tells how far it got")
+		return nil
+	}
+	if c.collect && c.JSON {
+		c.data, c.hasData = c.S.captureSummary(), true
+	} else {
+		fmt.Fprintln(out, s.captureLine())
+	}
+	if pr.Err != nil {
+		return fmt.Errorf("%w (the %d packets before it are loaded)", nameErr(pr.Err, path, file), pr.Packets)
+	}
+	if s.hints && !c.JSON {
+		fmt.Fprintln(out, "next: packets, packets rpc, packet N, or view then 5 for the packets layout")
+	}
+	return nil
+}
+
+// waitIndex waits until n packets (n < 0: all) are indexed, at most limit
+// (0: no limit), or until the user interrupts.
+func (c *Ctx) waitIndex(x *decode.Index, n int, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		_, err := x.Wait(ctx, n)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if c.S.interrupt.Load() {
+			return errors.New("interrupted: the capture goes on indexing in the background")
+		}
+		if limit > 0 && time.Now().After(deadline) {
+			return nil
+		}
+	}
+}
+
+// captureSummaryJSON is what `capture --json` prints.
+type captureSummaryJSON struct {
+	File      string  `json:"file,omitempty"`
+	Packets   int     `json:"packets"`
+	Indexed   float64 `json:"indexed"` // fraction of the file
+	Done      bool    `json:"done"`
+	RPCs      int     `json:"rpcs"`
+	Anomalies int     `json:"anomalies"`
+	Error     string  `json:"error,omitempty"`
+	Recording string  `json:"recording,omitempty"`
+}
+
+func (s *Session) captureSummary() captureSummaryJSON {
+	var v captureSummaryJSON
+	if r := s.capture.rec; r != nil {
+		v.Recording = r.name
+	}
+	x := s.capture.index
+	if x == nil {
+		return v
+	}
+	pr := x.Progress()
+	v.File, v.Packets, v.Indexed, v.Done = s.capture.name, pr.Packets, pr.Fraction, pr.Done
+	if pr.Err != nil {
+		v.Error = nameErr(pr.Err, s.capture.path, s.capture.name).Error()
+	}
+	if a := x.Analyzer(); a != nil {
+		v.RPCs = len(a.RPCs())
+		for _, n := range a.Notes() {
+			if n.Kind.Anomaly() {
+				v.Anomalies++
+			}
+		}
+	}
+	return v
+}
+
+// captureLine describes the capture loaded in one line.
+func (s *Session) captureLine() string {
+	v := s.captureSummary()
+	if !v.Done {
+		return fmt.Sprintf("%s: indexing %d%% · %s packets so far", v.File, int(v.Indexed*100), thousands(v.Packets))
+	}
+	return fmt.Sprintf("%s: %s, %s, %s", v.File, count(v.Packets, "packet", "packets"), count(v.RPCs, "RPC", "RPCs"),
+		count(v.Anomalies, "anomaly", "anomalies"))
+}
+
+// count is "1 packet" or "752 packets".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return thousands(n) + " " + many
+}
+
+func (c *Ctx) captureStatus(out io.Writer) error {
+	s := c.S
+	if c.JSON {
+		return c.emitJSON(s.captureSummary(), out)
+	}
+	if s.capture.index == nil {
+		fmt.Fprintln(out, "no capture loaded: capture open FILE decodes one")
+	} else {
+		fmt.Fprintln(out, s.captureLine())
+	}
+	if r := s.capture.rec; r != nil {
+		fmt.Fprintf(out, "recording the lab's traffic to %s: capture stop ends it\n", r.name)
+	}
+	return nil
+}
+
+// emitJSON writes v as the record's data (run --json) or indented JSON.
+func (c *Ctx) emitJSON(v any, out io.Writer) error {
+	if c.collect {
+		c.data, c.hasData = v, true
+		return nil
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode JSON: %w", err)
+	}
+	_, err = fmt.Fprintf(out, "%s\n", b)
+	return err
+}
+
+func (c *Ctx) captureSave(file string, out io.Writer) error {
+	s := c.S
+	path := s.resolve(file)
+	f, err := os.Create(path)
+	if err != nil {
+		return nameErr(err, path, file)
+	}
+	n, err := s.lab.WriteCapture(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	fmt.Fprintf(out, "wrote %s packets of the lab's traffic to %s\n", thousands(n), file)
+	if d := s.lab.CaptureDropped(); d > 0 {
+		fmt.Fprintf(out, "note: the oldest %d transfers were no longer kept, so the file starts later; capture start FILE records everything\n", d)
+	}
+	fmt.Fprintf(out, "next: capture open %s, or rdmalab decode --rpc %s\n", file, file)
+	return nil
+}
+
+func (c *Ctx) captureStart(file string, out io.Writer) error {
+	s := c.S
+	if r := s.capture.rec; r != nil {
+		return fmt.Errorf("already recording to %s: capture stop first", r.name)
+	}
+	path := s.resolve(file)
+	f, err := os.Create(path)
+	if err != nil {
+		return nameErr(err, path, file)
+	}
+	if err := s.lab.StartCapture(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	s.capture.rec = &recording{f: f, name: file, lab: s.lab}
+	fmt.Fprintf(out, "recording the lab's traffic to %s: capture stop ends it\n", file)
+	return nil
+}
+
+func (c *Ctx) captureStop(out io.Writer) error {
+	s := c.S
+	r := s.capture.rec
+	if r == nil {
+		return errors.New("not recording: capture start FILE begins")
+	}
+	s.capture.rec = nil
+	n, err := r.lab.StopCapture()
+	if cerr := r.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.name, err)
+	}
+	fmt.Fprintf(out, "recorded %s packets to %s\n", thousands(n), r.name)
+	if r.lab != s.lab {
+		fmt.Fprintln(out, "note: the lab was rebuilt while recording: the file ends where the old lab did")
+	}
+	fmt.Fprintf(out, "next: capture open %s, or rdmalab decode --rpc %s\n", r.name, r.name)
+	return nil
+}
+
+// selector is a packets FILTER: decode's filter and our two words.
+type selector struct {
+	f          *decode.Filter
+	rpc, anom  bool
+	anomFrames map[int]bool
+}
+
+func parseSelector(words []string) (*selector, error) {
+	sel := &selector{}
+	var terms []string
+	for _, w := range words {
+		for _, t := range strings.Split(w, ",") {
+			t = strings.TrimSpace(t)
+			switch strings.ToLower(t) {
+			case "":
+			case "rpc", "rpcs":
+				sel.rpc = true
+			case "anomalies", "anomaly":
+				sel.anom = true
+			default:
+				if !strings.Contains(t, "=") {
+					return nil, fmt.Errorf("filter term %q: want qp=N, opcode=NAME, xid=N, rpc or anomalies", t)
+				}
+				terms = append(terms, t)
+			}
+		}
+	}
+	f, err := decode.ParseFilter(strings.Join(terms, ","))
+	if err != nil {
+		return nil, err
+	}
+	sel.f = f
+	return sel, nil
+}
+
+func (sel *selector) match(p *decode.Packet) bool {
+	if sel.rpc && (p.Analysis.RPC == nil || p.Analysis.RPC.RPC == nil) {
+		return false
+	}
+	if sel.anom && !sel.anomFrames[p.Frame] {
+		return false
+	}
+	return sel.f.Match(p)
+}
+
+// anomalies lists the frames with an anomaly: those the whole analysis
+// found once indexing is over (a call never answered too), else the
+// packets' own.
+func anomalyFrames(x *decode.Index) map[int]bool {
+	out := map[int]bool{}
+	if a := x.Analyzer(); a != nil {
+		for _, n := range a.Notes() {
+			if n.Kind.Anomaly() {
+				out[n.Frame] = true
+			}
+		}
+		return out
+	}
+	x.Scan(0, func(p *decode.Packet) bool {
+		for _, n := range p.Analysis.Notes {
+			if n.Kind.Anomaly() {
+				out[p.Frame] = true
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func runPackets(c *Ctx, a Args, out io.Writer) error {
+	s := c.S
+	x := s.capture.index
+	if x == nil {
+		return errNoCapture
+	}
+	sel, err := parseSelector(a.Pos)
+	if err != nil {
+		return err
+	}
+	from := 0
+	if v, ok := a.Flag("from"); ok {
+		n, err := parseInt("--from", v, 1, 1<<40)
+		if err != nil {
+			return err
+		}
+		from = int(n) - 1
+	}
+	limit := pageSize
+	if a.Has("all") {
+		limit = -1
+	}
+	// Wait for the packets this page needs (all of them when a filter
+	// must look through the file, or in a script).
+	want := -1
+	if s.tty && len(a.Pos) == 0 && limit > 0 {
+		want = from + limit + 1
+	}
+	if err := c.waitIndex(x, want, 0); err != nil {
+		return err
+	}
+	if sel.anom {
+		sel.anomFrames = anomalyFrames(x)
+	}
+	var lines []string
+	var objs []json.RawMessage
+	matched := 0
+	next := 0 // the frame after the last shown
+	_, err = x.Scan(from, func(p *decode.Packet) bool {
+		if s.interrupt.Load() {
+			return false
+		}
+		if !sel.match(p) {
+			return true
+		}
+		matched++
+		if limit >= 0 && matched > limit {
+			return len(a.Pos) > 0 // without a filter the count is known
+		}
+		if c.JSON {
+			objs = append(objs, json.RawMessage(decode.JSON(p)))
+		} else {
+			lines = append(lines, decode.Line(p))
+		}
+		next = p.Frame + 1
+		return true
+	})
+	if err != nil {
+		return nameErr(err, s.capture.path, s.capture.name)
+	}
+	if len(a.Pos) == 0 {
+		matched = max(0, x.Len()-from)
+	}
+	shown := len(lines) + len(objs)
+	if c.JSON {
+		if c.collect {
+			c.data, c.hasData = objs, true
+			return nil
+		}
+		for _, o := range objs {
+			fmt.Fprintf(out, "%s\n", o)
+		}
+		return nil
+	}
+	for _, l := range lines {
+		fmt.Fprintln(out, l)
+	}
+	switch {
+	case matched == 0 && len(a.Pos) > 0:
+		fmt.Fprintf(out, "no packet matches %q\n", strings.Join(a.Pos, " "))
+	case matched == 0:
+		fmt.Fprintln(out, "no packet there")
+	case matched > shown:
+		again := "packets"
+		if len(a.Pos) > 0 {
+			again += " " + strings.Join(a.Pos, " ")
+		}
+		fmt.Fprintf(out, "… %s more: %s --from %d, or --all\n", thousands(matched-shown), again, next)
+	}
+	if pr := x.Progress(); !pr.Done {
+		fmt.Fprintf(out, "(indexing goes on: %d%% · %s packets so far)\n", int(pr.Fraction*100), thousands(pr.Packets))
+	}
+	return nil
+}
+
+// packetJSON is what `packet N --json` prints.
+type packetJSON struct {
+	Frame   int               `json:"frame"`
+	Summary string            `json:"summary"`
+	Tree    []decode.TreeLine `json:"tree"`
+	Place   *placeJSON        `json:"rpc,omitempty"`
+	Fields  json.RawMessage   `json:"fields"`
+	Hex     string            `json:"hex,omitempty"`
+}
+
+type placeJSON struct {
+	XID         string `json:"xid"`
+	Role        string `json:"role"`
+	Text        string `json:"text"`
+	Call        int    `json:"call_frame,omitempty"`
+	Reply       int    `json:"reply_frame,omitempty"`
+	RPCFrames   []int  `json:"rpc_frames"`
+	ChunkFrames []int  `json:"chunk_frames,omitempty"`
+}
+
+func runPacket(c *Ctx, a Args, out io.Writer) error {
+	s := c.S
+	x := s.capture.index
+	if x == nil {
+		return errNoCapture
+	}
+	n, err := strconv.Atoi(a.Pos[0])
+	if err != nil || n < 1 {
+		return fmt.Errorf("N is a frame number (1 for the first packet), not %q", a.Pos[0])
+	}
+	if err := c.waitIndex(x, n, 0); err != nil {
+		return err
+	}
+	if have := x.Len(); n > have {
+		return fmt.Errorf("no frame %d: %s has %s packets", n, s.capture.name, thousands(have))
+	}
+	i := n - 1
+	tree := x.Detail(i)
+	pl := x.Place(i)
+	var v packetJSON
+	v.Frame, v.Summary, v.Tree = n, x.Summary(i), tree
+	if pl.Role != decode.RoleNone {
+		p := &placeJSON{XID: fmt.Sprintf("0x%08x", pl.XID), Role: pl.Role.String(), Text: pl.Text,
+			RPCFrames: frames(x.Related(i, decode.ScopeRPC)), ChunkFrames: frames(x.Related(i, decode.ScopeChunk))}
+		if pl.Call >= 0 {
+			p.Call = pl.Call + 1
+		}
+		if pl.Reply >= 0 {
+			p.Reply = pl.Reply + 1
+		}
+		v.Place = p
+	}
+	b := x.Bytes(i)
+	if c.JSON {
+		fields, err := x.JSON(i)
+		if err != nil {
+			return err
+		}
+		v.Fields = fields
+		if a.Has("hex") {
+			v.Hex = fmt.Sprintf("%x", b)
+		}
+		return c.emitJSON(v, out)
+	}
+	for _, l := range tree {
+		fmt.Fprintf(out, "%s%s\n", strings.Repeat("    ", l.Depth), l.Text)
+	}
+	if p := v.Place; p != nil {
+		fmt.Fprintf(out, "[linked] %s\n", p.Text)
+		fmt.Fprintf(out, "    this RPC: frames %s (%d)\n", ranges(p.RPCFrames), len(p.RPCFrames))
+		if len(p.ChunkFrames) > 0 {
+			fmt.Fprintf(out, "    this chunk: frames %s (%d)\n", ranges(p.ChunkFrames), len(p.ChunkFrames))
+		}
+	}
+	if a.Has("hex") {
+		writeHex(out, b)
+	}
+	return nil
+}
+
+// frames turns packet indexes into frame numbers.
+func frames(idx []int) []int {
+	out := make([]int, len(idx))
+	for k, i := range idx {
+		out[k] = i + 1
+	}
+	return out
+}
+
+// ranges writes ascending numbers with runs folded: "40-44, 46".
+func ranges(ns []int) string {
+	var parts []string
+	for k := 0; k < len(ns); {
+		j := k
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		if j > k {
+			parts = append(parts, fmt.Sprintf("%d-%d", ns[k], ns[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(ns[k]))
+		}
+		k = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeHex is tshark -x's dump: offset, 16 bytes, their ASCII.
+func writeHex(out io.Writer, b []byte) {
+	for off := 0; off < len(b); off += 16 {
+		row := b[off:min(off+16, len(b))]
+		var hx, asc strings.Builder
+		for k, c := range row {
+			if k == 8 {
+				hx.WriteByte(' ')
+			}
+			fmt.Fprintf(&hx, "%02x ", c)
+			if c >= 0x20 && c < 0x7f {
+				asc.WriteByte(c)
+			} else {
+				asc.WriteByte('.')
+			}
+		}
+		fmt.Fprintf(out, "%04x  %-49s %s\n", off, hx.String(), asc.String())
+	}
+}
+
+// thousands writes n with commas: 340,112.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	var b strings.Builder
+	for k, r := range s {
+		if k > 0 && (len(s)-k)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,153 @@
+package repl
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/viz"
+)
+
+// captureSession is a session whose directory holds the kernel's NFSv3
+// capture.
+func captureSession(t *testing.T) (*Session, string) {
+	t.Helper()
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join("..", "captures", "testdata", "nfs3-rdma.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "nfs3-rdma.pcap"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSession(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, dir
+}
+
+func exec(t *testing.T, s *Session, line string) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := s.Exec(line, Pos{}, &out); err != nil {
+		t.Fatalf("%s: %v\n%s", line, err, out.String())
+	}
+	return out.String()
+}
+
+// The view draws the capture loaded, and nothing (a nil interface, not a
+// nil pointer in one) before.
+func TestCapturePacketSource(t *testing.T) {
+	s, _ := captureSession(t)
+	if src := s.packetSource(); src != nil {
+		t.Fatalf("packet source %v before capture open", src)
+	}
+	exec(t, s, "capture open nfs3-rdma.pcap")
+	src := s.packetSource()
+	if src == nil || src.Len() != 752 {
+		t.Fatalf("packet source %v", src)
+	}
+	if d, ok := src.(viz.Describer); !ok || d.Describe() != "nfs3-rdma.pcap" {
+		t.Errorf("the pane's title would not name the file")
+	}
+	first := s.capture.index
+	exec(t, s, "capture open nfs3-rdma.pcap")
+	if s.capture.index == first {
+		t.Error("a second open kept the first index")
+	}
+	exec(t, s, "capture close")
+	if s.packetSource() != nil {
+		t.Error("capture close left the pane a source")
+	}
+}
+
+// Tab completes the actions, then file names for FILE.
+func TestCaptureCompletion(t *testing.T) {
+	s, _ := captureSession(t)
+	if got := strings.Join(texts(s.Complete("capture ")), " "); !strings.HasPrefix(got, "open close save start stop") {
+		t.Errorf("capture: %q", got)
+	}
+	if got := strings.Join(texts(s.Complete("capture open nf")), " "); got != "nfs3-rdma.pcap" {
+		t.Errorf("capture open nf: %q", got)
+	}
+	if got := texts(s.Complete("packets ")); !contains(got, "rpc") || !contains(got, "xid=") {
+		t.Errorf("packets: %q", got)
+	}
+	exec(t, s, "capture open nfs3-rdma.pcap")
+	if got := texts(s.Complete("packets xid=0x43")); !contains(got, "xid=0x43dbd665") {
+		t.Errorf("packets xid=0x43: %q", got)
+	}
+	if got := texts(s.Complete("packet 4")); !contains(got, "40") {
+		t.Errorf("packet 4: %q", got)
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// A recording runs until capture stop, or until the session closes; the
+// file is a capture either way.
+func TestCaptureRecording(t *testing.T) {
+	s, dir := captureSession(t)
+	exec(t, s, "capture start a.pcap")
+	var out bytes.Buffer
+	if err := s.Exec("capture start b.pcap", Pos{}, &out); err == nil || !strings.Contains(err.Error(), "already recording to a.pcap") {
+		t.Errorf("a second start: %v", err)
+	}
+	exec(t, s, "set auto_complete on")
+	exec(t, s, "write 4096")
+	exec(t, s, "continue")
+	if got := exec(t, s, "capture stop"); !strings.Contains(got, "recorded") || !strings.Contains(got, "capture open a.pcap") {
+		t.Errorf("stop: %q", got)
+	}
+	exec(t, s, "capture start c.pcap")
+	exec(t, s, "write 4096")
+	exec(t, s, "continue")
+	s.Close()
+	for _, name := range []string{"a.pcap", "c.pcap"} {
+		x, err := decode.OpenIndex(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if n, _ := x.Wait(t.Context(), -1); n < 5 || x.Progress().Err != nil {
+			t.Errorf("%s: %d packets, %v", name, n, x.Progress().Err)
+		}
+		x.Close()
+	}
+}
+
+func TestRanges(t *testing.T) {
+	for _, tc := range []struct {
+		in   []int
+		want string
+	}{
+		{nil, ""}, {[]int{4}, "4"}, {[]int{4, 5, 6, 7}, "4-7"}, {[]int{40, 41, 43, 45, 46}, "40-41, 43, 45-46"},
+	} {
+		if got := ranges(tc.in); got != tc.want {
+			t.Errorf("ranges(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestParseSelector(t *testing.T) {
+	sel, err := parseSelector([]string{"rpc,", "qp=0x11", "opcode=4|17"})
+	if err != nil || !sel.rpc || sel.anom {
+		t.Fatalf("%+v, %v", sel, err)
+	}
+	for _, bad := range [][]string{{"bogus"}, {"qp=x"}, {"size=3"}} {
+		if _, err := parseSelector(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}

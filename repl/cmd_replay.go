@@ -1,0 +1,99 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rdmalab/rdmalab/captures/replay"
+	"github.com/rdmalab/rdmalab/viz"
+)
+
+// replaySummary is what `replay --json` gives in `run --json` mode.
+type replaySummary struct {
+	File    string   `json:"file"`
+	Server  string   `json:"server"`
+	Client  string   `json:"client"`
+	Frames  int      `json:"frames"`
+	Steps   int      `json:"steps"`
+	RPCs    int      `json:"rpcs"`
+	Unknown []string `json:"unknown"`
+	Err     string   `json:"error,omitempty"`
+}
+
+func replayCommand() *Command {
+	return &Command{
+		Name: "replay", Group: GroupShow,
+		Usage: "replay FILE [--text] [--rpc] [--events] [--json]",
+		Short: "step through an NFS/RDMA capture: the server's work",
+		Long: "Each packet that changes the server's picture is a step, told in the kernel's words: the\n" +
+			"call svc_rdma_recvfrom took, the Read list posted as one chain of RDMA READs and landing\n" +
+			"in rc_pages, the reply chain (RDMA WRITEs and the Send) svc_rdma_sendto posted, and the\n" +
+			"ACKs whose MSNs complete the Sends and advance xpt_acked_pos. At a terminal it opens the\n" +
+			"view on the replay (s step, n next RPC, f end of this RPC, c end, C next completion,\n" +
+			"b and B back, q back to the prompt); in scripts, or with --text, it prints the steps.\n" +
+			"The lab is not touched.",
+		Example: "replay nfs3-rdma.pcap\nreplay nfs3-rdma.pcap --rpc",
+		Kernel:  []string{"svc_rdma_recvfrom", "svc_rdma_process_read_list", "svc_rdma_sendto", "svc_rdma_wc_send"},
+		Args:    []Arg{{Name: "FILE", Paths: true}},
+		Flags: []Flag{
+			{Name: "text", Usage: "print the steps even at a terminal"},
+			{Name: "rpc", Usage: "print the steps with a heading where each RPC starts"},
+			{Name: "events", Usage: "print each step's events under it"},
+			{Name: "json", Usage: "one JSON object per step (in run --json: a summary)"},
+		},
+		OwnsLock: true, // the lab is not touched
+		Run:      runReplayCmd,
+	}
+}
+
+func runReplayCmd(c *Ctx, a Args, out io.Writer) error {
+	s := c.S
+	path := a.Pos[0]
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(s.curDir(), path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	// Named as the user wrote it: transcripts stay the same wherever they run.
+	tl, err := replay.Read(f, a.Pos[0])
+	if err != nil {
+		return err
+	}
+	text := a.Has("text") || a.Has("rpc") || a.Has("events")
+	switch {
+	case c.collect && c.JSON:
+		sum := replaySummary{File: tl.File, Server: tl.Server.String(), Client: tl.Client.String(), Frames: tl.Frames,
+			Steps: len(tl.Steps), RPCs: len(tl.RPCs), Unknown: tl.Unknown}
+		if tl.Err != nil {
+			sum.Err = tl.Err.Error()
+		}
+		c.data, c.hasData = sum, true
+	case s.tty && !text && !c.JSON:
+		screen, err := tcell.NewScreen()
+		if err != nil {
+			return fmt.Errorf("open the terminal: %w", err)
+		}
+		cur := s.cur
+		s.cur = nil // the view owns the screen
+		defer func() { s.cur = cur }()
+		if err := viz.RunReplay(context.Background(), screen, tl, path); err != nil {
+			return fmt.Errorf("the view stopped: %w", err)
+		}
+	default:
+		o := replay.Options{ByRPC: a.Has("rpc"), Events: a.Has("events"), JSON: c.JSON}
+		if err := tl.WriteTranscript(out, o); err != nil {
+			return err
+		}
+	}
+	if tl.Err != nil {
+		return fmt.Errorf("%w (replayed up to there)", tl.Err)
+	}
+	return nil
+}

@@ -1,0 +1,161 @@
+package viz
+
+import (
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/rdmalab/rdmalab/captures/decode"
+)
+
+// CaptureSource fills the Packets pane from a capture file that
+// decode.Index reads: the pane can draw its first packets while the rest
+// of the file is still being indexed, and redraws as indexing goes on.
+type CaptureSource struct {
+	x    *decode.Index
+	name string
+
+	mu   sync.Mutex
+	tree treeCache
+}
+
+// treeCache keeps the last detail tree asked for: the pane asks for the
+// lines and for their bytes of the same packet in one frame.
+type treeCache struct {
+	i, n  int
+	done  bool
+	lines []decode.TreeLine
+}
+
+// NewCaptureSource shows x; name is what the pane's title calls it (the
+// file's base name when empty).
+func NewCaptureSource(x *decode.Index, name string) *CaptureSource {
+	if name == "" {
+		name = filepath.Base(x.Path())
+	}
+	return &CaptureSource{x: x, name: name, tree: treeCache{i: -1}}
+}
+
+// Index is the capture shown.
+func (c *CaptureSource) Index() *decode.Index { return c.x }
+
+// Len is the number of packets indexed so far.
+func (c *CaptureSource) Len() int { return c.x.Len() }
+
+// Summary is the packet's line as `rdmalab decode` prints it, without the
+// frame number (the pane puts its own in front) and with the padding of
+// its columns squeezed out, so that a pane of 80 columns still shows the
+// packet's info.
+func (c *CaptureSource) Summary(i int) string {
+	s := strings.TrimLeft(c.x.Summary(i), " ")
+	if k := strings.IndexByte(s, ' '); k > 0 && isDigits(s[:k]) {
+		s = s[k+1:]
+	}
+	return squeeze(s)
+}
+
+// squeeze turns runs of spaces into one.
+func squeeze(s string) string {
+	if !strings.Contains(s, "  ") {
+		return strings.TrimLeft(s, " ")
+	}
+	var b strings.Builder
+	space := true // drops leading spaces
+	for _, r := range s {
+		if r == ' ' {
+			if space {
+				continue
+			}
+			space = true
+		} else {
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Detail is the packet's -V tree.
+func (c *CaptureSource) Detail(i int) []DetailLine {
+	lines := c.treeOf(i)
+	out := make([]DetailLine, len(lines))
+	for k, l := range lines {
+		out[k] = DetailLine{Depth: l.Depth, Text: l.Text}
+	}
+	return out
+}
+
+// Fields is the bytes each line of Detail(i) shows.
+func (c *CaptureSource) Fields(i int) []ByteRange {
+	lines := c.treeOf(i)
+	out := make([]ByteRange, len(lines))
+	for k, l := range lines {
+		out[k] = ByteRange{l.Start, l.End}
+	}
+	return out
+}
+
+func (c *CaptureSource) treeOf(i int) []decode.TreeLine {
+	p := c.x.Progress()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t := &c.tree; t.i == i && t.n == p.Packets && t.done == p.Done {
+		return t.lines
+	}
+	// The analysis of a packet grows as later packets are indexed (its
+	// reply, its ACK): the tree is kept only until the index moves.
+	c.tree = treeCache{i: i, n: p.Packets, done: p.Done, lines: c.x.Detail(i)}
+	return c.tree.lines
+}
+
+// Bytes is the packet as captured.
+func (c *CaptureSource) Bytes(i int) []byte { return c.x.Bytes(i) }
+
+// Place says which RPC and chunk packet i belongs to.
+func (c *CaptureSource) Place(i int) PacketPlace {
+	pl := c.x.Place(i)
+	out := PacketPlace{Text: pl.Text, Call: pl.Call, Reply: pl.Reply, InChunk: pl.Role == decode.RoleChunk,
+		Of: pl.IndexInRPC, In: pl.FramesInRPC}
+	if pl.Role == decode.RoleNone {
+		out.Text = ""
+	}
+	return out
+}
+
+// Related lists the packets of the same RPC, or of the same chunk.
+func (c *CaptureSource) Related(i int, chunk bool) []int {
+	if chunk {
+		return c.x.Related(i, decode.ScopeChunk)
+	}
+	return c.x.Related(i, decode.ScopeRPC)
+}
+
+// Progress says how far indexing has got.
+func (c *CaptureSource) Progress() PacketProgress {
+	p := c.x.Progress()
+	return PacketProgress{Fraction: p.Fraction, Packets: p.Packets, Done: p.Done, Err: p.Err}
+}
+
+// Watch calls f as indexing moves on.
+func (c *CaptureSource) Watch(f func()) (stop func()) { return c.x.Watch(f) }
+
+// Describe is the name of the capture, for the pane's title.
+func (c *CaptureSource) Describe() string { return c.name }
+
+var (
+	_ PacketSource = (*CaptureSource)(nil)
+	_ FieldSource  = (*CaptureSource)(nil)
+	_ LinkSource   = (*CaptureSource)(nil)
+	_ Indexing     = (*CaptureSource)(nil)
+	_ Watcher      = (*CaptureSource)(nil)
+	_ Describer    = (*CaptureSource)(nil)
+)

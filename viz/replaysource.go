@@ -1,0 +1,129 @@
+package viz
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/replay"
+	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// Rewinder is a Source that can also go back: its Act takes ActBack and
+// ActBackRPC. The view binds b and B only for one.
+type Rewinder interface {
+	Source
+	CanRewind() bool
+}
+
+// ReplaySource is a Source over a replayed capture: the actions move
+// through its steps instead of running an engine. s steps a packet, n goes
+// to the next RPC, f to the end of this one, c to the end of the capture,
+// C to the next completion, b and B go back a step and an RPC.
+type ReplaySource struct {
+	mu sync.Mutex
+	p  *replay.Player
+}
+
+var (
+	_ Rewinder  = (*ReplaySource)(nil)
+	_ Describer = (*ReplaySource)(nil)
+	_ Narrator  = (*ReplaySource)(nil)
+)
+
+// NewReplaySource plays tl from before its first step.
+func NewReplaySource(tl *replay.Timeline) *ReplaySource {
+	return &ReplaySource{p: tl.Player()}
+}
+
+// Snapshot is the server's picture after the current step.
+func (r *ReplaySource) Snapshot() engine.Snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.p.Snapshot()
+}
+
+// Events is the newest n events up to the current step.
+func (r *ReplaySource) Events(n int) []trace.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.p.Events(n)
+}
+
+// Describe says which capture and where in it: "replay of FILE · frame N of M · RPC k of K".
+func (r *ReplaySource) Describe() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.p.Describe()
+}
+
+// Narration is the current step in words.
+func (r *ReplaySource) Narration() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.p.Narration()
+}
+
+// CanRewind says the replay can go back.
+func (r *ReplaySource) CanRewind() bool { return true }
+
+// Seek moves to step i (-1: before the first), for tests and callers that
+// open a replay at a frame.
+func (r *ReplaySource) Seek(i int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.p.Seek(i)
+}
+
+// The answers when an action has nowhere to go.
+var (
+	errReplayEnd   = errors.New("the end of the capture: b goes back")
+	errReplayStart = errors.New("the start of the capture")
+	errNoRPC       = errors.New("no RPC starts after this step")
+	errNoComplete  = errors.New("no completion after this step")
+)
+
+// Act moves through the replay.
+func (r *ReplaySource) Act(a Action) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.p
+	ok, err := false, errReplayEnd
+	switch a {
+	case ActStep:
+		ok = p.Forward()
+	case ActNext:
+		ok, err = p.NextRPC(), errNoRPC
+	case ActFinish:
+		ok = p.FinishRPC()
+	case ActContinue:
+		ok = p.End()
+	case ActComplete:
+		ok, err = p.NextCompletion(), errNoComplete
+	case ActBack:
+		ok, err = p.Back(), errReplayStart
+	case ActBackRPC:
+		ok, err = p.PrevRPC(), errReplayStart
+	default:
+		return errors.New("a replay cannot " + a.String())
+	}
+	if !ok {
+		return err
+	}
+	return nil
+}
+
+// RunReplay draws tl full screen, from before its first step, until q:
+// what `rdmalab replay FILE` runs on a terminal. When path indexes, the
+// Packets pane (5) lists the capture's packets beside the replay.
+func RunReplay(ctx context.Context, s tcell.Screen, tl *replay.Timeline, path string) error {
+	v := Viewer{Layout: LayoutRead}
+	if x, err := decode.OpenIndex(path); err == nil {
+		defer x.Close()
+		v.Packets = NewCaptureSource(x, tl.File)
+	}
+	return v.Run(ctx, s, NewReplaySource(tl))
+}

@@ -1,0 +1,208 @@
+package viz
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rdmalab/rdmalab/captures/replay"
+)
+
+func loadReplay(t testing.TB) *replay.Timeline {
+	t.Helper()
+	tl, err := replay.ReadFile("../captures/testdata/nfs3-rdma.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl.File = "nfs3-rdma.pcap"
+	return tl
+}
+
+// replayModel is the model the view draws at the step of frame.
+func replayModel(t testing.TB, tl *replay.Timeline, frame int) *Model {
+	t.Helper()
+	src := NewReplaySource(tl)
+	at := -1
+	for i, s := range tl.Steps {
+		if s.Frame == frame {
+			at = i
+		}
+	}
+	if at < 0 {
+		t.Fatalf("no step at frame %d", frame)
+	}
+	src.Seek(at)
+	m := NewModel(0)
+	m.Update(src.Snapshot(), src.Events(DefaultEvents))
+	m.Narration, m.Origin = src.Narration(), src.Describe()
+	return m
+}
+
+// The view drawing a replay, unchanged panes: a Read list half landed in
+// rc_pages with its chain of READs; a reply chain filling a Write chunk;
+// the positions advanced by the ACKs.
+func TestGoldenReplay(t *testing.T) {
+	tl := loadReplay(t)
+	for _, tc := range []struct {
+		frame  int
+		layout Layout
+		w, h   int
+	}{
+		{150, LayoutRead, 120, 40},
+		{300, LayoutWrite, 120, 40},
+		{387, LayoutPositions, 80, 24},
+	} {
+		name := fmt.Sprintf("replay_%d_%s_%dx%d", tc.frame, strings.ReplaceAll(tc.layout.String(), " ", "_"), tc.w, tc.h)
+		t.Run(name, func(t *testing.T) {
+			m := replayModel(t, tl, tc.frame)
+			m.View.Layout, m.View.Selected = tc.layout, layouts(tc.layout)[0].cells[0].pane
+			_, got := render(t, m, NewTheme(256), tc.w, tc.h)
+			checkGolden(t, name, got)
+		})
+	}
+}
+
+// What the panes must show, whatever the layout details.
+func TestReplayPanes(t *testing.T) {
+	tl := loadReplay(t)
+	m := replayModel(t, tl, 150)
+	m.View.Layout = LayoutRead
+	th := NewTheme(256)
+	sim, rows := render(t, m, th, 160, 50)
+	screen := strings.Join(rows, "\n")
+	// Landed bytes are filled, bytes a posted READ has yet to bring are
+	// not: rc_pages 0-13 have landed, 14-31 not yet.
+	read := byteSource{kind: srcRead}
+	cells, w, _ := sim.GetContents()
+	glyph := func(y, x int) rune {
+		if c := cells[y*w+x]; len(c.Runes) > 0 {
+			return c.Runes[0]
+		}
+		return ' '
+	}
+	boxes := 0
+	for y := range rows {
+		for x := 0; x+5 < w; x++ {
+			// A page box: [ and four cells of read chunk 0's glyph, then ].
+			if glyph(y, x) != '[' || glyph(y, x+5) != ']' || strings.Count(string([]rune{glyph(y, x+1), glyph(y, x+2), glyph(y, x+3), glyph(y, x+4)}), "0") != 4 {
+				continue
+			}
+			if got, want := cells[y*w+x+1].Style, th.bytes(read, boxes <= 13); got != want {
+				t.Errorf("rc_page %d (row %d): style %v, want %v", boxes, y, got, want)
+			}
+			boxes++
+		}
+	}
+	if boxes != 32 {
+		t.Errorf("%d rc_pages drawn, want 32", boxes)
+	}
+	for _, want := range []string{
+		"replay frame 150/752 · RPC 18/38",              // where, in the title bar
+		"rc_pages · xid 0x4bdbd665 · 131072 B · 7 WQEs", // the Read list in rc_pages
+		"7 RDMA_READ       2    8192",                   // its chain, the last READ signaled
+		"◆ svc_rdma_wc_read_done",
+		"Send Queue · 7 WQEs in flight, depth unknown", // no sc_sq_depth on the wire
+		"sc_sq_depth unknown (not on the wire)",
+		"57344 of 131072 B landed",
+	} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, screen)
+		}
+	}
+	m = replayModel(t, tl, 387)
+	m.View.Layout, m.View.Selected, m.View.Zoomed = LayoutPositions, PanePositions, true
+	_, rows = render(t, m, NewTheme(256), 120, 40)
+	screen = strings.Join(rows, "\n")
+	for _, want := range []string{"sc_post_seq 25 · xpt_acked_pos 25", " 25 0x52dbd665 READ     ● delivered"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the positions lack %q:\n%s", want, screen)
+		}
+	}
+}
+
+// The actions move through the replay; at the ends they say why not.
+func TestReplayActs(t *testing.T) {
+	tl := loadReplay(t)
+	src := NewReplaySource(tl)
+	if d := src.Describe(); d != "replay of nfs3-rdma.pcap · frame 0 of 752" {
+		t.Errorf("before the first step: %q", d)
+	}
+	if err := src.Act(ActBack); err == nil {
+		t.Error("back before the first step did not fail")
+	}
+	steps := []struct {
+		a    Action
+		want string
+	}{
+		{ActStep, "frame 1 of 752"},
+		{ActNext, "frame 4 of 752 · RPC 1 of 38"},
+		{ActFinish, "frame 7 of 752 · RPC 1 of 38"},
+		{ActNext, "frame 8 of 752 · RPC 2 of 38"},
+		{ActBackRPC, "frame 4 of 752 · RPC 1 of 38"},
+		{ActComplete, "frame 7 of 752 · RPC 1 of 38"},
+		{ActBack, "frame 6 of 752 · RPC 1 of 38"},
+		{ActContinue, "frame 752 of 752 · RPC 38 of 38"},
+	}
+	for _, s := range steps {
+		if err := src.Act(s.a); err != nil {
+			t.Fatalf("%v: %v", s.a, err)
+		}
+		if d := src.Describe(); !strings.HasSuffix(d, s.want) {
+			t.Fatalf("after %v: %q, want … %q", s.a, d, s.want)
+		}
+	}
+	for _, a := range []Action{ActStep, ActNext, ActContinue, ActComplete} {
+		if err := src.Act(a); err == nil {
+			t.Errorf("%v at the end did not fail", a)
+		}
+	}
+	if ev := src.Events(1); len(ev) != 1 || ev[0].Func != "frame 752" {
+		t.Errorf("the newest event at the end: %+v", ev)
+	}
+}
+
+// The view's keys drive a replay: s steps, b goes back; on a source that
+// cannot go back, b says so.
+func TestReplayKeys(t *testing.T) {
+	tl := loadReplay(t)
+	src := NewReplaySource(tl)
+	s, done := runView(t, &Viewer{}, src)
+	at := func(want string) func() bool {
+		return func() bool { return strings.HasSuffix(src.Describe(), want) }
+	}
+	for _, r := range "sss" {
+		s.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+		time.Sleep(20 * time.Millisecond) // one action runs at a time
+	}
+	waitFor(t, "frame 3", at("frame 3 of 752"))
+	s.InjectKey(tcell.KeyRune, 'b', tcell.ModNone)
+	waitFor(t, "frame 2", at("frame 2 of 752"))
+	before := s.shows.Load()
+	s.InjectKey(tcell.KeyRune, 'n', tcell.ModNone)
+	waitFor(t, "RPC 1", at("frame 4 of 752 · RPC 1 of 38"))
+	waitFor(t, "the frame after n", func() bool { return s.shows.Load() > before })
+	time.Sleep(50 * time.Millisecond)
+	if _, rows := s.frame(); !strings.Contains(rows[0], "replay frame 4/752 · RPC 1/38") {
+		t.Errorf("title row %q does not say where the replay is", rows[0])
+	}
+	s.InjectKey(tcell.KeyRune, 'q', tcell.ModNone)
+	if err := waitRun(t, done); err != nil {
+		t.Fatal(err)
+	}
+
+	// A live lab cannot go back: b says so.
+	fs := &fakeSource{}
+	cs, done := runView(t, &Viewer{}, fs)
+	before = cs.shows.Load()
+	cs.InjectKey(tcell.KeyRune, 'b', tcell.ModNone)
+	waitFor(t, "the refusal", func() bool { return cs.shows.Load() > before })
+	if _, rows := cs.frame(); !strings.Contains(rows[len(rows)-1], "only a replay goes back") || len(fs.acts) != 0 {
+		t.Errorf("b on a live source: status %q, actions %v", rows[len(rows)-1], fs.acts)
+	}
+	cs.InjectKey(tcell.KeyRune, 'q', tcell.ModNone)
+	if err := waitRun(t, done); err != nil {
+		t.Fatal(err)
+	}
+}
