@@ -6,6 +6,7 @@
 //	rdmalab run FILE|-      run commands from a file or stdin and print a transcript
 //	rdmalab view            a live view of the session running in another terminal
 //	rdmalab decode FILE     decode a RoCE / InfiniBand / RPC-over-RDMA capture
+//	rdmalab replay FILE     step through an NFS/RDMA capture as the server's work
 //	rdmalab help            this summary
 package main
 
@@ -43,6 +44,9 @@ const usage = `usage:
                              draw a state saved with the REPL's save FILE
   rdmalab decode [-V|--json|--rpc|--check] [--filter qp=N,opcode=OP,xid=X] FILE
                              decode a RoCE / InfiniBand / RPC-over-RDMA capture
+  rdmalab replay [--text|--rpc|--json] [-v] FILE
+                             step through an NFS/RDMA capture as the server's work
+                             (the view on a terminal, a transcript otherwise)
   rdmalab help               this summary; inside rdmalab, help lists the commands
 `
 
@@ -59,6 +63,7 @@ func subcommands() []subcommand {
 		{"decode", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return decode.Main(args, stdout, stderr)
 		}},
+		{"replay", runReplay},
 		{"help", func(_ []string, _ io.Reader, stdout, _ io.Writer) int {
 			fmt.Fprint(stdout, usage)
 			return exitOK

@@ -1,0 +1,561 @@
+package replay
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// Task names of the events: the packet, the server's completion handlers,
+// and the nfsd thread that ran the call (which one the wire cannot tell).
+const (
+	taskWire   = "wire"
+	taskCQ     = "cq"
+	taskNfsd   = "nfsd"
+	taskCM     = "cm"
+	taskReplay = "replay"
+)
+
+// builder turns the records of one connection into steps. It walks the
+// records once, after the analysis has seen the whole capture, so a
+// chain the server posted at once is drawn whole when its first WR shows.
+type builder struct {
+	tl           *Timeline
+	st           *state // the picture so far, for the narration
+	cflow, sflow *decode.Flow
+	others       int // frames of other queue pairs
+
+	rpcIDs  map[*decode.RPC]int
+	reads   map[*decode.RPC]*readPlan
+	replies map[*decode.RPC]*replyPlan
+	filled  map[fillKey]int // Write and Reply chunk bytes pushed so far
+
+	postSeq uint64
+	rwNext  int
+	evs     []trace.Event
+	seq     uint64
+}
+
+// build fills tl from the analysis and the records.
+func build(tl *Timeline, an *decode.Analyzer, recs []record) error {
+	b := &builder{tl: tl, st: newState(tl.pageSize), rpcIDs: map[*decode.RPC]int{},
+		reads: map[*decode.RPC]*readPlan{}, replies: map[*decode.RPC]*replyPlan{}, filled: map[fillKey]int{}}
+	if err := b.connection(an); err != nil {
+		return err
+	}
+	first := 0
+	for i := range recs {
+		if b.mine(&recs[i]) {
+			first = cmp.Or(first, recs[i].frame)
+		} else if recs[i].cm == "" {
+			b.others++
+		}
+	}
+	b.unknowns(first, recs)
+	// What the capture cannot tell is said once, before the first step.
+	for _, u := range tl.Unknown {
+		b.seq++
+		tl.events = append(tl.events, trace.Event{Seq: b.seq, Task: taskReplay, Kind: trace.Note, Func: "unknown", Text: u})
+	}
+	tl.prelude = len(tl.events)
+	for i := range recs {
+		if b.mine(&recs[i]) {
+			b.record(&recs[i])
+		}
+	}
+	if tl.Err != nil {
+		b.brk()
+	}
+	b.finish()
+	return nil
+}
+
+// connection picks the server (the side that receives the most calls) and
+// the queue pair of its first RPC.
+func (b *builder) connection(an *decode.Analyzer) error {
+	calls := map[decode.Addr]int{}
+	var best decode.Addr
+	for _, r := range an.RPCs() {
+		if r.Call != nil {
+			calls[r.Server]++
+			if calls[r.Server] > calls[best] {
+				best = r.Server
+			}
+		}
+	}
+	for _, r := range an.RPCs() {
+		if len(calls) > 0 && r.Server != best {
+			continue
+		}
+		switch {
+		case r.Call != nil && r.Call.Msg != nil:
+			b.cflow = r.Call.Msg.Flow
+			b.sflow = b.cflow.Peer
+		case r.Reply != nil && r.Reply.Msg != nil:
+			b.sflow = r.Reply.Msg.Flow
+			b.cflow = b.sflow.Peer
+		default:
+			continue
+		}
+		b.tl.Server, b.tl.Client = r.Server, r.Client
+		return nil
+	}
+	return ErrNoRPC
+}
+
+// mine reports whether r is on the replayed connection: its queue pair, or
+// a CM message between the two sides.
+func (b *builder) mine(r *record) bool {
+	if f := r.an.Flow; f != nil && (f == b.cflow || f == b.sflow) {
+		return r.cm == ""
+	}
+	if r.cm == "" || r.an.CM == nil {
+		return false
+	}
+	c := r.an.CM
+	if c.Active != b.tl.Client || c.Passive != b.tl.Server {
+		return false
+	}
+	return b.cflow == nil || c.PassiveQPN == 0 || c.PassiveQPN == b.cflow.Key.QP
+}
+
+func (b *builder) fromClient(r *record) bool { return b.cflow != nil && r.an.Flow == b.cflow }
+
+// record turns one packet into a step, if it changes the server's picture.
+func (b *builder) record(r *record) {
+	if r.cm != "" {
+		b.connect(r)
+		return
+	}
+	if st := r.an.PSN.Status; st == decode.PSNDuplicate || st == decode.PSNRetransmission {
+		b.resent(r)
+		return
+	}
+	kind := r.opcode.Kind()
+	if b.fromClient(r) {
+		switch kind {
+		case ib.KindSend:
+			b.clientSend(r)
+		case ib.KindReadResponse:
+			b.readData(r)
+		case ib.KindAck, ib.KindAtomicAck:
+			b.ack(r)
+		default:
+			b.other(r, fmt.Sprintf("the client sent %v: not part of RPC-over-RDMA", r.opcode))
+		}
+		return
+	}
+	switch kind {
+	case ib.KindReadRequest:
+		b.readRequest(r)
+	case ib.KindWrite:
+		b.write(r)
+	case ib.KindSend:
+		b.serverSend(r)
+	case ib.KindAck:
+		if a := r.an.Ack; a != nil && a.Syndrome.IsNAK() {
+			b.other(r, fmt.Sprintf("the server's HCA answers the client's PSN %d with %v", a.PSN, a.Syndrome))
+		}
+	}
+}
+
+// ev adds an event to the step being built.
+func (b *builder) ev(task string, kind trace.Kind, depth int, fn string, kv ...any) {
+	b.evs = append(b.evs, trace.Event{Task: task, Kind: kind, Depth: depth, Func: fn, Args: trace.Fmt(kv...)})
+}
+
+// say adds a trace point whose text explains.
+func (b *builder) say(task string, depth int, fn, text string) {
+	b.evs = append(b.evs, trace.Event{Task: task, Kind: trace.Point, Depth: depth, Func: fn, Text: text})
+}
+
+// wire adds the event of the packet itself, and the analysis' notes on it.
+func (b *builder) wire(r *record, text string) {
+	b.evs = append(b.evs, trace.Event{Task: taskWire, Kind: trace.Note, Func: r.opcode.Info(),
+		Args: trace.Fmt("frame", r.frame, "psn", r.psn), Text: text})
+	if r.bad != "" {
+		b.evs = append(b.evs, trace.Event{Task: taskWire, Kind: trace.Note, Func: "malformed", Text: r.bad})
+	}
+	for _, n := range r.an.Notes {
+		b.evs = append(b.evs, trace.Event{Task: taskWire, Kind: trace.Note, Func: n.Kind.String(), Text: n.Text})
+	}
+}
+
+// step ends the step being built: its events get their sequence numbers,
+// a last one says the step in a line, and apply changes the picture.
+func (b *builder) step(r *record, kind Kind, rpc int, text string, apply func(*state)) {
+	b.stepAt(r.frame, r.rel, kind, rpc, text, apply)
+}
+
+func (b *builder) stepAt(frame int, rel time.Duration, kind Kind, rpc int, text string, apply func(*state)) {
+	tl := b.tl
+	i := len(tl.Steps)
+	b.evs = append(b.evs, trace.Event{Task: taskReplay, Kind: trace.Note, Func: fmt.Sprintf("frame %d", frame), Text: text})
+	from := len(tl.events)
+	for _, e := range b.evs {
+		b.seq++
+		e.Seq = b.seq
+		tl.events = append(tl.events, e)
+	}
+	b.evs = b.evs[:0]
+	full := func(s *state) {
+		s.frame, s.rel = frame, rel
+		if apply != nil {
+			apply(s)
+		}
+	}
+	if i%ckEvery == 0 {
+		tl.checkpoints = append(tl.checkpoints, b.st.clone())
+	}
+	full(b.st)
+	tl.Steps = append(tl.Steps, Step{Index: i, Frame: frame, Time: rel, Kind: kind, RPC: rpc, Text: text,
+		evFrom: from, evTo: len(tl.events), apply: full})
+}
+
+// rpcID numbers RPCs in the order the replay meets them.
+func (b *builder) rpcID(r *decode.RPC) int {
+	if r == nil {
+		return 0
+	}
+	if id, ok := b.rpcIDs[r]; ok {
+		return id
+	}
+	id := len(b.tl.RPCs) + 1
+	b.rpcIDs[r] = id
+	label := clip(r.CallSummary)
+	if r.Call == nil {
+		label = clip(r.ReplySummary) + " (its call is not in the capture)"
+	}
+	b.tl.RPCs = append(b.tl.RPCs, RPC{ID: id, XID: r.XID, Label: label, First: -1, Last: -1, rpc: r})
+	return id
+}
+
+// connect is a CM message between the two sides.
+func (b *builder) connect(r *record) {
+	c := r.an.CM
+	var text string
+	switch r.cm {
+	case "REQ":
+		text = fmt.Sprintf("CM REQ from %v QP 0x%06x: svc_rdma_listen_handler queues the connection; svc_rdma_accept will create its QP", c.Active, c.ActiveQPN)
+		b.say(taskCM, 0, "handle_connect_req", fmt.Sprintf("connection request from %v, QP 0x%06x, starting PSN %d", c.Active, c.ActiveQPN, c.PassivePSN))
+	case "REP":
+		text = fmt.Sprintf("CM REP: svc_rdma_accept created QP 0x%06x, posted its Receives and accepts (rdma_accept)", c.PassiveQPN)
+		b.ev(taskCM, trace.Call, 0, "svc_rdma_accept", "qp", fmt.Sprintf("0x%06x", c.PassiveQPN))
+		b.say(taskCM, 1, "rdma_accept", fmt.Sprintf("REP: QP 0x%06x, starting PSN %d", c.PassiveQPN, c.ActivePSN))
+		b.ev(taskCM, trace.Return, 0, "svc_rdma_accept")
+	case "RTU":
+		text = "CM RTU: RDMA_CM_EVENT_ESTABLISHED reaches svc_rdma_cma_handler: the transport is connected"
+		b.say(taskCM, 0, "svc_rdma_cma_handler", "RDMA_CM_EVENT_ESTABLISHED")
+	case "REJ":
+		text = fmt.Sprintf("CM REJ, reason %d: the connection is refused", c.RejReason)
+		b.say(taskCM, 0, "svc_rdma_cma_handler", text)
+	case "DREQ", "DREP":
+		text = fmt.Sprintf("CM %s: svc_rdma_cma_handler sees RDMA_CM_EVENT_DISCONNECTED: svc_xprt_deferred_close", r.cm)
+		b.say(taskCM, 0, "svc_rdma_cma_handler", "RDMA_CM_EVENT_DISCONNECTED")
+	}
+	b.wire(r, "CM "+r.cm)
+	b.step(r, KindConnect, 0, text, nil)
+}
+
+// resent is a packet the requester's HCA sent again.
+func (b *builder) resent(r *record) {
+	b.wire(r, r.an.PSN.Status.String())
+	b.other(r, fmt.Sprintf("%v PSN %d again (%v): the HCA retransmits, the server's software does nothing new", r.opcode, r.psn, r.an.PSN.Status))
+}
+
+// other is a step that changes nothing but is worth saying.
+func (b *builder) other(r *record, text string) {
+	if len(b.evs) == 0 {
+		b.wire(r, text)
+	}
+	b.step(r, KindOther, 0, text, nil)
+}
+
+// clientSend is a complete SEND from the client: a call (or an RPC-over-RDMA
+// message that is not one, or not RPC-over-RDMA at all).
+func (b *builder) clientSend(r *record) {
+	an := &r.an
+	switch {
+	case an.RPC != nil && an.RPC.Call && an.RPC.RPC != nil:
+		b.call(r, an.RPC)
+	case an.RPC != nil:
+		b.wire(r, fmt.Sprintf("%v, xid 0x%08x", an.RPC.Header.Proc, an.RPC.Header.XID))
+		b.recv(r)
+		b.say(taskNfsd, 1, "svcrdma_decode_rqst", fmt.Sprintf("%v carries no call", an.RPC.Header.Proc))
+		b.ev(taskNfsd, trace.Return, 0, "svc_rdma_recvfrom", "ret", 0)
+		b.step(r, KindOther, 0, fmt.Sprintf("svc_rdma_recvfrom: %v from the client, xid 0x%08x: no call to run", an.RPC.Header.Proc, an.RPC.Header.XID), nil)
+	case an.Short || an.NotRPC != "":
+		why := an.NotRPC
+		if an.Short {
+			why = "too short for an RPC-over-RDMA header"
+		}
+		b.wire(r, why)
+		b.recv(r)
+		b.say(taskNfsd, 1, "svcrdma_decode_drop", why)
+		b.ev(taskNfsd, trace.Return, 0, "svc_rdma_recvfrom", "ret", 0)
+		b.step(r, KindOther, 0, "svc_rdma_recvfrom drops a SEND that does not decode: "+why, nil)
+	}
+}
+
+// recv is the Receive completion and svc_rdma_recvfrom taking it.
+func (b *builder) recv(r *record) {
+	n := r.payload
+	if m := r.an.Msg; m != nil {
+		n = m.Len
+	}
+	b.ev(taskCQ, trace.Call, 0, "svc_rdma_wc_receive", "byte_len", n, "status", "SUCCESS")
+	b.ev(taskCQ, trace.Return, 0, "svc_rdma_wc_receive")
+	b.ev(taskNfsd, trace.Call, 0, "svc_rdma_recvfrom")
+}
+
+// call is an RPC call arriving.
+func (b *builder) call(r *record, m *decode.RPCMessage) {
+	rpc := m.RPC
+	id := b.rpcID(rpc)
+	h := &m.Header
+	b.wire(r, fmt.Sprintf("%v call, xid 0x%08x, %d bytes", h.Proc, h.XID, m.Msg.Len))
+	b.recv(r)
+	b.ev(taskNfsd, trace.Point, 1, "svcrdma_decode_rqst", "xid", hexXID(h.XID), "proc", h.Proc, "hdrlen", m.HdrLen,
+		"credits", h.Credit, "read_chunks", len(rpc.ReadChunks), "write_chunks", len(rpc.WriteChunks), "reply_chunk", boolInt(rpc.ReplyChunk != nil))
+	chunks := chunkLines(rpc)
+	st := callReceived
+	if len(rpc.ReadChunks) > 0 {
+		st = callPulling
+		b.say(taskNfsd, 1, "svc_rdma_recvfrom", fmt.Sprintf("the Read list comes first: svc_rdma_process_read_list pulls %d bytes", readBytes(rpc)))
+	} else {
+		st = callInNfsd
+		b.ev(taskNfsd, trace.Return, 0, "svc_rdma_recvfrom", "ret", len(m.Inline))
+		b.say(taskNfsd, 0, "svc_process", clip(rpc.CallSummary)+" (what the procedure does is not on the wire)")
+	}
+	text := fmt.Sprintf("svc_rdma_recvfrom: call xid 0x%08x %v, %s%s", h.XID, h.Proc, clip(rpc.CallSummary), chunkSummary(rpc))
+	cs := &engine.ChunkSnap{XID: hexXID(h.XID), Proc: h.Proc.String(), Chunks: chunks}
+	call := callState{rpc: id, xid: h.XID, label: rpc.CallSummary, proc: h.Proc.String(), state: st}
+	b.step(r, KindCall, id, text, func(s *state) {
+		s.addCall(call)
+		s.call = cs
+	})
+}
+
+// chunkSummary says a call's chunks in a few words.
+func chunkSummary(rpc *decode.RPC) string {
+	var parts []string
+	if n := len(rpc.ReadChunks); n > 0 {
+		c := rpc.ReadChunks[0]
+		parts = append(parts, fmt.Sprintf("Read list: %s, %s at position %d, %d B", plural(n, "chunk"),
+			plural(segCount(rpc.ReadChunks), "segment"), c.Position, readBytes(rpc)))
+	}
+	if n := len(rpc.WriteChunks); n > 0 {
+		parts = append(parts, fmt.Sprintf("Write list: %s, %s, %d B", plural(n, "chunk"), plural(segCount(rpc.WriteChunks), "segment"), chunksBytes(rpc.WriteChunks)))
+	}
+	if c := rpc.ReplyChunk; c != nil {
+		parts = append(parts, fmt.Sprintf("Reply chunk: %s, %d B", plural(len(c.Segments), "segment"), chunksBytes([]*decode.Chunk{c})))
+	}
+	if len(parts) == 0 {
+		return " (inline)"
+	}
+	return " · " + strings.Join(parts, " · ")
+}
+
+// chunkLines are a call's chunks as the engine's ChunkSnap lists them.
+func chunkLines(rpc *decode.RPC) []string {
+	var out []string
+	for i, c := range rpc.ReadChunks {
+		out = append(out, fmt.Sprintf("read chunk %d: position %d, %d bytes in %d segments %s", i, c.Position, chunksBytes([]*decode.Chunk{c}), len(c.Segments), segList(c)))
+	}
+	for i, c := range rpc.WriteChunks {
+		out = append(out, fmt.Sprintf("write chunk %d: %d bytes in %d segments %s", i, chunksBytes([]*decode.Chunk{c}), len(c.Segments), segList(c)))
+	}
+	if c := rpc.ReplyChunk; c != nil {
+		out = append(out, fmt.Sprintf("reply chunk: %d bytes in %d segments %s", chunksBytes([]*decode.Chunk{c}), len(c.Segments), segList(c)))
+	}
+	return out
+}
+
+func segList(c *decode.Chunk) string {
+	parts := make([]string, len(c.Segments))
+	for i, s := range c.Segments {
+		parts[i] = fmt.Sprintf("0x%x:%d@0x%x", s.Handle, s.Length, s.Offset)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func segCount(cs []*decode.Chunk) int {
+	n := 0
+	for _, c := range cs {
+		n += len(c.Segments)
+	}
+	return n
+}
+
+func chunksBytes(cs []*decode.Chunk) int {
+	n := 0
+	for _, c := range cs {
+		for _, s := range c.Segments {
+			n += int(s.Length)
+		}
+	}
+	return n
+}
+
+func readBytes(rpc *decode.RPC) int { return chunksBytes(rpc.ReadChunks) }
+
+// maxSummary bounds the NFS summaries a step quotes (a READDIR reply
+// lists every name).
+const maxSummary = 96
+
+// clip cuts a summary to maxSummary runes.
+func clip(s string) string {
+	r := []rune(s)
+	if len(r) <= maxSummary {
+		return s
+	}
+	return string(r[:maxSummary-1]) + "…"
+}
+
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ackedMessages handles what an AETH acknowledges of the server's
+// messages: a reply's Send completes its chain and advances the acked
+// position; WRITEs are unsignaled and complete nothing. It returns the
+// change to the picture and a phrase for the step's text.
+func (b *builder) ackedMessages(r *record) (func(*state), string) {
+	a := r.an.Ack
+	if a == nil {
+		return nil, ""
+	}
+	var applies []func(*state)
+	var names []string
+	acked := b.st.ackedPos
+	for _, m := range a.Acked {
+		if m.Flow != b.sflow || m.Kind == ib.KindReadRequest {
+			continue
+		}
+		names = append(names, fmt.Sprintf("%s (frame %d)", m.Name(), m.FirstFrame))
+		if m.Kind != ib.KindSend {
+			continue
+		}
+		rp := b.replyOfSend(m)
+		if rp == nil {
+			b.ev(taskCQ, trace.Call, 0, "svc_rdma_wc_send", "status", "SUCCESS")
+			b.ev(taskCQ, trace.Return, 0, "svc_rdma_wc_send")
+			continue
+		}
+		was := acked
+		now := max(was, rp.pos)
+		acked = now
+		b.ev(taskCQ, trace.Call, 0, "svc_rdma_wc_send", "status", "SUCCESS", "pos", rp.pos)
+		b.ev(taskCQ, trace.Point, 1, "svc_xprt_advance_acked", "pos", rp.pos, "xpt_acked_pos", now, "was", was)
+		b.ev(taskCQ, trace.Return, 0, "svc_rdma_wc_send")
+		id, pos, owner := rp.id, rp.pos, rp.owner
+		applies = append(applies, func(s *state) {
+			s.removeChain(id, owner)
+			s.ackedPos = max(s.ackedPos, pos)
+			s.ackReply(pos)
+			s.setCall(id, callDelivered)
+		})
+	}
+	if len(names) == 0 {
+		return nil, ""
+	}
+	text := fmt.Sprintf("AETH MSN %d acknowledges %s", a.MSN, strings.Join(names, ", "))
+	if len(applies) > 0 {
+		text += fmt.Sprintf(" → svc_rdma_wc_send, xpt_acked_pos %d", acked)
+	}
+	return func(s *state) {
+		for _, f := range applies {
+			f(s)
+		}
+	}, text
+}
+
+// ack is an Acknowledge from the client.
+func (b *builder) ack(r *record) {
+	a := r.an.Ack
+	if a == nil {
+		return
+	}
+	if a.Syndrome.IsNAK() {
+		b.wire(r, fmt.Sprintf("%v at PSN %d", a.Syndrome, a.PSN))
+		apply, acked := b.ackedMessages(r)
+		text := fmt.Sprintf("%v at PSN %d: the server's HCA must resend from there (or the QP goes to error)", a.Syndrome, a.PSN)
+		if acked != "" {
+			text += "; " + acked
+		}
+		b.step(r, KindNAK, 0, text, apply)
+		return
+	}
+	before := len(b.evs)
+	b.wire(r, fmt.Sprintf("ACK PSN %d MSN %d", a.PSN, a.MSN))
+	apply, acked := b.ackedMessages(r)
+	if acked == "" {
+		b.evs = b.evs[:before] // acknowledges nothing of the server's: no step
+		return
+	}
+	b.step(r, KindAck, b.rpcOfAck(r), acked, apply)
+}
+
+// rpcOfAck is the RPC the newest message an ACK acknowledges belongs to.
+func (b *builder) rpcOfAck(r *record) int {
+	acked := r.an.Ack.Acked
+	for i := len(acked) - 1; i >= 0; i-- {
+		m := acked[i]
+		if m.Flow != b.sflow {
+			continue
+		}
+		if m.RPC != nil && m.RPC.RPC != nil {
+			return b.rpcID(m.RPC.RPC)
+		}
+		if m.Chunk != nil {
+			return b.rpcID(m.Chunk.RPC)
+		}
+	}
+	return 0
+}
+
+// brk is the last step of a damaged capture: where it broke.
+func (b *builder) brk() {
+	frame, off, ok := breakPlace(b.tl.Err)
+	last, rel := 0, time.Duration(0)
+	if n := len(b.tl.Steps); n > 0 {
+		last, rel = b.tl.Steps[n-1].Frame, b.tl.Steps[n-1].Time
+	}
+	frame = max(frame, last+1, b.tl.Frames+1)
+	text := fmt.Sprintf("the capture breaks here: %v", b.tl.Err)
+	if ok {
+		text = fmt.Sprintf("the capture breaks at frame %d, byte offset %d: what follows is not in the file (%v)", frame, off, b.tl.Err)
+	}
+	b.evs = append(b.evs, trace.Event{Task: taskReplay, Kind: trace.Note, Func: "truncated", Text: b.tl.Err.Error()})
+	b.stepAt(frame, rel, KindBreak, 0, text, nil)
+}
+
+// finish fills each RPC's first and last steps.
+func (b *builder) finish() {
+	for i, s := range b.tl.Steps {
+		if s.RPC == 0 {
+			continue
+		}
+		r := &b.tl.RPCs[s.RPC-1]
+		if r.First < 0 {
+			r.First = i
+		}
+		r.Last = i
+	}
+}

@@ -1,0 +1,315 @@
+package replay
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// fillKey counts the bytes pushed into one chunk of one call.
+type fillKey struct {
+	rpc *decode.RPC
+	ck  chunkKey
+}
+
+// chunkKey names a Write chunk or the Reply chunk of a call.
+type chunkKey struct {
+	kind  decode.ChunkKind
+	chunk int
+}
+
+func (k chunkKey) String() string {
+	if k.kind == decode.ChunkReply {
+		return "reply chunk"
+	}
+	return fmt.Sprintf("write chunk %d", k.chunk)
+}
+
+// replyPlan is the chain svc_rdma_sendto must have posted for a reply: the
+// RDMA WRITEs that fill the Write and Reply chunks, then the Send.
+type replyPlan struct {
+	id     int
+	rpc    *decode.RPC
+	pos    uint64 // its reply position (sc_post_seq after the post)
+	owner  string
+	index  map[*decode.Message]int
+	totals map[chunkKey]int // bytes the chain pushes into each chunk
+	send   *decode.Message
+	chain  engine.ChainSnap
+	ctxts  []engine.RWCtxtSnap
+}
+
+// replyOfSend returns the plan whose Send m is.
+func (b *builder) replyOfSend(m *decode.Message) *replyPlan {
+	if m.RPC == nil || m.RPC.RPC == nil {
+		return nil
+	}
+	if p := b.replies[m.RPC.RPC]; p != nil && p.send == m {
+		return p
+	}
+	return nil
+}
+
+// planReply builds the reply chain of rpc from what the wire shows of it.
+func (b *builder) planReply(rpc *decode.RPC, id int) *replyPlan {
+	b.postSeq++
+	p := &replyPlan{id: id, rpc: rpc, pos: b.postSeq, owner: "reply xid " + hexXID(rpc.XID),
+		index: map[*decode.Message]int{}, totals: map[chunkKey]int{}}
+	var wrs []engine.WRSnap
+	var run *engine.RWCtxtSnap
+	var runKey segKey
+	var runChunk chunkKey
+	runWRs := 0
+	for _, w := range rpc.Writes {
+		if w.Chunk == nil || w.Chunk.Kind == decode.ChunkRead {
+			continue
+		}
+		ck := chunkKey{w.Chunk.Kind, w.Chunk.Chunk}
+		p.index[w] = len(wrs)
+		p.totals[ck] += int(w.DMALen)
+		wrs = append(wrs, engine.WRSnap{Opcode: "RDMA_WRITE", Bytes: int(w.DMALen), Remote: fmt.Sprintf("0x%x", w.VA), RKey: fmt.Sprintf("0x%x", w.RKey)})
+		// One R/W context per segment the chain writes (svc_rdma_build_writes).
+		sk := segKey{w.Chunk.Chunk, w.Chunk.Segment}
+		if run == nil || runChunk != ck || runKey != sk {
+			b.rwNext++
+			p.ctxts = append(p.ctxts, engine.RWCtxtSnap{ID: b.rwNext, Where: ck.String()})
+			run, runChunk, runKey, runWRs = &p.ctxts[len(p.ctxts)-1], ck, sk, 0
+		}
+		// The source pages are not on the wire: count the pages the bytes
+		// need at least.
+		run.NEnts += (int(w.DMALen) + b.tl.pageSize - 1) / b.tl.pageSize
+		runWRs++
+		run.Type = rwType(run.NEnts, runWRs)
+	}
+	if rpc.Reply != nil && rpc.Reply.Msg != nil {
+		m := rpc.Reply.Msg
+		p.send = m
+		op := "SEND"
+		if m.HasInv {
+			op = "SEND_WITH_INV"
+		}
+		p.index[m] = len(wrs)
+		wrs = append(wrs, engine.WRSnap{Opcode: op, Bytes: m.Len, Signaled: true, CQE: "svc_rdma_wc_send"})
+	}
+	p.chain = engine.ChainSnap{Owner: p.owner, Task: taskNfsd, SQECount: len(wrs), Pos: p.pos, WRs: wrs}
+	return p
+}
+
+// postReply is svc_rdma_sendto building and posting the reply chain; it
+// adds the events and returns the change to the picture.
+func (b *builder) postReply(rpc *decode.RPC, id int) (*replyPlan, func(*state)) {
+	p := b.planReply(rpc, id)
+	b.replies[rpc] = p
+	xid := hexXID(rpc.XID)
+	isErr := rpc.Reply != nil && rpc.Reply.Header.Proc == rpcrdma.ProcError
+	if isErr {
+		b.ev(taskNfsd, trace.Call, 0, "svc_rdma_send_error_msg", "xid", xid, "err", rpc.Reply.Header.Err)
+	} else {
+		b.ev(taskNfsd, trace.Call, 0, "svc_rdma_sendto", "xid", xid)
+	}
+	for _, ck := range p.chunkOrder() {
+		n := 0
+		for w := range p.index {
+			if w.Chunk != nil && (chunkKey{w.Chunk.Kind, w.Chunk.Chunk}) == ck {
+				n++
+			}
+		}
+		if ck.kind == decode.ChunkWrite {
+			b.ev(taskNfsd, trace.Call, 1, "svc_rdma_send_write_chunk", "chunk", ck.chunk, "payload", p.totals[ck])
+		} else {
+			b.ev(taskNfsd, trace.Call, 1, "svc_rdma_prepare_reply_chunk", "reply_len", p.totals[ck])
+		}
+		b.ev(taskNfsd, trace.Point, 2, "svc_rdma_build_writes", "wqes", n)
+		fn := "svc_rdma_send_write_chunk"
+		if ck.kind == decode.ChunkReply {
+			fn = "svc_rdma_prepare_reply_chunk"
+		}
+		b.ev(taskNfsd, trace.Return, 1, fn)
+	}
+	if rpc.Reply != nil {
+		h := &rpc.Reply.Header
+		b.ev(taskNfsd, trace.Point, 1, "svcrdma_encode_reply", "xid", xid, "proc", h.Proc, "hdrlen", rpc.Reply.HdrLen, "credits", h.Credit)
+		b.ev(taskNfsd, trace.Call, 1, "svc_rdma_send_reply_msg")
+	}
+	b.ev(taskNfsd, trace.Call, 2, "svc_rdma_post_send", "sqecount", p.chain.SQECount)
+	b.ev(taskNfsd, trace.Point, 3, "sc_post_seq", "seq", p.pos)
+	b.ev(taskNfsd, trace.Point, 3, "ib_post_send", "wrs", p.chain.SQECount, "chain", chainArg(p.chain.WRs))
+	b.ev(taskNfsd, trace.Point, 3, "rq_reply_pos", "pos", p.pos)
+	b.ev(taskNfsd, trace.Return, 2, "svc_rdma_post_send")
+	if rpc.Reply != nil {
+		b.ev(taskNfsd, trace.Return, 1, "svc_rdma_send_reply_msg")
+	}
+	if isErr {
+		b.ev(taskNfsd, trace.Return, 0, "svc_rdma_send_error_msg")
+	} else {
+		b.ev(taskNfsd, trace.Return, 0, "svc_rdma_sendto")
+	}
+	chain, ctxts, rw, pos := p.chain, p.ctxts, b.rwNext, p.pos
+	reply := replyState{xid: rpc.XID, proc: procName(rpc), pos: pos}
+	hasSend := p.send != nil
+	return p, func(s *state) {
+		s.chains = append(s.chains, chainState{rpc: id, snap: chain, ctxts: ctxts})
+		s.postSeq = max(s.postSeq, pos)
+		s.rwCreated = rw
+		if hasSend {
+			s.addReply(reply)
+		}
+		s.setCall(id, callReplying)
+		s.dropRead(id) // rq_pages go with the reply
+	}
+}
+
+// chunkOrder lists the chunks the chain writes, Write chunks first.
+func (p *replyPlan) chunkOrder() []chunkKey {
+	var out []chunkKey
+	for _, c := range p.rpc.WriteChunks {
+		if k := (chunkKey{decode.ChunkWrite, c.Index}); p.totals[k] > 0 {
+			out = append(out, k)
+		}
+	}
+	if k := (chunkKey{decode.ChunkReply, 0}); p.totals[k] > 0 {
+		out = append(out, k)
+	}
+	return out
+}
+
+// describe says what the chain holds in a few words.
+func (p *replyPlan) describe() string {
+	var parts []string
+	for _, ck := range p.chunkOrder() {
+		n := 0
+		for w := range p.index {
+			if w.Chunk != nil && (chunkKey{w.Chunk.Kind, w.Chunk.Chunk}) == ck {
+				n++
+			}
+		}
+		to := ck.String()
+		if ck.kind == decode.ChunkReply {
+			to = "the " + to
+		}
+		parts = append(parts, fmt.Sprintf("%s to %s", plural(n, "RDMA WRITE"), to))
+	}
+	send := "a Send the capture does not show"
+	if p.send != nil {
+		send = "the " + p.chain.WRs[len(p.chain.WRs)-1].Opcode
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("%s posted alone (1 WQE, reply position %d)", send, p.pos)
+	}
+	parts = append(parts, send)
+	return fmt.Sprintf("%s posted as one chain (%s, reply position %d)", strings.Join(parts, " and "), plural(p.chain.SQECount, "WQE"), p.pos)
+}
+
+// procName is the procedure a reply position is listed under.
+func procName(rpc *decode.RPC) string {
+	s := rpc.CallSummary
+	if s == "" {
+		s = rpc.ReplySummary
+	}
+	s, _, _ = strings.Cut(s, ",")
+	var words []string
+	for _, w := range strings.Fields(s) {
+		switch w {
+		case "Call", "Reply", "V2", "V3", "V4":
+		default:
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		return "?"
+	}
+	return words[0]
+}
+
+// write is an RDMA WRITE packet from the server: part of a reply chain,
+// posted whole with its first packet.
+func (b *builder) write(r *record) {
+	m := r.an.Msg
+	if m == nil || m.Chunk == nil || m.Chunk.Kind == decode.ChunkRead {
+		what := "an RDMA WRITE the analysis could not follow"
+		if m != nil {
+			what = fmt.Sprintf("RDMA WRITE of %d B to 0x%x, rkey 0x%x: no call in the capture advertised it as a Write or Reply chunk", m.DMALen, m.VA, m.RKey)
+		}
+		b.other(r, what)
+		return
+	}
+	rpc := m.Chunk.RPC
+	id := b.rpcID(rpc)
+	p := b.replies[rpc]
+	var post func(*state)
+	if p == nil {
+		p, post = b.postReply(rpc, id)
+	}
+	ref := r.an.Chunk
+	ck := chunkKey{ref.Kind, ref.Chunk}
+	fk := fillKey{rpc, ck}
+	b.filled[fk] += ref.Len
+	what := fmt.Sprintf("RDMA WRITE %d/%d packet %s: %d B → %s segment %d +%d (%d of %d B filled)",
+		p.index[m]+1, len(p.index)-boolInt(p.send != nil), packetOf(r, m), ref.Len, ck, ref.Segment, ref.Offset,
+		b.filled[fk], p.totals[ck])
+	b.wire(r, fmt.Sprintf("%d B for %s segment %d +%d", ref.Len, ck, ref.Segment, ref.Offset))
+	if post != nil {
+		b.step(r, KindReplyPost, id, fmt.Sprintf("svc_rdma_sendto xid 0x%08x: %s; %s", rpc.XID, p.describe(), what), post)
+		return
+	}
+	b.step(r, KindWrite, id, what, nil)
+}
+
+// packetOf is "k/n", the packet's place in its message ("k/?" when the
+// capture did not see the message's last packet).
+func packetOf(r *record, m *decode.Message) string {
+	if !m.Complete {
+		return fmt.Sprintf("%d/?", r.an.MsgIndex+1)
+	}
+	return fmt.Sprintf("%d/%d", r.an.MsgIndex+1, m.Packets)
+}
+
+// serverSend is a SEND from the server: a reply (or RDMA_ERROR).
+func (b *builder) serverSend(r *record) {
+	m := r.an.Msg
+	if m == nil || m.RPC == nil || m.RPC.Call || m.RPC.RPC == nil {
+		b.other(r, "a SEND from the server that is not an RPC-over-RDMA reply")
+		return
+	}
+	rm := m.RPC
+	rpc := rm.RPC
+	id := b.rpcID(rpc)
+	p := b.replies[rpc]
+	var post func(*state)
+	if p == nil {
+		p, post = b.postReply(rpc, id)
+	}
+	if p.send != m {
+		b.other(r, fmt.Sprintf("another reply SEND for xid 0x%08x: a retransmitted or duplicate reply", rpc.XID))
+		return
+	}
+	h := &rm.Header
+	op := p.chain.WRs[len(p.chain.WRs)-1].Opcode
+	what := fmt.Sprintf("%s %d B, the reply to xid 0x%08x: %v, credits %d, %s", op, m.Len, h.XID, h.Proc, h.Credit, clip(rpc.ReplySummary))
+	if m.HasInv {
+		what += fmt.Sprintf(" (invalidates rkey 0x%x)", m.IETH)
+	}
+	if m.Packets > 1 || !m.Complete {
+		what = fmt.Sprintf("packet %s of the %s", packetOf(r, m), what)
+	}
+	b.wire(r, fmt.Sprintf("%v reply, xid 0x%08x, %d bytes", h.Proc, h.XID, m.Len))
+	last := r.an.MsgIndex == m.Packets-1
+	apply := post
+	if last {
+		apply = func(s *state) {
+			if post != nil {
+				post(s)
+			}
+			s.setCall(id, callReplied)
+		}
+	}
+	if post != nil {
+		b.step(r, KindReplyPost, id, fmt.Sprintf("svc_rdma_sendto xid 0x%08x: %s; %s", rpc.XID, p.describe(), what), apply)
+		return
+	}
+	b.step(r, KindSend, id, what, apply)
+}

@@ -1,0 +1,27 @@
+// Package replay turns a capture of NFS/RDMA traffic into the server's work,
+// step by step: what svcrdma must have done for the packets on the wire to
+// look the way they do.
+//
+//	capture ──► decode.Read ──► records ──► builder ──► Timeline
+//	                (Analyzer: RPCs, chunks,            Steps: frame, narration
+//	                 READ/WRITE attribution,            in the kernel's words
+//	                 ACKs and MSNs)                     (trace.Events), and the
+//	                                                    change to the picture
+//	Player ──► engine.Snapshot at any step: Reads, Chains, Positions, Calls
+//
+// A Step is one packet that changes the server's picture: a call arriving
+// (svc_rdma_recvfrom), the Read list posted as one chain of RDMA READs
+// (svc_rdma_process_read_list), each READ response landing in rc_pages,
+// the last one completing the chain (svc_rdma_wc_read_done), the reply
+// chain of RDMA WRITEs and the Send posted together (svc_rdma_sendto) and
+// each of its packets, and the client's ACKs whose MSNs acknowledge the
+// Sends and advance xpt_acked_pos. The ACKs the server's HCA sends for the
+// client's SENDs change nothing the server's software sees, and are not
+// steps.
+//
+// The state is an engine.Snapshot, so the view's panes draw a replay as
+// they draw the simulator. What the capture cannot tell (the server's CQ,
+// its Send Queue depth, its page size, its source pages for WRITEs and
+// Sends, anything before a capture that starts mid-stream) is left empty
+// and said once, in Timeline.Unknown.
+package replay

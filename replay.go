@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/replay"
+	"github.com/rdmalab/rdmalab/viz"
+)
+
+const replayUsage = `usage: rdmalab replay [--text | --rpc | --json] [-v] FILE
+
+Replays a capture of NFS over RDMA as the server's work: each packet that
+changes the server's picture is a step, told in the kernel's words
+(svc_rdma_recvfrom, svc_rdma_process_read_list, svc_rdma_sendto,
+svc_rdma_wc_send, ...): the Read chunk segments pulled in order, the Write
+chunk filled, the chain of WRs behind each reply, and the acknowledged
+position advancing with the ACKs' MSNs.
+
+On a terminal it opens the view on the replay: s steps a packet, n goes to
+the next RPC, f to the end of this one, c to the end, C to the next
+completion, b and B go back. Otherwise it prints a transcript:
+  --text   one line per step: frame, what the server did (the default
+           without a terminal)
+  --rpc    the same, with a heading where each RPC starts
+  --json   one JSON object per step (events and positions included)
+  -v       each step's events under it (text forms)
+
+Exit status: 0 fine, 1 a damaged or unreadable file (the replay goes as far
+as the file does) or no RPC-over-RDMA traffic, 2 usage error.
+`
+
+type replayOptions struct {
+	text, rpc, json, verbose bool
+	file                     string
+}
+
+func parseReplayArgs(args []string) (replayOptions, error) {
+	var o replayOptions
+	fs := flag.NewFlagSet("rdmalab replay", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.BoolVar(&o.text, "text", false, "transcript")
+	fs.BoolVar(&o.rpc, "rpc", false, "transcript by RPC")
+	fs.BoolVar(&o.json, "json", false, "JSON transcript")
+	fs.BoolVar(&o.verbose, "v", false, "events")
+	var files []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return o, err
+		}
+		args = fs.Args()
+		if len(args) > 0 {
+			files = append(files, args[0])
+			args = args[1:]
+		}
+	}
+	switch {
+	case len(files) == 0:
+		return o, errors.New("no capture file given")
+	case len(files) > 1:
+		return o, fmt.Errorf("one capture file at a time, got %d: %s", len(files), strings.Join(files, " "))
+	case o.json && (o.rpc || o.verbose):
+		return o, errors.New("--json does not go with --rpc or -v")
+	}
+	o.file = files[0]
+	return o, nil
+}
+
+// runReplay is `rdmalab replay [--text|--rpc|--json] [-v] FILE`.
+func runReplay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	o, err := parseReplayArgs(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, replayUsage)
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rdmalab replay: %v\n%s", err, replayUsage)
+		return exitUsage
+	}
+	tl, err := replay.ReadFile(o.file)
+	if err != nil {
+		fmt.Fprintf(stderr, "rdmalab replay: %v\n", err)
+		return decode.ExitProblems
+	}
+	if !o.text && !o.rpc && !o.json && isTerminal(stdout) {
+		screen, err := tcell.NewScreen()
+		if err != nil {
+			fmt.Fprintf(stderr, "rdmalab replay: %v\n", err)
+			return exitRuntime
+		}
+		if err := viz.RunReplay(context.Background(), screen, tl, o.file); err != nil {
+			fmt.Fprintf(stderr, "rdmalab replay: %v\n", err)
+			return exitRuntime
+		}
+	} else if err := tl.WriteTranscript(stdout, replay.Options{ByRPC: o.rpc, Events: o.verbose, JSON: o.json}); err != nil {
+		fmt.Fprintf(stderr, "rdmalab replay: %v\n", err)
+		return decode.ExitProblems
+	}
+	if tl.Err != nil {
+		fmt.Fprintf(stderr, "rdmalab replay: %v (replayed up to there)\n", tl.Err)
+		return decode.ExitProblems
+	}
+	return exitOK
+}
