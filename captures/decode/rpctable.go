@@ -29,7 +29,7 @@ func writeRPCTable(w io.Writer, rpcs []*RPC) error {
 func rpcBlock(sb *strings.Builder, r *RPC) {
 	fmt.Fprintf(sb, "RPC %d  XID 0x%08x  %v → %v\n", r.ID, r.XID, r.Client, r.Server)
 	if c := r.Call; c != nil {
-		fmt.Fprintf(sb, "  call   frame %-6d %s  [%s%s]\n", c.Frame, r.CallSummary, c.Header.Proc, ackText(c))
+		fmt.Fprintf(sb, "  call   frame %-6d %s  [%s%s]\n", c.Frame, tableSummary(r.CallSummary), c.Header.Proc, ackText(c))
 	} else {
 		sb.WriteString("  call   not in the capture\n")
 	}
@@ -41,10 +41,27 @@ func rpcBlock(sb *strings.Builder, r *RPC) {
 		if r.Call != nil {
 			lat = fmt.Sprintf("  latency %.3f ms", m.Time.Sub(r.Call.Time).Seconds()*1e3)
 		}
-		fmt.Fprintf(sb, "  reply  frame %-6d %s  [%s, credits %d%s]%s\n", m.Frame, r.ReplySummary, m.Header.Proc, m.Header.Credit, ackText(m), lat)
+		fmt.Fprintf(sb, "  reply  frame %-6d %s  [%s, credits %d%s]%s\n", m.Frame, tableSummary(r.ReplySummary), m.Header.Proc, m.Header.Credit, ackText(m), lat)
 	} else {
 		sb.WriteString("  reply  none in the capture\n")
 	}
+}
+
+// maxTableSummary bounds an NFS summary in the RPC table: a READDIR
+// reply names every entry, which buries the table (--json keeps it whole).
+const maxTableSummary = 100
+
+// tableSummary cuts s at a word boundary near maxTableSummary and says how
+// many words it left out.
+func tableSummary(s string) string {
+	if len(s) <= maxTableSummary {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:maxTableSummary], ' ')
+	if cut <= 0 {
+		return s
+	}
+	return fmt.Sprintf("%s … (+%d more)", s[:cut], len(strings.Fields(s[cut:])))
 }
 
 func ackText(m *RPCMessage) string {
