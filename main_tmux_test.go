@@ -38,7 +38,9 @@ func startTmux(t *testing.T, cols, rows int, env ...string) *tmuxSession {
 	}
 	dir := t.TempDir()
 	ts := &tmuxSession{t: t, sock: filepath.Join(dir, "tmux.sock")}
-	env = append(env, "XDG_STATE_HOME="+filepath.Join(dir, "state"), "TERM=screen")
+	// A private runtime dir: a session the developer has open elsewhere
+	// must not change what the test sees (the socket notice).
+	env = append(env, "XDG_RUNTIME_DIR="+dir, "XDG_STATE_HOME="+filepath.Join(dir, "state"), "TERM=screen")
 	shell := "env " + strings.Join(env, " ") + " " + bin + "; echo EXITED $?; stty -a; sleep 600"
 	ts.tmux("-f", "/dev/null", "new-session", "-d", "-s", "e2e", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), shell)
 	t.Cleanup(func() { exec.Command("tmux", "-S", ts.sock, "kill-server").Run() })
