@@ -9,11 +9,21 @@ package nfsd
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/rdmalab/rdmalab/captures/nfs"
 	"github.com/rdmalab/rdmalab/captures/oncrpc"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
+)
+
+// The DRC is bounded, as the kernel's is (nfsd's max_drc_entries): over
+// MaxDRC entries the oldest answered ones go even if unacknowledged (with
+// positions off no entry is ever acknowledged). Evicted keeps the last
+// MaxEvicted entries for the views.
+const (
+	MaxDRC     = 1024
+	MaxEvicted = 64
 )
 
 // File is one file of the in-memory export.
@@ -43,7 +53,7 @@ type Server struct {
 	Files   []*File
 	byFH    map[string]*File
 	DRC     []*DRCEntry
-	Evicted []DRCEntry // entries pruned because their reply was acknowledged
+	Evicted []DRCEntry // the last entries pruned because their reply was acknowledged
 	current map[string]*DRCEntry
 	verf    [8]byte
 }
@@ -347,7 +357,7 @@ func (s *Server) cacheLookup(t *sched.Task, x *svcrdma.Xprt, xid uint32, proc nf
 	for _, e := range s.DRC {
 		if !stop && !e.Inflight && evicted < 3 && Acked(e, x) {
 			evicted++
-			s.Evicted = append(s.Evicted, *e)
+			s.evicted(e)
 			t.Point("nfsd_cache_evict", "xid", fmt.Sprintf("0x%x", e.XID), "pos", e.Pos, "acked_pos", x.AckedPosition())
 			continue
 		}
@@ -365,8 +375,23 @@ func (s *Server) cacheLookup(t *sched.Task, x *svcrdma.Xprt, xid uint32, proc nf
 	return nil
 }
 
+// evicted remembers a pruned entry, the last MaxEvicted only.
+func (s *Server) evicted(e *DRCEntry) {
+	if len(s.Evicted) >= MaxEvicted {
+		s.Evicted = append(s.Evicted[:0], s.Evicted[len(s.Evicted)-MaxEvicted+1:]...)
+	}
+	s.Evicted = append(s.Evicted, *e)
+}
+
 // cacheUpdate is nfsd_cache_update for a non-idempotent call.
 func (s *Server) cacheUpdate(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, xid uint32, proc string, reply []byte) {
+	if len(s.DRC) >= MaxDRC {
+		// Full: the oldest answered entry goes, acknowledged or not.
+		if i := slices.IndexFunc(s.DRC, func(e *DRCEntry) bool { return !e.Inflight }); i >= 0 {
+			t.Point("nfsd_cache_prune", "xid", fmt.Sprintf("0x%x", s.DRC[i].XID), "entries", len(s.DRC))
+			s.DRC = slices.Delete(s.DRC, i, i+1)
+		}
+	}
 	e := &DRCEntry{XID: xid, Proc: proc, State: "DONE", Xprt: x.XptID, Inflight: true, reply: append([]byte(nil), reply...)}
 	s.DRC = append(s.DRC, e)
 	s.current[rq.Name] = e

@@ -8,8 +8,10 @@ package xprt
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 	"github.com/rdmalab/rdmalab/engine/verbs"
@@ -60,32 +62,60 @@ type CallSpec struct {
 	Proc *rpcrdma.Proc
 }
 
+// The client keeps the calls in flight and a window of the ones that
+// finished, so a long session's memory does not grow with its calls.
+const (
+	// RecentCalls is how many finished calls the client remembers
+	// (Calls, CallByXID).
+	RecentCalls = 256
+	// wholeCalls is how many of the newest finished calls it keeps whole;
+	// older ones shrink to summaries.
+	wholeCalls = 4
+	// SummaryHead is how many bytes of each segment a summary keeps.
+	SummaryHead = 64
+)
+
 // Segment is a segment the client registered for a call.
 type Segment struct {
 	rpcrdma.Segment
 	Position uint32 // Read list entries only
-	Buf      []byte // the registered buffer (PageOff bytes of padding first)
-	PageOff  int
-	MR       verbs.MR
-	Kind     string // "read chunk 1", "call chunk", "write chunk 0", "reply chunk"
+	// Buf is the registered buffer (PageOff bytes of padding first); in a
+	// summary, only the first SummaryHead bytes of the data.
+	Buf     []byte
+	PageOff int
+	MR      verbs.MR // deregistered once the call finished
+	Kind    string   // "read chunk 1", "call chunk", "write chunk 0", "reply chunk"
+	summary bool
 }
 
-// Data is the segment's bytes (what the server reads or has written).
-func (s *Segment) Data() []byte { return s.Buf[s.PageOff : s.PageOff+int(s.Length)] }
+// Data is the segment's bytes (what the server reads or has written); in
+// a summary, their first SummaryHead bytes.
+func (s *Segment) Data() []byte {
+	if s.summary {
+		return s.Buf
+	}
+	return s.Buf[s.PageOff : s.PageOff+int(s.Length)]
+}
 
-// Call is an RPC in flight or answered.
+// Call is an RPC in flight, answered or failed.
 type Call struct {
-	XID     uint32
-	Spec    CallSpec
-	Header  rpcrdma.Header
-	Inline  []byte // RPC bytes sent in the Send after the header
-	Segs    []*Segment
-	Sent    bool
-	Done    bool
-	Reply   *Reply
-	Err     string // a failure the client saw (send error, RDMA_ERROR, disconnect)
-	sendBuf []byte
-	sendMR  verbs.MR
+	XID    uint32
+	Spec   CallSpec
+	Header rpcrdma.Header
+	Inline []byte // RPC bytes sent in the Send after the header
+	Segs   []*Segment
+	Sent   bool
+	Done   bool
+	Reply  *Reply
+	Err    string // a failure the client saw (send error, RDMA_ERROR, disconnect)
+	// Summary marks the copy the client keeps of an older finished call:
+	// no message (Spec.Msg, Read chunk Data), segments cut to their head,
+	// no reply chunk data. The caller's own *Call stays whole.
+	Summary  bool
+	sendBuf  []byte
+	sendMR   verbs.MR
+	seq      uint64 // order made
+	finished bool   // memory released, out of the calls in flight
 }
 
 // Reply is what came back for a call.
@@ -95,13 +125,18 @@ type Reply struct {
 	WriteChunks [][]byte // data the server wrote into each Write chunk, cut to the lengths it reported
 	ReplyChunk  []byte   // RDMA_NOMSG: the reply message itself
 	Invalidated uint32   // the rkey a SEND_WITH_INV invalidated
+	summary     bool
 }
 
 // Message is the RPC reply message the client rebuilds: the Reply chunk
 // for RDMA_NOMSG, otherwise the inline bytes with each Write chunk's data
 // inserted at the position the caller's decoder says (positions, in order,
-// one per non-empty Write chunk).
+// one per non-empty Write chunk). It is nil for a summary (Call.Summary),
+// which keeps no chunk data.
 func (r *Reply) Message(positions ...int) []byte {
+	if r.summary {
+		return nil
+	}
 	if r.Header.Proc == rpcrdma.ProcNoMsg {
 		return r.ReplyChunk
 	}
@@ -132,8 +167,10 @@ type Client struct {
 	Inline  int
 	Credits uint32 // credits the server granted in its last reply
 	nextXID uint32
-	calls   []*Call
-	byXID   map[uint32]*Call
+	made    uint64
+	live    []*Call          // prepared and not finished, in the order made
+	recent  []*Call          // finished, oldest first, at most RecentCalls
+	byXID   map[uint32]*Call // live and recent
 	recvs   map[uint64][]byte
 	recvMRs map[uint64]verbs.MR
 	nextWR  uint64
@@ -199,17 +236,24 @@ func (c *Client) postRecv() error {
 	return nil
 }
 
-// Calls lists every call in the order it was made.
-func (c *Client) Calls() []*Call { return c.calls }
+// Calls lists the calls in flight and the last RecentCalls finished ones,
+// in the order they were made. Finished calls but the newest few are
+// summaries (Call.Summary).
+func (c *Client) Calls() []*Call {
+	out := make([]*Call, 0, len(c.recent)+len(c.live))
+	out = append(append(out, c.recent...), c.live...)
+	slices.SortFunc(out, func(a, b *Call) int { return cmp.Compare(a.seq, b.seq) })
+	return out
+}
 
-// CallByXID finds a call.
+// CallByXID finds a call in flight or among the recent finished ones.
 func (c *Client) CallByXID(xid uint32) *Call { return c.byXID[xid] }
 
-// Outstanding counts calls sent and not answered.
+// Outstanding counts calls sent and not finished.
 func (c *Client) Outstanding() int {
 	n := 0
-	for _, k := range c.calls {
-		if k.Sent && !k.Done {
+	for _, k := range c.live {
+		if k.Sent {
 			n++
 		}
 	}
@@ -265,8 +309,22 @@ func (c *Client) Prepare(spec CallSpec) (*Call, error) {
 	if len(spec.Msg) < 4 {
 		return nil, errors.New("xprt: call message shorter than an XID")
 	}
-	xid := c.nextXID
-	k := &Call{XID: xid, Spec: spec}
+	k := &Call{XID: c.nextXID, Spec: spec}
+	if err := c.prepare(k); err != nil {
+		k.release() // what was registered before the failure
+		return nil, err
+	}
+	c.nextXID++
+	c.made++
+	k.seq = c.made
+	c.live = append(c.live, k)
+	c.byXID[k.XID] = k
+	return k, nil
+}
+
+// prepare registers k's memory and encodes its header.
+func (c *Client) prepare(k *Call) error {
+	spec, xid := k.Spec, k.XID
 	msg := spec.Msg // owned by the call from now on
 	msg[0], msg[1], msg[2], msg[3] = byte(xid>>24), byte(xid>>16), byte(xid>>8), byte(xid)
 	vers := spec.Vers
@@ -281,12 +339,12 @@ func (c *Client) Prepare(spec CallSpec) (*Call, error) {
 		h.Proc = rpcrdma.ProcNoMsg
 		parts, err := split(msg, spec.CallChunk, "call chunk")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for i, s := range spec.CallChunk {
 			seg, err := c.register("call chunk", parts[i], s, verbs.AccessRemoteRead)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			k.Segs = append(k.Segs, seg)
 			h.ReadList = append(h.ReadList, rpcrdma.ReadSegment{Position: 0, Segment: seg.Segment})
@@ -296,23 +354,23 @@ func (c *Client) Prepare(spec CallSpec) (*Call, error) {
 	reduced := len(spec.ReadChunks) > 0 && spec.ReadChunks[0].Data != nil
 	for i, rc := range spec.ReadChunks {
 		if (rc.Data != nil) != reduced {
-			return nil, fmt.Errorf("xprt: read chunk %d: either every Read chunk carries its Data or none does", i)
+			return fmt.Errorf("xprt: read chunk %d: either every Read chunk carries its Data or none does", i)
 		}
 		data := rc.Data
 		if !reduced {
 			if rc.Pos < 0 || rc.Len < 0 || rc.Pos+rc.Len > len(msg) {
-				return nil, fmt.Errorf("xprt: read chunk %d: [%d,+%d) is outside the %d-byte message", i, rc.Pos, rc.Len, len(msg))
+				return fmt.Errorf("xprt: read chunk %d: [%d,+%d) is outside the %d-byte message", i, rc.Pos, rc.Len, len(msg))
 			}
 			data = msg[rc.Pos : rc.Pos+rc.Len]
 		}
 		parts, err := split(data, rc.Segments, fmt.Sprintf("read chunk %d", i))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for j, s := range rc.Segments {
 			seg, err := c.register(fmt.Sprintf("read chunk %d", i), parts[j], s, verbs.AccessRemoteRead)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			seg.Position = uint32(rc.Pos)
 			k.Segs = append(k.Segs, seg)
@@ -343,7 +401,7 @@ func (c *Client) Prepare(spec CallSpec) (*Call, error) {
 		for _, s := range wc.Segments {
 			seg, err := c.register(fmt.Sprintf("write chunk %d", i), nil, s, verbs.AccessLocalWrite|verbs.AccessRemoteWrite)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			k.Segs = append(k.Segs, seg)
 			chunk.Segments = append(chunk.Segments, seg.Segment)
@@ -355,7 +413,7 @@ func (c *Client) Prepare(spec CallSpec) (*Call, error) {
 		for _, s := range spec.ReplyChunk.Segments {
 			seg, err := c.register("reply chunk", nil, s, verbs.AccessLocalWrite|verbs.AccessRemoteWrite)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			k.Segs = append(k.Segs, seg)
 			chunk.Segments = append(chunk.Segments, seg.Segment)
@@ -369,17 +427,14 @@ func (c *Client) Prepare(spec CallSpec) (*Call, error) {
 	k.Inline = inline
 	k.sendBuf = append(h.AppendTo(nil), inline...)
 	if len(k.sendBuf) > c.Inline {
-		return nil, fmt.Errorf("xprt: the Send would be %d bytes, over the server's %d-byte inline threshold: move data to chunks", len(k.sendBuf), c.Inline)
+		return fmt.Errorf("xprt: the Send would be %d bytes, over the server's %d-byte inline threshold: move data to chunks", len(k.sendBuf), c.Inline)
 	}
 	mr, err := c.pd.RegMR(k.sendBuf, 0)
 	if err != nil {
-		return nil, fmt.Errorf("xprt: register send buffer: %w", err)
+		return fmt.Errorf("xprt: register send buffer: %w", err)
 	}
 	k.sendMR = mr
-	c.nextXID++
-	c.calls = append(c.calls, k)
-	c.byXID[xid] = k
-	return k, nil
+	return nil
 }
 
 // Send posts the call's Send.
@@ -389,6 +444,7 @@ func (c *Client) Send(k *Call) error {
 		SGList: []verbs.SGE{{Addr: k.sendMR.Addr(), Length: uint32(len(k.sendBuf)), LKey: k.sendMR.LKey()}}}
 	if _, err := c.qp.PostSend(wr); err != nil {
 		k.Err = "send: " + err.Error()
+		c.finish(k) // no reply can come
 		return fmt.Errorf("xprt: post send of xid %#x: %w", k.XID, err)
 	}
 	k.Sent = true
@@ -399,8 +455,10 @@ func (c *Client) Send(k *Call) error {
 // it means.
 func (c *Client) HandleSendWC(wc verbs.WC) string {
 	if wc.Status != verbs.StatusSuccess {
-		for _, k := range c.calls {
-			if k.Sent && !k.Done && k.Err == "" {
+		// The QP is in ERR. A reply already received still waits in the
+		// Receive CQ: the calls finish when their Receives flush.
+		for _, k := range c.live {
+			if k.Sent && k.Err == "" {
 				k.Err = "send " + wc.Status.String()
 			}
 		}
@@ -421,6 +479,9 @@ func (c *Client) HandleRecvWC(wc verbs.WC) string {
 		delete(c.recvMRs, wc.WRID)
 	}
 	if wc.Status != verbs.StatusSuccess {
+		// The connection is gone and the Receives before this one are
+		// handled: no call in flight will get its reply.
+		c.abandon("no reply: the connection was lost (receive " + wc.Status.String() + ")")
 		return fmt.Sprintf("Receive %v", wc.Status)
 	}
 	if err := c.postRecv(); err != nil {
@@ -433,7 +494,7 @@ func (c *Client) HandleRecvWC(wc verbs.WC) string {
 		return fmt.Sprintf("malformed reply header: %v", err)
 	}
 	k := c.byXID[h.XID]
-	if k == nil {
+	if k == nil || k.finished {
 		return fmt.Sprintf("reply for unknown xid %#x", h.XID)
 	}
 	r := &Reply{Header: h.Clone(), Inline: append([]byte(nil), data[n:]...)}
@@ -445,7 +506,7 @@ func (c *Client) HandleRecvWC(wc verbs.WC) string {
 	switch h.Proc {
 	case rpcrdma.ProcError:
 		k.Err = fmt.Sprintf("RDMA_ERROR %v", h.Err)
-		c.release(k)
+		c.finish(k)
 		return fmt.Sprintf("xid %#x: RDMA_ERROR %v", h.XID, h.Err)
 	}
 	// Collect what the server wrote, segment by segment, as its echo of
@@ -456,7 +517,7 @@ func (c *Client) HandleRecvWC(wc verbs.WC) string {
 	if h.ReplyChunk != nil {
 		r.ReplyChunk = written(c.segsOf(k, "reply chunk"), h.ReplyChunk.Segments)
 	}
-	c.release(k)
+	c.finish(k)
 	return fmt.Sprintf("xid %#x: %v reply, %d inline bytes, %d write chunks, reply chunk %d bytes",
 		h.XID, h.Proc, len(r.Inline), len(r.WriteChunks), len(r.ReplyChunk))
 }
@@ -489,8 +550,9 @@ func (c *Client) segsOf(k *Call, kind string) []*Segment {
 	return out
 }
 
-// release deregisters a finished call's memory (the buffers stay readable).
-func (c *Client) release(k *Call) {
+// release deregisters the call's memory, as the client does when a call
+// ends: its rkeys stop working at once. The buffers stay readable.
+func (k *Call) release() {
 	for _, s := range k.Segs {
 		if s.MR != nil {
 			_ = s.MR.Dereg()
@@ -499,4 +561,66 @@ func (c *Client) release(k *Call) {
 	if k.sendMR != nil {
 		_ = k.sendMR.Dereg()
 	}
+}
+
+// finish ends a call: its memory is released and it leaves the calls in
+// flight for the window of recent ones, where the older calls shrink to
+// summaries and the oldest go.
+func (c *Client) finish(k *Call) {
+	if k.finished {
+		return
+	}
+	k.finished = true
+	k.release()
+	if i := slices.Index(c.live, k); i >= 0 {
+		c.live = slices.Delete(c.live, i, i+1)
+	}
+	c.recent = append(c.recent, k)
+	if i := len(c.recent) - 1 - wholeCalls; i >= 0 && !c.recent[i].Summary {
+		old := c.recent[i]
+		sum := old.summary()
+		c.recent[i] = sum
+		if c.byXID[old.XID] == old {
+			c.byXID[old.XID] = sum
+		}
+	}
+	if len(c.recent) > RecentCalls {
+		old := c.recent[0]
+		if c.byXID[old.XID] == old {
+			delete(c.byXID, old.XID)
+		}
+		c.recent = slices.Delete(c.recent, 0, 1)
+	}
+}
+
+// abandon finishes every call in flight with the failure why.
+func (c *Client) abandon(why string) {
+	for len(c.live) > 0 {
+		k := c.live[0]
+		if k.Err == "" {
+			k.Err = why
+		}
+		c.finish(k)
+	}
+}
+
+// summary is a copy of a finished call that holds on to no large buffer.
+func (k *Call) summary() *Call {
+	s := &Call{XID: k.XID, Spec: k.Spec, Header: k.Header, Inline: append([]byte(nil), k.Inline...),
+		Sent: k.Sent, Done: k.Done, Err: k.Err, Summary: true, seq: k.seq, finished: true}
+	s.Spec.Msg = nil
+	s.Spec.ReadChunks = slices.Clone(s.Spec.ReadChunks)
+	for i := range s.Spec.ReadChunks {
+		s.Spec.ReadChunks[i].Data = nil
+	}
+	for _, g := range k.Segs {
+		d := g.Data()
+		h := *g
+		h.Buf, h.summary = append([]byte(nil), d[:min(len(d), SummaryHead)]...), true
+		s.Segs = append(s.Segs, &h)
+	}
+	if r := k.Reply; r != nil {
+		s.Reply = &Reply{Header: r.Header, Inline: r.Inline, Invalidated: r.Invalidated, summary: true}
+	}
+	return s
 }
