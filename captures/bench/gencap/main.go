@@ -8,11 +8,11 @@
 // for the nfsd threads to share: WRITEs whose data goes in Read chunks,
 // READs with Write chunks, READDIRs with Reply chunks, GETATTRs, and small
 // inline READs and WRITEs. Each Lab streams its traffic (Lab.StartCapture)
-// and keeps no transfer (SetCapture(false)). The lab's client keeps every
-// call it made, with its buffers, so after -calls calls gencap lets that
-// Lab go and connects a new one, as a client reconnecting would: the file
-// holds one connection (CM exchange, QPs, PSNs, XIDs) per Lab, stamped one
-// after the other, and memory stays flat whatever the size. It stops at
+// and keeps no transfer (SetCapture(false)). After -calls calls gencap
+// lets that Lab go and connects a new one, as a client reconnecting would,
+// so the decoder meets many connections: the file holds one connection
+// (CM exchange, QPs, PSNs, XIDs) per Lab, stamped one after the other, and
+// memory stays flat whatever the size (-calls 0 keeps one Lab). It stops at
 // the end of the first batch of calls that takes the file past -packets
 // frames. The same flags give the same file.
 package main
@@ -53,12 +53,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&c.seed, "seed", 1, "lab and workload seed")
 	fs.IntVar(&c.threads, "threads", 4, "nfsd threads (1..64)")
 	fs.IntVar(&c.mtu, "mtu", 1024, "path MTU: 256, 512, 1024, 2048 or 4096")
-	fs.IntVar(&c.calls, "calls", 100, "NFS calls per connection (a new Lab after that many)")
+	fs.IntVar(&c.calls, "calls", 100, "NFS calls per connection (a new Lab after that many; 0: one connection)")
 	fs.BoolVar(&c.quiet, "q", false, "print nothing on success")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if c.out == "" || fs.NArg() != 0 || c.packets < 1 || c.calls < 1 {
+	if c.out == "" || fs.NArg() != 0 || c.packets < 1 || c.calls < 0 {
 		fmt.Fprintln(stderr, "usage: gencap [-packets N] [-seed S] [-threads T] [-mtu M] [-calls C] [-q] -o FILE")
 		return 2
 	}
@@ -124,7 +124,7 @@ func connection(c config, gen int, rng *rand.Rand, w io.Writer, want int) (packe
 	wl := workload{l: l, rng: rng}
 	// The file needs data before READs of it return any.
 	err = wl.issue(func() (*xprt.Call, error) { return l.Write(1<<20, engine.ChunkOpts{}) })
-	for err == nil && wl.calls < c.calls && l.CapturePackets() < want {
+	for err == nil && (c.calls == 0 || wl.calls < c.calls) && l.CapturePackets() < want {
 		for i := rng.IntN(4); i >= 0 && err == nil; i-- {
 			err = wl.issue(wl.next())
 		}
