@@ -25,7 +25,9 @@ position advancing with the ACKs' MSNs.
 
 On a terminal it opens the view on the replay: s steps a packet, n goes to
 the next RPC, f to the end of this one, c to the end, C to the next
-completion, b and B go back. Otherwise it prints a transcript:
+completion, b and B go back; the Packets pane (5) selects the packet of
+each step, and g there goes to the step of the packet selected. Otherwise
+it prints a transcript:
   --text   one line per step: frame, what the server did (the default
            without a terminal)
   --rpc    the same, with a heading where each RPC starts

@@ -305,7 +305,8 @@ func thousands(n int) string {
 
 // packetsKey handles a key for the Packets pane when it is selected; it
 // reports whether the key was the pane's. Up, Down and the page keys move
-// the list's selection (loop.scroll) unless the detail tree has the keys.
+// the list's selection (loop.scroll) unless the detail tree has the keys;
+// g moves a replay (a FrameSeeker) to the selected packet.
 func (l *loop) packetsKey(ev *tcell.EventKey) bool {
 	src := l.m.Packets
 	if src == nil || src.Len() == 0 {
@@ -341,6 +342,11 @@ func (l *loop) packetsKey(ev *tcell.EventKey) bool {
 		k := min(max(detailLine(d, pv)+delta, 0), len(d)-1)
 		pv.Line, pv.Label = k, lineLabel(d[k])
 	case tcell.KeyRune:
+		if fs, ok := l.src.(FrameSeeker); ok && ev.Rune() == 'g' {
+			// Packet i is frame i+1.
+			l.seek(fs, selectedPacket(l.m)+1)
+			return true
+		}
 		return l.packetsRune(ev.Rune())
 	default:
 		return false

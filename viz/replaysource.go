@@ -3,6 +3,7 @@ package viz
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/gdamore/tcell/v2"
@@ -19,6 +20,21 @@ type Rewinder interface {
 	CanRewind() bool
 }
 
+// FrameSource is a Source whose place is a frame of the capture the
+// Packets pane lists (a replay): as the place moves, the pane selects that
+// frame.
+type FrameSource interface {
+	// Frame is the current frame, 1-based; 0 before the first.
+	Frame() int
+}
+
+// FrameSeeker is a Source that can move to a frame of that capture: g in
+// the Packets pane asks it to go to the selected packet. It returns what
+// it did, for the status line.
+type FrameSeeker interface {
+	SeekFrame(frame int) (string, error)
+}
+
 // ReplaySource is a Source over a replayed capture: the actions move
 // through its steps instead of running an engine. s steps a packet, n goes
 // to the next RPC, f to the end of this one, c to the end of the capture,
@@ -29,9 +45,11 @@ type ReplaySource struct {
 }
 
 var (
-	_ Rewinder  = (*ReplaySource)(nil)
-	_ Describer = (*ReplaySource)(nil)
-	_ Narrator  = (*ReplaySource)(nil)
+	_ Rewinder    = (*ReplaySource)(nil)
+	_ Describer   = (*ReplaySource)(nil)
+	_ Narrator    = (*ReplaySource)(nil)
+	_ FrameSource = (*ReplaySource)(nil)
+	_ FrameSeeker = (*ReplaySource)(nil)
 )
 
 // NewReplaySource plays tl from before its first step.
@@ -76,6 +94,34 @@ func (r *ReplaySource) Seek(i int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.p.Seek(i)
+}
+
+// Frame is the frame of the current step, 0 before the first.
+func (r *ReplaySource) Frame() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s := r.p.Step(); s != nil {
+		return s.Frame
+	}
+	return 0
+}
+
+// SeekFrame moves to the step of frame; a frame that is not a step (it
+// changes nothing the server sees) goes to the step before it.
+func (r *ReplaySource) SeekFrame(frame int) (string, error) {
+	if frame < 1 {
+		return "", fmt.Errorf("no frame %d: frames count from 1", frame)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i, exact := r.p.SeekFrame(frame)
+	switch {
+	case exact:
+		return fmt.Sprintf("frame %d: step %d of %d", frame, i+1, len(r.p.Timeline().Steps)), nil
+	case i < 0:
+		return fmt.Sprintf("frame %d comes before the first step: back at the start", frame), nil
+	}
+	return fmt.Sprintf("frame %d changes nothing the server sees: at the step before it, frame %d", frame, r.p.Step().Frame), nil
 }
 
 // The answers when an action has nowhere to go.

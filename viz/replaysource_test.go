@@ -206,3 +206,76 @@ func TestReplayKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// In a replay the Packets pane follows the replay's frame, and g moves the
+// replay to the packet the pane has selected: to its step, or, for a
+// packet that is no step, to the step before it.
+func TestReplayPacketsFollow(t *testing.T) {
+	tl := loadReplay(t)
+	src := NewReplaySource(tl)
+	s, done := runView(t, &Viewer{Layout: LayoutPackets, Packets: openCapture(t, nfs3Capture)}, src)
+	key := func(k tcell.Key) { s.InjectKey(k, 0, tcell.ModNone) }
+	rn := func(r rune) { s.InjectKey(tcell.KeyRune, r, tcell.ModNone) }
+	// The pane's title says which packet it has selected: "· 3 of 752".
+	selects := func(frame int) func() bool {
+		return func() bool { return strings.Contains(s.text(), fmt.Sprintf(" · %d of 752", frame)) }
+	}
+	at := func(frame int) func() bool {
+		return func() bool { return src.Frame() == frame }
+	}
+	for _, r := range "sss" {
+		rn(r)
+		time.Sleep(20 * time.Millisecond) // one action runs at a time
+	}
+	waitFor(t, "the replay at frame 3", at(3))
+	waitFor(t, "the pane following to frame 3", selects(3))
+
+	// The user moves the selection; the replay stays until g.
+	key(tcell.KeyEnd)
+	waitFor(t, "the last packet selected", selects(752))
+	if f := src.Frame(); f != 3 {
+		t.Fatalf("moving the selection moved the replay to frame %d", f)
+	}
+	rn('g')
+	waitFor(t, "the replay at frame 752", at(752))
+	waitFor(t, "the status", func() bool {
+		return strings.Contains(s.text(), fmt.Sprintf("frame 752: step %d of %d", len(tl.Steps), len(tl.Steps)))
+	})
+
+	// Stepping back moves the selection with it.
+	rn('b')
+	prev := tl.Steps[len(tl.Steps)-2].Frame
+	waitFor(t, "the replay a step back", at(prev))
+	waitFor(t, "the pane following back", selects(prev))
+
+	// A packet that is no step (the server's ACK of a call): g goes to the
+	// step before it.
+	isStep := map[int]bool{}
+	for _, st := range tl.Steps {
+		isStep[st.Frame] = true
+	}
+	miss := prev - 1
+	for isStep[miss] {
+		miss--
+	}
+	before := 0
+	for _, st := range tl.Steps {
+		if st.Frame < miss {
+			before = st.Frame
+		}
+	}
+	for range prev - miss {
+		key(tcell.KeyUp)
+	}
+	waitFor(t, "a packet that is no step selected", selects(miss))
+	rn('g')
+	waitFor(t, "the replay at the step before it", at(before))
+	waitFor(t, "the pane at that step", selects(before))
+	if text := s.text(); !strings.Contains(text, fmt.Sprintf("frame %d changes nothing the server sees", miss)) {
+		t.Errorf("the status does not say why the replay is not at frame %d:\n%s", miss, text)
+	}
+	rn('q')
+	if err := waitRun(t, done); err != nil {
+		t.Fatal(err)
+	}
+}

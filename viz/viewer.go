@@ -42,10 +42,13 @@ func (v *Viewer) Run(ctx context.Context, s tcell.Screen, src Source) (err error
 	return l.run(ctx)
 }
 
-// actResult is what an action goroutine hands back.
+// actResult is what an action goroutine hands back: an Action's, or a
+// seek's (what names it, note says what it did).
 type actResult struct {
-	a   Action
-	err error
+	a    Action
+	what string
+	note string
+	err  error
 }
 
 // loop is one Run: the state only the drawing goroutine touches, plus the
@@ -72,6 +75,7 @@ type loop struct {
 	sync     bool
 	lastBtn  tcell.ButtonMask
 	stopped  bool
+	frame    int // the FrameSource's frame the Packets pane last followed
 }
 
 func (v *Viewer) newLoop(s tcell.Screen, src Source) *loop {
@@ -212,6 +216,16 @@ func (l *loop) pull() {
 	if n, ok := l.src.(Narrator); ok && n.Narration() != l.m.Narration {
 		l.m.Narration, l.dirty = n.Narration(), true
 	}
+	// The Packets pane follows the source's frame when it moves, and is
+	// left where the user put it otherwise.
+	if fs, ok := l.src.(FrameSource); ok && l.m.Packets != nil {
+		if f := fs.Frame(); f != l.frame {
+			l.frame, l.dirty = f, true
+			if f > 0 {
+				l.m.View.Scroll[PanePackets] = f - 1
+			}
+		}
+	}
 }
 
 func (l *loop) redraw() {
@@ -239,7 +253,22 @@ func (l *loop) act(a Action) {
 	l.m.Status, l.m.StatusErr = a.String(), false
 	l.goSafe(func() {
 		err := l.src.Act(a)
-		l.done <- actResult{a, err}
+		l.done <- actResult{a: a, err: err}
+	})
+}
+
+// seek asks fs to go to frame, on its own goroutine as act does.
+func (l *loop) seek(fs FrameSeeker, frame int) {
+	l.dirty = true
+	if l.busy {
+		l.m.Status, l.m.StatusErr = "still running: wait for it to finish", true
+		return
+	}
+	l.busy, l.m.Busy = true, true
+	l.m.Status, l.m.StatusErr = fmt.Sprintf("seek to frame %d", frame), false
+	l.goSafe(func() {
+		note, err := fs.SeekFrame(frame)
+		l.done <- actResult{what: fmt.Sprintf("seek to frame %d", frame), note: note, err: err}
 	})
 }
 
@@ -249,12 +278,20 @@ func (l *loop) finished(r actResult) {
 	l.busy, l.m.Busy = false, false
 	l.pull()
 	l.dirty = true
+	what := r.what
+	if what == "" {
+		what = r.a.String()
+	}
 	if r.err != nil {
-		l.m.Status, l.m.StatusErr = fmt.Sprintf("%s: %v", r.a, r.err), true
+		l.m.Status, l.m.StatusErr = fmt.Sprintf("%s: %v", what, r.err), true
 		return
 	}
 	l.m.StatusErr = false
-	l.m.Status = r.a.String()
+	if r.note != "" {
+		l.m.Status = r.note
+		return
+	}
+	l.m.Status = what
 	if n := l.m.EventCount(); n > 0 {
 		l.m.Status += ": " + strings.Join(strings.Fields(l.m.Event(n-1).String()), " ")
 	}

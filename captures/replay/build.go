@@ -43,17 +43,18 @@ type builder struct {
 }
 
 // build fills tl from the analysis and the records.
-func build(tl *Timeline, an *decode.Analyzer, recs []record) error {
+func build(tl *Timeline, an *decode.Analyzer, recs *collector) error {
+	tl.log = newEventLog()
 	b := &builder{tl: tl, st: newState(tl.pageSize), rpcIDs: map[*decode.RPC]int{},
 		reads: map[*decode.RPC]*readPlan{}, replies: map[*decode.RPC]*replyPlan{}, filled: map[fillKey]int{}}
 	if err := b.connection(an); err != nil {
 		return err
 	}
 	first := 0
-	for i := range recs {
-		if b.mine(&recs[i]) {
-			first = cmp.Or(first, recs[i].frame)
-		} else if recs[i].cm == "" {
+	for r := range recs.all() {
+		if b.mine(r) {
+			first = cmp.Or(first, r.frame)
+		} else if r.cm == "" {
 			b.others++
 		}
 	}
@@ -61,12 +62,12 @@ func build(tl *Timeline, an *decode.Analyzer, recs []record) error {
 	// What the capture cannot tell is said once, before the first step.
 	for _, u := range tl.Unknown {
 		b.seq++
-		tl.events = append(tl.events, trace.Event{Seq: b.seq, Task: taskReplay, Kind: trace.Note, Func: "unknown", Text: u})
+		tl.log.add(trace.Event{Seq: b.seq, Task: taskReplay, Kind: trace.Note, Func: "unknown", Text: u})
 	}
-	tl.prelude = len(tl.events)
-	for i := range recs {
-		if b.mine(&recs[i]) {
-			b.record(&recs[i])
+	tl.prelude = tl.log.Len()
+	for r := range recs.drain() {
+		if b.mine(r) {
+			b.record(r)
 		}
 	}
 	if tl.Err != nil {
@@ -197,11 +198,11 @@ func (b *builder) stepAt(frame int, rel time.Duration, kind Kind, rpc int, text 
 	tl := b.tl
 	i := len(tl.Steps)
 	b.evs = append(b.evs, trace.Event{Task: taskReplay, Kind: trace.Note, Func: fmt.Sprintf("frame %d", frame), Text: text})
-	from := len(tl.events)
+	from := tl.log.Len()
 	for _, e := range b.evs {
 		b.seq++
 		e.Seq = b.seq
-		tl.events = append(tl.events, e)
+		tl.log.add(e)
 	}
 	b.evs = b.evs[:0]
 	full := func(s *state) {
@@ -214,8 +215,8 @@ func (b *builder) stepAt(frame int, rel time.Duration, kind Kind, rpc int, text 
 		tl.checkpoints = append(tl.checkpoints, b.st.clone())
 	}
 	full(b.st)
-	tl.Steps = append(tl.Steps, Step{Index: i, Frame: frame, Time: rel, Kind: kind, RPC: rpc, Text: text,
-		evFrom: from, evTo: len(tl.events), apply: full})
+	tl.Steps = append(tl.Steps, Step{Index: i, Frame: frame, Time: rel, Kind: kind, RPC: rpc,
+		evFrom: from, evTo: tl.log.Len(), apply: full})
 }
 
 // rpcID numbers RPCs in the order the replay meets them.
@@ -305,7 +306,7 @@ func (b *builder) clientSend(r *record) {
 
 // recv is the Receive completion and svc_rdma_recvfrom taking it.
 func (b *builder) recv(r *record) {
-	n := r.payload
+	n := int(r.payload)
 	if m := r.an.Msg; m != nil {
 		n = m.Len
 	}

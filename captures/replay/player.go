@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/trace"
@@ -54,6 +55,18 @@ func (p *Player) Seek(i int) {
 		p.at++
 		p.tl.Steps[p.at].apply(p.st)
 	}
+}
+
+// SeekFrame moves to the step of a capture frame (1-based), or, when that
+// frame is not a step (it changes nothing the server sees), to the last
+// step before it. It returns the step's index (-1: before the first) and
+// whether it is the frame's own step.
+func (p *Player) SeekFrame(frame int) (int, bool) {
+	steps := p.tl.Steps
+	// Steps are in capture order: the first step after the frame, less one.
+	i := sort.Search(len(steps), func(k int) bool { return steps[k].Frame > frame }) - 1
+	p.Seek(i)
+	return i, i >= 0 && steps[i].Frame == frame
 }
 
 // Forward moves one step on; false at the end.
@@ -152,7 +165,7 @@ func (p *Player) Events(n int) []trace.Event {
 		end = p.tl.Steps[p.at].evTo
 	}
 	n = min(max(n, 0), end)
-	return p.tl.events[end-n : end]
+	return p.tl.log.slice(end-n, end)
 }
 
 // Snapshot is the server's picture after the current step.
@@ -160,7 +173,7 @@ func (p *Player) Snapshot() engine.Snapshot {
 	s := p.st.snapshot()
 	s.Behaviour = p.Where()
 	if p.at >= 0 {
-		ev := p.tl.events[p.tl.Steps[p.at].evTo-1]
+		ev := p.tl.log.at(p.tl.Steps[p.at].evTo - 1)
 		s.LastEvent = &ev
 	}
 	return s
@@ -215,7 +228,7 @@ func (p *Player) Narration() string {
 			p.Describe(), p.tl.Server, p.tl.Client, len(p.tl.Steps), len(p.tl.RPCs))
 	}
 	// The step first: a small view shows only the first lines.
-	text := fmt.Sprintf("frame %d: %s", s.Frame, s.Text)
+	text := fmt.Sprintf("frame %d: %s", s.Frame, p.tl.Text(p.at))
 	if r := p.tl.RPCOf(p.at); r != nil {
 		text += fmt.Sprintf("\nRPC %d of %d: xid 0x%08x %s", r.ID, len(p.tl.RPCs), r.XID, r.Label)
 	}

@@ -86,7 +86,7 @@ func TestGoldenEvents(t *testing.T) {
 	var b strings.Builder
 	for _, frame := range []int{2, 86, 88, 95, 222, 223, 224, 249, 251, 379, 387} {
 		i := stepAtFrame(t, tl, frame)
-		fmt.Fprintf(&b, "%d  %s\n", frame, tl.Steps[i].Text)
+		fmt.Fprintf(&b, "%d  %s\n", frame, tl.Text(i))
 		for _, e := range tl.StepEvents(i) {
 			fmt.Fprintf(&b, "    %s\n", e)
 		}
@@ -301,8 +301,8 @@ func TestTruncatedCapture(t *testing.T) {
 		t.Fatalf("last step %+v, want the break at frame %d", last, pe.Frame)
 	}
 	for _, want := range []string{fmt.Sprintf("frame %d", pe.Frame), fmt.Sprintf("byte offset %d", pe.Offset), "cut.pcap"} {
-		if !strings.Contains(last.Text, want) {
-			t.Errorf("the break step %q does not say %q", last.Text, want)
+		if text := tl.Text(last.Index); !strings.Contains(text, want) {
+			t.Errorf("the break step %q does not say %q", text, want)
 		}
 	}
 	if len(tl.Steps) < 100 {
@@ -331,8 +331,8 @@ func TestMidStream(t *testing.T) {
 		t.Errorf("unknowns do not say the capture starts mid-stream: %q", tl.Unknown)
 	}
 	s := tl.Steps[0]
-	if s.Kind != KindOther || !strings.Contains(s.Text, "did not show") {
-		t.Errorf("first step: %v %q", s.Kind, s.Text)
+	if s.Kind != KindOther || !strings.Contains(tl.Text(0), "did not show") {
+		t.Errorf("first step: %v %q", s.Kind, tl.Text(0))
 	}
 	p := tl.Player()
 	p.Seek(stepAtFrame(t, tl, 223-149))
@@ -489,4 +489,27 @@ func (tl *Timeline) rpcsWithReads() []*decode.RPC {
 		}
 	}
 	return out
+}
+
+// SeekFrame goes to a frame's step, or to the step before a frame that is
+// none.
+func TestSeekFrame(t *testing.T) {
+	tl := load(t, nfs3)
+	p := tl.Player()
+	isStep := map[int]bool{}
+	for _, s := range tl.Steps {
+		isStep[s.Frame] = true
+	}
+	for frame := 0; frame <= tl.Frames+1; frame++ {
+		i, exact := p.SeekFrame(frame)
+		want := -1
+		for k, s := range tl.Steps {
+			if s.Frame <= frame {
+				want = k
+			}
+		}
+		if i != want || p.At() != want || exact != isStep[frame] {
+			t.Fatalf("frame %d: step %d (at %d), exact %v; want step %d, exact %v", frame, i, p.At(), exact, want, isStep[frame])
+		}
+	}
 }

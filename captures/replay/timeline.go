@@ -52,10 +52,12 @@ type Step struct {
 	Frame int
 	Time  time.Duration // since the first frame of the capture
 	Kind  Kind
-	RPC   int    // the RPC it belongs to (1-based, Timeline.RPCs), 0 for none
-	Text  string // one line, in the kernel's words
+	RPC   int // the RPC it belongs to (1-based, Timeline.RPCs), 0 for none
 
-	evFrom, evTo int          // the step's events: Timeline.events[evFrom:evTo]
+	// The step's events (Timeline.log), the last of which is the step in
+	// one line (Timeline.Text): kept there, not here, since a timeline
+	// holds a step for nearly every packet.
+	evFrom, evTo int
 	apply        func(*state) // the change to the picture
 }
 
@@ -83,7 +85,7 @@ type Timeline struct {
 	// the last one says so.
 	Err error
 
-	events      []trace.Event // the prelude (Unknown as events), then each step's
+	log         *eventLog // the prelude (Unknown as events), then each step's
 	prelude     int
 	checkpoints []*state // the picture before steps 0, ckEvery, 2*ckEvery, …
 	pageSize    int
@@ -109,12 +111,12 @@ func ReadFile(path string) (*Timeline, error) {
 // timeline and its errors give.
 func Read(r io.Reader, name string) (*Timeline, error) {
 	var c collector
-	an, err := decode.Read(r, name, c.packet)
+	an, err := readCapture(r, name, c.packet)
 	if an == nil {
 		return nil, err
 	}
 	tl := &Timeline{File: name, Frames: c.frames, Err: err, pageSize: defaultPageSize}
-	if err := build(tl, an, c.recs); err != nil {
+	if err := build(tl, an, &c); err != nil {
 		if tl.Err != nil {
 			return nil, fmt.Errorf("%w (and the file is damaged: %v)", err, tl.Err)
 		}
@@ -123,14 +125,43 @@ func Read(r io.Reader, name string) (*Timeline, error) {
 	return tl, nil
 }
 
+// readCapture is decode.Read with an analyzer that keeps where chunk data
+// landed and not the bytes: the replay draws ranges, and the bytes of a
+// capture's READs and WRITEs are most of its size.
+func readCapture(r io.Reader, name string, fn func(*decode.Packet) error) (*decode.Analyzer, error) {
+	pr, err := pcapfile.NewReader(r)
+	if err != nil {
+		return nil, &decode.FileError{Path: name, Err: err}
+	}
+	defer pr.Close()
+	d := decode.NewDecoderWith(decode.Options{DropChunkData: true})
+	defer d.Finish()
+	var rec pcapfile.Record
+	for {
+		err := pr.Next(&rec)
+		if errors.Is(err, io.EOF) {
+			return d.Analyzer(), nil
+		}
+		if err != nil {
+			return d.Analyzer(), &decode.FileError{Path: name, Err: err}
+		}
+		if err := fn(d.Decode(&rec)); err != nil {
+			return d.Analyzer(), err
+		}
+	}
+}
+
 // Events returns every event of the timeline, in order.
-func (tl *Timeline) Events() []trace.Event { return tl.events }
+func (tl *Timeline) Events() []trace.Event { return tl.log.slice(0, tl.log.Len()) }
 
 // StepEvents returns the events of step i.
 func (tl *Timeline) StepEvents(i int) []trace.Event {
 	s := &tl.Steps[i]
-	return tl.events[s.evFrom:s.evTo]
+	return tl.log.slice(s.evFrom, s.evTo)
 }
+
+// Text is step i in one line, in the kernel's words.
+func (tl *Timeline) Text(i int) string { return tl.log.at(tl.Steps[i].evTo - 1).Text }
 
 // RPCOf returns the RPC step i belongs to, or nil.
 func (tl *Timeline) RPCOf(i int) *RPC {

@@ -54,9 +54,10 @@ func (tl *Timeline) writeText(w *bufio.Writer, o Options) {
 		if r := starts[i]; r != nil {
 			fmt.Fprintf(w, "RPC %d of %d  xid 0x%08x  %s\n", r.ID, len(tl.RPCs), r.XID, r.Label)
 		}
-		fmt.Fprintf(w, "%6d  %s\n", s.Frame, s.Text)
+		evs := tl.StepEvents(i)
+		fmt.Fprintf(w, "%6d  %s\n", s.Frame, evs[len(evs)-1].Text)
 		if o.Events {
-			for _, e := range tl.StepEvents(i) {
+			for _, e := range evs {
 				if e.Task == taskReplay && e.Func == fmt.Sprintf("frame %d", s.Frame) {
 					continue // the step's own line
 				}
@@ -93,8 +94,9 @@ func (tl *Timeline) writeJSON(w *bufio.Writer) {
 	p := tl.Player()
 	for p.Forward() {
 		s := p.Step()
-		js := jsonStep{Step: s.Index + 1, Frame: s.Frame, Time: fmtRel(s.Time), Kind: s.Kind, RPC: s.RPC, Text: s.Text,
-			Events: tl.StepEvents(s.Index)}
+		evs := tl.StepEvents(s.Index)
+		js := jsonStep{Step: s.Index + 1, Frame: s.Frame, Time: fmtRel(s.Time), Kind: s.Kind, RPC: s.RPC,
+			Text: evs[len(evs)-1].Text, Events: evs}
 		if r := tl.RPCOf(s.Index); r != nil {
 			js.XID = hexXID(r.XID)
 		}

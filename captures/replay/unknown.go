@@ -8,7 +8,7 @@ import (
 
 // unknowns fills Timeline.Unknown: what the picture leaves empty because
 // the wire does not show it. first is the first frame of the connection.
-func (b *builder) unknowns(first int, recs []record) {
+func (b *builder) unknowns(first int, recs *collector) {
 	tl := b.tl
 	say := func(format string, a ...any) { tl.Unknown = append(tl.Unknown, fmt.Sprintf(format, a...)) }
 	say("the capture does not show the server's CQ: completions are inferred from the wire (a READ's last response, the ACK of a Send)")
@@ -17,7 +17,7 @@ func (b *builder) unknowns(first int, recs []record) {
 	say("the pages the server sends RDMA WRITE and Send payloads from are not on the wire")
 	say("which nfsd thread ran each call is not on the wire; reply positions count the reply chains in the order they were posted")
 	writes := false
-	for _, r := range recs {
+	for r := range recs.all() {
 		if k := r.an.Chunk.Kind; k == decode.ChunkWrite || k == decode.ChunkReply {
 			writes = true
 			break
@@ -38,12 +38,12 @@ func (b *builder) unknowns(first int, recs []record) {
 }
 
 // fromStart reports whether the capture saw the connection set up.
-func (b *builder) fromStart(recs []record) bool {
+func (b *builder) fromStart(recs *collector) bool {
 	if b.cflow != nil && b.cflow.FromStart {
 		return true
 	}
-	for i := range recs {
-		if recs[i].cm == "REQ" && b.mine(&recs[i]) {
+	for r := range recs.all() {
+		if r.cm == "REQ" && b.mine(r) {
 			return true
 		}
 	}
