@@ -279,3 +279,20 @@ func TestReplayPacketsFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Keys typed while an action runs are kept and run in order, as a
+// terminal keeps them: five quick n land on the fifth RPC.
+func TestTypeAheadRunsInOrder(t *testing.T) {
+	tl := loadReplay(t)
+	src := NewReplaySource(tl)
+	s, _ := runView(t, &Viewer{}, src)
+	for range 5 {
+		s.InjectKey(tcell.KeyRune, 'n', tcell.ModNone)
+	}
+	want := tl.Steps[tl.RPCs[4].First].Frame
+	waitFor(t, fmt.Sprintf("the replay at RPC 5 (frame %d)", want), func() bool { return src.Frame() == want })
+	time.Sleep(50 * time.Millisecond)
+	if f := src.Frame(); f != want {
+		t.Fatalf("after five n the replay went on to frame %d, want %d", f, want)
+	}
+}

@@ -70,6 +70,7 @@ type loop struct {
 	unwatch func()
 
 	busy     bool
+	queued   []Action // typed while busy, run in order after it
 	quitting bool
 	dirty    bool
 	sync     bool
@@ -241,12 +242,22 @@ func (l *loop) redraw() {
 	l.dirty, l.sync = false, false
 }
 
+// maxQueued bounds the actions typed ahead of a running one.
+const maxQueued = 16
+
 // act runs a on its own goroutine so the view keeps drawing through a long
 // continue; q during one waits for it, so the REPL gets the Lab back idle.
 func (l *loop) act(a Action) {
 	l.dirty = true
 	if l.busy {
-		l.m.Status, l.m.StatusErr = "still running: wait for it to finish", true
+		// Keys typed ahead run in order once this action ends, as a
+		// terminal would keep them; a long continue can be left alone.
+		if len(l.queued) >= maxQueued || l.quitting {
+			l.m.Status, l.m.StatusErr = "still running: wait for it to finish", true
+			return
+		}
+		l.queued = append(l.queued, a)
+		l.m.Status, l.m.StatusErr = fmt.Sprintf("%d queued", len(l.queued)), false
 		return
 	}
 	l.busy, l.m.Busy = true, true
@@ -278,6 +289,15 @@ func (l *loop) finished(r actResult) {
 	l.busy, l.m.Busy = false, false
 	l.pull()
 	l.dirty = true
+	if r.err != nil || l.quitting {
+		l.queued = l.queued[:0] // an error stops the keys typed ahead
+	}
+	if len(l.queued) > 0 && !l.quitting {
+		next := l.queued[0]
+		l.queued = append(l.queued[:0], l.queued[1:]...)
+		l.act(next)
+		return
+	}
 	what := r.what
 	if what == "" {
 		what = r.a.String()
