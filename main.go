@@ -42,6 +42,8 @@ const usage = `usage:
   rdmalab view               a live view of the session running in another terminal
   rdmalab view --snapshot FILE
                              draw a state saved with the REPL's save FILE
+  rdmalab view --capture FILE
+                             browse a capture's packets: list, tree, hex
   rdmalab decode [-V|--json|--rpc|--check] [--filter qp=N,opcode=OP,xid=X] FILE
                              decode a RoCE / InfiniBand / RPC-over-RDMA capture
   rdmalab replay [--text|--rpc|--json] [-v] FILE

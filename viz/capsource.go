@@ -1,9 +1,12 @@
 package viz
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/gdamore/tcell/v2"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
 )
@@ -159,3 +162,18 @@ var (
 	_ Watcher      = (*CaptureSource)(nil)
 	_ Describer    = (*CaptureSource)(nil)
 )
+
+// RunCapture draws the capture at path in the packets layout, full screen,
+// until q: what `rdmalab view --capture FILE` runs. The first screen shows
+// as soon as the first frames are read; indexing goes on behind it with a
+// progress bar.
+func RunCapture(ctx context.Context, s tcell.Screen, path string) error {
+	x, err := decode.OpenIndex(path)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	name := filepath.Base(path)
+	v := Viewer{Layout: LayoutPackets, Packets: NewCaptureSource(x, name)}
+	return v.Run(ctx, s, StaticSource(Frame{}, "capture "+name+" (no session: the engine panes stay empty)"))
+}

@@ -390,3 +390,22 @@ func BenchmarkCaptureRedraw(b *testing.B) {
 		s.Show()
 	}
 }
+
+// RunCapture is `rdmalab view --capture FILE`: the packets layout on the
+// file, until q; a file that is no capture is an error, not a screen.
+func TestRunCapture(t *testing.T) {
+	s := &countScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
+	done := make(chan error, 1)
+	go func() { done <- RunCapture(context.Background(), s, nfs3Capture) }()
+	waitFor(t, "the capture's packets", func() bool {
+		txt := s.text()
+		return strings.Contains(txt, "nfs3-rdma.pcap · 1 of 752") && strings.Contains(txt, "CM: ConnectRequest")
+	})
+	s.InjectKey(tcell.KeyRune, 'q', tcell.ModNone)
+	if err := waitRun(t, done); err != nil {
+		t.Fatalf("RunCapture: %v", err)
+	}
+	if err := RunCapture(context.Background(), tcell.NewSimulationScreen("UTF-8"), "capsource.go"); err == nil {
+		t.Fatal("RunCapture on a Go file: no error")
+	}
+}
