@@ -6,11 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/captures/replay"
+	"github.com/rdmalab/rdmalab/internal/cli"
 	"github.com/rdmalab/rdmalab/viz"
 )
 
@@ -51,26 +51,15 @@ func parseReplayArgs(args []string) (replayOptions, error) {
 	fs.BoolVar(&o.rpc, "rpc", false, "transcript by RPC")
 	fs.BoolVar(&o.json, "json", false, "JSON transcript")
 	fs.BoolVar(&o.verbose, "v", false, "events")
-	var files []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return o, err
-		}
-		args = fs.Args()
-		if len(args) > 0 {
-			files = append(files, args[0])
-			args = args[1:]
-		}
+	file, err := cli.OneFile(fs, args)
+	if err != nil {
+		return o, err
 	}
 	switch {
-	case len(files) == 0:
-		return o, errors.New("no capture file given")
-	case len(files) > 1:
-		return o, fmt.Errorf("one capture file at a time, got %d: %s", len(files), strings.Join(files, " "))
 	case o.json && (o.rpc || o.verbose):
 		return o, errors.New("--json does not go with --rpc or -v")
 	}
-	o.file = files[0]
+	o.file = file
 	return o, nil
 }
 

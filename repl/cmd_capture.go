@@ -19,6 +19,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/internal/cli"
 	"github.com/rdmalab/rdmalab/viz"
 )
 
@@ -261,7 +262,7 @@ func (c *Ctx) captureOpen(file string, out io.Writer) error {
 	}
 	pr := x.Progress()
 	if !pr.Done {
-		fmt.Fprintf(out, "%s: indexing in the background: %d%% · %s packets so far\n", file, int(pr.Fraction*100), thousands(pr.Packets))
+		fmt.Fprintf(out, "%s: indexing in the background: %d%% · %s packets so far\n", file, int(pr.Fraction*100), cli.Thousands(pr.Packets))
 		fmt.Fprintln(out, "next: packets (the first are ready), view then 5 for the packets layout; capture tells how far it got")
 		return nil
 	}
@@ -340,7 +341,7 @@ func (s *Session) captureSummary() captureSummaryJSON {
 func (s *Session) captureLine() string {
 	v := s.captureSummary()
 	if !v.Done {
-		return fmt.Sprintf("%s: indexing %d%% · %s packets so far", v.File, int(v.Indexed*100), thousands(v.Packets))
+		return fmt.Sprintf("%s: indexing %d%% · %s packets so far", v.File, int(v.Indexed*100), cli.Thousands(v.Packets))
 	}
 	return fmt.Sprintf("%s: %s, %s, %s", v.File, count(v.Packets, "packet", "packets"), count(v.RPCs, "RPC", "RPCs"),
 		count(v.Anomalies, "anomaly", "anomalies"))
@@ -351,7 +352,7 @@ func count(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return thousands(n) + " " + many
+	return cli.Thousands(n) + " " + many
 }
 
 func (c *Ctx) captureStatus(out io.Writer) error {
@@ -398,7 +399,7 @@ func (c *Ctx) captureSave(file string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	fmt.Fprintf(out, "wrote %s packets of the lab's traffic to %s\n", thousands(n), file)
+	fmt.Fprintf(out, "wrote %s packets of the lab's traffic to %s\n", cli.Thousands(n), file)
 	if d := s.lab.CaptureDropped(); d > 0 {
 		fmt.Fprintf(out, "note: the oldest %d transfers were no longer kept, so the file starts later; capture start FILE records everything\n", d)
 	}
@@ -439,7 +440,7 @@ func (c *Ctx) captureStop(out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.name, err)
 	}
-	fmt.Fprintf(out, "recorded %s packets to %s\n", thousands(n), r.name)
+	fmt.Fprintf(out, "recorded %s packets to %s\n", cli.Thousands(n), r.name)
 	if r.lab != s.lab {
 		fmt.Fprintln(out, "note: the lab was rebuilt while recording: the file ends where the old lab did")
 	}
@@ -603,10 +604,10 @@ func runPackets(c *Ctx, a Args, out io.Writer) error {
 		if len(a.Pos) > 0 {
 			again += " " + strings.Join(a.Pos, " ")
 		}
-		fmt.Fprintf(out, "… %s more: %s --from %d, or --all\n", thousands(matched-shown), again, next)
+		fmt.Fprintf(out, "… %s more: %s --from %d, or --all\n", cli.Thousands(matched-shown), again, next)
 	}
 	if pr := x.Progress(); !pr.Done {
-		fmt.Fprintf(out, "(indexing goes on: %d%% · %s packets so far)\n", int(pr.Fraction*100), thousands(pr.Packets))
+		fmt.Fprintf(out, "(indexing goes on: %d%% · %s packets so far)\n", int(pr.Fraction*100), cli.Thousands(pr.Packets))
 	}
 	return nil
 }
@@ -645,7 +646,7 @@ func runPacket(c *Ctx, a Args, out io.Writer) error {
 		return err
 	}
 	if have := x.Len(); n > have {
-		return fmt.Errorf("no frame %d: %s has %s packets", n, s.capture.name, thousands(have))
+		return fmt.Errorf("no frame %d: %s has %s packets", n, s.capture.name, cli.Thousands(have))
 	}
 	i := n - 1
 	tree := x.Detail(i)
@@ -736,20 +737,4 @@ func writeHex(out io.Writer, b []byte) {
 		}
 		fmt.Fprintf(out, "%04x  %-49s %s\n", off, hx.String(), asc.String())
 	}
-}
-
-// thousands writes n with commas: 340,112.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	var b strings.Builder
-	for k, r := range s {
-		if k > 0 && (len(s)-k)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

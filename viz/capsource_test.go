@@ -274,14 +274,6 @@ func TestPacketsProgress(t *testing.T) {
 	}
 }
 
-func TestThousands(t *testing.T) {
-	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 340112: "340,112", 1234567: "1,234,567", -1000: "-1,000"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q", n, got)
-		}
-	}
-}
-
 // bigCapture writes a capture of n frames, the kernel's NFS/RDMA frames
 // over and over, once per test binary run.
 func bigCapture(b *testing.B, n int) string {

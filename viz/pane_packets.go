@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rdmalab/rdmalab/internal/cli"
 )
 
 // packetsPane draws a capture: a progress bar while it is being indexed,
@@ -188,9 +189,9 @@ func (packetsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 // indexing stopped.
 func progressLine(pr PacketProgress, w int, th Theme) line {
 	if pr.Done {
-		return line{}.add(fit(fmt.Sprintf("stopped after %s packets: %v", thousands(pr.Packets), pr.Err), w), th.Alarm)
+		return line{}.add(fit(fmt.Sprintf("stopped after %s packets: %v", cli.Thousands(pr.Packets), pr.Err), w), th.Alarm)
 	}
-	text := fmt.Sprintf("indexing %d%% · %s packets ", int(pr.Fraction*100), thousands(pr.Packets))
+	text := fmt.Sprintf("indexing %d%% · %s packets ", int(pr.Fraction*100), cli.Thousands(pr.Packets))
 	l := line{}.add(text, th.Base)
 	if bar := w - len([]rune(text)); bar > 0 {
 		done := min(bar, int(pr.Fraction*float64(bar)))
@@ -285,22 +286,6 @@ func hexLines(b []byte, top, n int, hl ByteRange, th Theme) []line {
 		out = append(out, append(l, asc...))
 	}
 	return out
-}
-
-// thousands writes n with commas: 340,112.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // packetsKey handles a key for the Packets pane when it is selected; it

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/rdmalab/rdmalab/internal/cli"
 )
 
 // Exit statuses of Main.
@@ -92,28 +94,17 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&opt.rpc, "rpc", false, "RPC table")
 	fs.BoolVar(&opt.check, "check", false, "anomalies")
 	fs.StringVar(&opt.filter, "filter", "", "packet filter")
-	var files []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return opt, err
-		}
-		args = fs.Args()
-		if len(args) > 0 {
-			files = append(files, args[0])
-			args = args[1:]
-		}
+	file, err := cli.OneFile(fs, args)
+	if err != nil {
+		return opt, err
 	}
 	switch {
-	case len(files) == 0:
-		return opt, errors.New("no capture file given")
-	case len(files) > 1:
-		return opt, fmt.Errorf("one capture file at a time, got %d: %s", len(files), strings.Join(files, " "))
 	case opt.verbose && opt.json:
 		return opt, errors.New("-V and --json do not go together")
 	case opt.verbose && opt.rpc:
 		return opt, errors.New("-V and --rpc do not go together")
 	}
-	opt.file = files[0]
+	opt.file = file
 	return opt, nil
 }
 
