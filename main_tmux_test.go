@@ -32,6 +32,13 @@ func needTmux(t *testing.T) {
 // the test can see the terminal it left behind.
 func startTmux(t *testing.T, cols, rows int, env ...string) *tmuxSession {
 	t.Helper()
+	return startTmuxCmd(t, cols, rows, env, nil)
+}
+
+// startTmuxCmd runs `rdmalab ARGS...` with the extra environment env in a
+// detached tmux session of cols×rows.
+func startTmuxCmd(t *testing.T, cols, rows int, env, args []string) *tmuxSession {
+	t.Helper()
 	bin, err := exec.LookPath("rdmalab")
 	if err != nil {
 		t.Fatalf("rdmalab is not on PATH: %v", err)
@@ -41,7 +48,8 @@ func startTmux(t *testing.T, cols, rows int, env ...string) *tmuxSession {
 	// A private runtime dir: a session the developer has open elsewhere
 	// must not change what the test sees (the socket notice).
 	env = append(env, "XDG_RUNTIME_DIR="+dir, "XDG_STATE_HOME="+filepath.Join(dir, "state"), "TERM=screen")
-	shell := "env " + strings.Join(env, " ") + " " + bin + "; echo EXITED $?; stty -a; sleep 600"
+	cmd := strings.Join(append([]string{bin}, args...), " ")
+	shell := "env " + strings.Join(env, " ") + " " + cmd + "; echo EXITED $?; stty -a; sleep 600"
 	ts.tmux("-f", "/dev/null", "new-session", "-d", "-s", "e2e", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), shell)
 	t.Cleanup(func() { exec.Command("tmux", "-S", ts.sock, "kill-server").Run() })
 	return ts

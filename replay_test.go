@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -91,17 +90,7 @@ func TestReplayTruncated(t *testing.T) {
 // startTmuxArgs is startTmux for `rdmalab ARGS...`.
 func startTmuxArgs(t *testing.T, cols, rows int, args ...string) *tmuxSession {
 	t.Helper()
-	bin, err := exec.LookPath("rdmalab")
-	if err != nil {
-		t.Fatalf("rdmalab is not on PATH: %v", err)
-	}
-	dir := t.TempDir()
-	ts := &tmuxSession{t: t, sock: filepath.Join(dir, "tmux.sock")}
-	shell := "env XDG_STATE_HOME=" + filepath.Join(dir, "state") + " TERM=screen " + bin + " " + strings.Join(args, " ") +
-		"; echo EXITED $?; stty -a; sleep 600"
-	ts.tmux("-f", "/dev/null", "new-session", "-d", "-s", "e2e", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), shell)
-	t.Cleanup(func() { exec.Command("tmux", "-S", ts.sock, "kill-server").Run() })
-	return ts
+	return startTmuxCmd(t, cols, rows, nil, args)
 }
 
 // rdmalab replay on a terminal: the view opens before the first step,
