@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rdmalab/rdmalab/captures/decode"
@@ -13,6 +14,10 @@ import (
 	"github.com/rdmalab/rdmalab/internal/cli"
 	"github.com/rdmalab/rdmalab/viz"
 )
+
+// bigReplay is the file size past which replay says it is reading before
+// the view opens (about a second of work).
+const bigReplay = 64 << 20
 
 const replayUsage = `usage: rdmalab replay [--text | --rpc | --json] [-v] FILE
 
@@ -74,12 +79,18 @@ func runReplay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rdmalab replay: %v\n%s", err, replayUsage)
 		return exitUsage
 	}
+	view := !o.text && !o.rpc && !o.json && isTerminal(stdout)
+	if fi, err := os.Stat(o.file); err == nil && view && fi.Size() > bigReplay {
+		// The view opens once the whole timeline is built: say why the
+		// terminal is quiet meanwhile.
+		fmt.Fprintf(stderr, "rdmalab replay: reading %s (%d MB) before the view opens…\n", o.file, fi.Size()>>20)
+	}
 	tl, err := replay.ReadFile(o.file)
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmalab replay: %v\n", err)
 		return decode.ExitProblems
 	}
-	if !o.text && !o.rpc && !o.json && isTerminal(stdout) {
+	if view {
 		screen, err := tcell.NewScreen()
 		if err != nil {
 			fmt.Fprintf(stderr, "rdmalab replay: %v\n", err)
