@@ -174,6 +174,7 @@ func RunCapture(ctx context.Context, s tcell.Screen, path string) error {
 	}
 	defer x.Close()
 	name := filepath.Base(path)
-	v := Viewer{Layout: LayoutPackets, Packets: NewCaptureSource(x, name)}
+	// Zoomed: with no session the other panes would stay empty.
+	v := Viewer{Layout: LayoutPackets, Packets: NewCaptureSource(x, name), Zoomed: true}
 	return v.Run(ctx, s, StaticSource(Frame{}, "capture "+name+" (no session: the engine panes stay empty)"))
 }

@@ -393,6 +393,10 @@ func TestRunCapture(t *testing.T) {
 		txt := s.text()
 		return strings.Contains(txt, "nfs3-rdma.pcap · 1 of 752") && strings.Contains(txt, "CM: ConnectRequest")
 	})
+	// With no session the packets fill the screen: no empty Events pane.
+	if txt := s.text(); strings.Contains(txt, "Events ·") {
+		t.Errorf("view --capture shows the Events pane:\n%s", txt)
+	}
 	s.InjectKey(tcell.KeyRune, 'q', tcell.ModNone)
 	if err := waitRun(t, done); err != nil {
 		t.Fatalf("RunCapture: %v", err)

@@ -19,6 +19,7 @@ type Viewer struct {
 	Mono    bool         // draw without colour; NO_COLOR in the environment does too
 	Layout  Layout       // the layout the view opens with
 	Packets PacketSource // fills the Packets pane (nil: "no capture loaded")
+	Zoomed  bool         // the layout's first pane opens filling the screen (z undoes it)
 }
 
 // Run initialises s, runs the view on it until q, a closed screen or ctx,
@@ -89,6 +90,7 @@ func (v *Viewer) newLoop(s tcell.Screen, src Source) *loop {
 	if v.Layout >= 0 && v.Layout < numLayouts {
 		m.View.Layout = v.Layout
 		m.View.Selected = layouts(v.Layout)[0].cells[0].pane
+		m.View.Zoomed = v.Zoomed
 	}
 	return &loop{s: s, src: src, m: m, th: NewTheme(colors),
 		evs: make(chan tcell.Event, 64), quit: make(chan struct{}), done: make(chan actResult, 1), fail: make(chan error, 1)}
