@@ -37,7 +37,8 @@ it prints a transcript:
            without a terminal)
   --rpc    the same, with a heading where each RPC starts
   --json   one JSON object per step (events and positions included)
-  -v       each step's events under it (text forms)
+  -v, --events
+           each step's events under it (text forms)
 
 Exit status: 0 fine, 1 a damaged or unreadable file (the replay goes as far
 as the file does) or no RPC-over-RDMA traffic, 2 usage error.
@@ -56,13 +57,14 @@ func parseReplayArgs(args []string) (replayOptions, error) {
 	fs.BoolVar(&o.rpc, "rpc", false, "transcript by RPC")
 	fs.BoolVar(&o.json, "json", false, "JSON transcript")
 	fs.BoolVar(&o.verbose, "v", false, "events")
+	fs.BoolVar(&o.verbose, "events", false, "events (as the REPL spells it)")
 	file, err := cli.OneFile(fs, args)
 	if err != nil {
 		return o, err
 	}
 	switch {
 	case o.json && (o.rpc || o.verbose):
-		return o, errors.New("--json does not go with --rpc or -v")
+		return o, errors.New("--json does not go with --rpc or -v/--events")
 	}
 	o.file = file
 	return o, nil
