@@ -78,16 +78,7 @@ func BenchmarkDecodeAnalyse(b *testing.B) {
 // BenchmarkLayers is the DecodingLayerParser fast path alone, with the
 // ICRC check, over the frames of nfs3-rdma.pcap.
 func BenchmarkLayers(b *testing.B) {
-	r, err := pcapfile.Open(kernelPath("nfs3-rdma.pcap"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var frames [][]byte
-	var rec pcapfile.Record
-	for r.Next(&rec) == nil {
-		frames = append(frames, append([]byte(nil), rec.Data...))
-	}
-	r.Close()
+	frames := kernelFrames(b, "nfs3-rdma.pcap")
 	var eth layers.Ethernet
 	var ip4 layers.IPv4
 	var udp layers.UDP
@@ -111,20 +102,27 @@ func BenchmarkLayers(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "packets/s")
 }
 
-// repeatedCapture returns a pcap of n packets: the frames of a kernel
-// capture over and over, each round's PSNs moved on by 4096 (ICRCs
-// recomputed) so that the analysis sees new traffic, not retransmissions.
-func repeatedCapture(b *testing.B, name string, n int) []byte {
+// kernelFrames reads every frame of a kernel capture into memory.
+func kernelFrames(b *testing.B, name string) [][]byte {
+	b.Helper()
 	r, err := pcapfile.Open(kernelPath(name))
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer r.Close()
 	var frames [][]byte
 	var rec pcapfile.Record
 	for r.Next(&rec) == nil {
 		frames = append(frames, append([]byte(nil), rec.Data...))
 	}
-	r.Close()
+	return frames
+}
+
+// repeatedCapture returns a pcap of n packets: the frames of a kernel
+// capture over and over, each round's PSNs moved on by 4096 (ICRCs
+// recomputed) so that the analysis sees new traffic, not retransmissions.
+func repeatedCapture(b *testing.B, name string, n int) []byte {
+	frames := kernelFrames(b, name)
 	var out bytes.Buffer
 	w, err := pcapfile.NewWriter(&out, pcapfile.LinkTypeEthernet, 65535)
 	if err != nil {
