@@ -1,0 +1,137 @@
+// Package safe makes strings taken from a capture, a snapshot or a lesson
+// fit to print on a terminal. A file name, an AUTH_UNIX machine name or an
+// NFSv4 owner is whatever the sender put on the wire: left raw, an ESC
+// sequence in it would drive the reader's terminal (clear it, move the
+// cursor, ask it to answer), and a CR or LF would forge output lines.
+//
+// Text escapes what a terminal would act on, the way Wireshark's
+// format_text does: the C escapes \a \b \t \n \v \f \r, other C0 and C1
+// controls and DEL as \xNN or \u00NN, bytes that are not UTF-8 as \xNN,
+// the bidirectional overrides that reorder a line as \uNNNN, and the
+// backslash itself as \\ so that the result reads back unambiguously.
+// Printable text, non-ASCII letters included, passes unchanged and, when
+// nothing needs escaping, without an allocation.
+//
+// JSON output needs none of this: its encoder escapes control characters,
+// and the value there must stay exactly what the wire carried.
+package safe
+
+import (
+	"unicode/utf8"
+)
+
+const hexDigits = "0123456789abcdef"
+
+// Text returns s with everything a terminal would act on escaped.
+func Text(s string) string {
+	i := firstUnsafe(s)
+	if i < 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	b = append(b, s[:i]...)
+	return string(appendFrom(b, s[i:]))
+}
+
+// Bytes is Text for a byte slice (an XDR string not yet copied).
+func Bytes(b []byte) string {
+	return Text(string(b))
+}
+
+// AppendText appends s to dst, escaped as Text escapes it.
+func AppendText(dst []byte, s string) []byte {
+	i := firstUnsafe(s)
+	if i < 0 {
+		return append(dst, s...)
+	}
+	dst = append(dst, s[:i]...)
+	return appendFrom(dst, s[i:])
+}
+
+// IsSafe reports whether s prints as itself.
+func IsSafe(s string) bool {
+	return firstUnsafe(s) < 0
+}
+
+// firstUnsafe returns the index of the first byte of s that Text would
+// change, or -1.
+func firstUnsafe(s string) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f || c == '\\' {
+				return i
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || unsafeRune(r) {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// unsafeRune reports the non-ASCII runes a terminal acts on or that
+// reorder what is displayed: C1 controls (0x9b is a one-byte CSI to some
+// terminals), the bidirectional embeddings, overrides and isolates, and
+// the line and paragraph separators.
+func unsafeRune(r rune) bool {
+	switch {
+	case r >= 0x80 && r <= 0x9f:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	case r == 0x2028 || r == 0x2029 || r == 0x200e || r == 0x200f || r == 0x061c:
+		return true
+	}
+	return false
+}
+
+func appendFrom(b []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch c {
+			case '\a':
+				b = append(b, '\\', 'a')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\v':
+				b = append(b, '\\', 'v')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\\':
+				b = append(b, '\\', '\\')
+			default:
+				if c < 0x20 || c == 0x7f {
+					b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
+				} else {
+					b = append(b, c)
+				}
+			}
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
+		case unsafeRune(r):
+			b = append(b, '\\', 'u',
+				hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+		default:
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return b
+}
