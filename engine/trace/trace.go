@@ -77,11 +77,18 @@ func Fmt(kv ...any) []Arg {
 	return args
 }
 
+// MaxIndent is the deepest call String indents for. Depth may come from a
+// file or a socket: it is a claim, and a line never grows with it.
+const MaxIndent = 32
+
 // String renders the event as the one readable line the REPL prints.
 func (e Event) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-6s ", e.Task)
-	b.WriteString(strings.Repeat("  ", max(e.Depth, 0)))
+	b.WriteString(strings.Repeat("  ", min(max(e.Depth, 0), MaxIndent)))
+	if e.Depth > MaxIndent {
+		fmt.Fprintf(&b, "[%d] ", e.Depth)
+	}
 	switch e.Kind {
 	case Call:
 		b.WriteString("→ ")
