@@ -99,23 +99,44 @@ func (s *rpcState) readData(a *Analyzer, p *Packet, m *Message, off int) {
 	c.Offset += uint64(off)
 	c.Len = len(p.BTH.Payload)
 	c.Past = c.Offset+uint64(c.Len) > uint64(c.segment().Length)
-	c.segment().put(c.Offset, p.BTH.Payload)
+	n := c.segment().put(c.Offset, p.BTH.Payload)
+	if c.Kind == ChunkRead && c.RPC.ReadChunks[c.Chunk].Position == 0 {
+		c.RPC.zeroPlaced += uint64(n)
+	}
 	p.Analysis.Chunk = c
 }
 
 // readDone summarises a call that travelled in a position-zero Read chunk
-// once all of it has arrived.
+// once all of it has arrived. Whether it has is only looked at when the
+// bytes placed reach what the chunk claims, and after a look that found a
+// hole only once they have doubled again (the reply looks once more), so
+// that a READ at a time of a chunk with a hole costs no rebuild each.
 func (s *rpcState) readDone(a *Analyzer, p *Packet, m *Message) {
 	if m.Chunk == nil {
 		return
 	}
 	r := m.Chunk.RPC
-	if r.Call == nil || r.Call.Header.Proc != rpcrdma.ProcNoMsg || r.HaveProc {
+	if r.zeroPlaced < r.zeroWant || r.zeroPlaced < 2*r.zeroTried {
 		return
+	}
+	if !r.summarizeZero() {
+		r.zeroTried = r.zeroPlaced
+	}
+}
+
+// summarizeZero summarises a call that travelled in a position-zero Read
+// chunk when the chunk is complete, and reports whether it is summarised.
+func (r *RPC) summarizeZero() bool {
+	if r.Call == nil || r.Call.Header.Proc != rpcrdma.ProcNoMsg || r.HaveProc {
+		return r.HaveProc
+	}
+	if len(r.ReadChunks) == 0 || r.ReadChunks[0].Position != 0 || r.ReadChunks[0].missing(segLength) > 0 {
+		return false
 	}
 	if b, err := r.CallBytes(); err == nil {
 		r.summarizeCall(b)
 	}
+	return r.HaveProc
 }
 
 // writePacket matches an RDMA WRITE packet, off bytes into its message,

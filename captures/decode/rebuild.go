@@ -22,49 +22,97 @@ import (
 )
 
 // Bytes returns the first want bytes of the segment as the capture saw
-// them arrive, and how many of them are missing: zeros stand in for holes,
-// and the bytes after the last one seen are left out. A segment that does
-// not keep its bytes (Options.DropChunkData) reads as zeros where bytes
-// arrived.
+// them arrive, and how many of them are missing. Zeros stand in for a hole
+// between bytes seen only while the zeros so far are no more than the
+// bytes seen: after a bigger hole, and after the last byte seen, the rest
+// is left out. The result is thus never more than twice what the capture
+// placed in the segment, whatever length the segment claims. A segment
+// that does not keep its bytes (Options.DropChunkData) reads as zeros
+// where bytes arrived.
 func (s *Segment) Bytes(want uint32) (b []byte, missing int) {
 	return s.appendBytes(nil, want)
 }
 
 // appendBytes is Bytes appending to dst.
 func (s *Segment) appendBytes(dst []byte, want uint32) ([]byte, int) {
+	return s.rebuild(dst, want, true)
+}
+
+// missing returns how many of the first want bytes Bytes would report
+// missing, without building them.
+func (s *Segment) missing(want uint32) int {
+	_, m := s.rebuild(nil, want, false)
+	return m
+}
+
+// rebuild appends the bytes Bytes returns to dst when build is set, and
+// counts the missing ones.
+func (s *Segment) rebuild(dst []byte, want uint32, build bool) ([]byte, int) {
 	ps := s.pieces
 	if !slices.IsSortedFunc(ps, cmpPiece) {
 		ps = slices.Clone(ps)
 		slices.SortStableFunc(ps, cmpPiece)
 	}
-	end := uint64(0)
+	limit := min(uint64(want), maxRebuild) // what is past it counts as missing
+	seen := coverage(ps, limit)
+	covered, zeros := uint64(0), uint64(0)
 	for _, p := range ps {
-		if p.off < uint64(want) {
-			end = max(end, min(p.off+uint64(p.n), uint64(want)))
-		}
-	}
-	end = min(end, maxRebuild) // what is past it counts as missing
-	base := len(dst)
-	dst = slices.Grow(dst, int(end))[:base+int(end)]
-	b := dst[base:]
-	clear(b)
-	covered, missing := uint64(0), 0
-	for _, p := range ps {
-		if p.off >= end {
+		if p.off >= limit {
 			break
 		}
-		copy(b[p.off:], p.data)
-		if p.off > covered {
-			missing += int(p.off - covered)
+		end := min(p.off+uint64(p.n), limit)
+		if end <= covered {
+			continue // already placed: a retransmission
 		}
-		covered = max(covered, min(p.off+uint64(p.n), end))
+		if p.off > covered {
+			hole := p.off - covered
+			if zeros+hole > seen {
+				break // a hole wider than what was seen: not made up
+			}
+			if build {
+				dst = appendZeros(dst, hole)
+			}
+			zeros += hole
+			covered = p.off
+		}
+		if build {
+			from, to := covered-p.off, end-p.off
+			if uint64(len(p.data)) >= to {
+				dst = append(dst, p.data[from:to]...)
+			} else {
+				dst = appendZeros(dst, to-from) // the bytes were not kept
+			}
+		}
+		covered = end
 	}
-	return dst, missing + int(uint64(want)-end)
+	return dst, int(zeros + uint64(want) - covered)
 }
 
-// maxRebuild bounds the bytes rebuilt from one segment, against
-// segment lengths and addresses a damaged capture makes up (RPC-over-RDMA
-// moves at most a few MiB per segment).
+// coverage returns how many bytes of [0, limit) the sorted pieces cover.
+func coverage(ps []piece, limit uint64) uint64 {
+	n, covered := uint64(0), uint64(0)
+	for _, p := range ps {
+		if p.off >= limit {
+			break
+		}
+		end := min(p.off+uint64(p.n), limit)
+		if end > covered {
+			n += end - max(p.off, covered)
+			covered = end
+		}
+	}
+	return n
+}
+
+func appendZeros(dst []byte, n uint64) []byte {
+	base := len(dst)
+	dst = slices.Grow(dst, int(n))[:base+int(n)]
+	clear(dst[base:])
+	return dst
+}
+
+// maxRebuild bounds the bytes rebuilt from one segment, whatever the
+// capture holds (RPC-over-RDMA moves at most a few MiB per segment).
 const maxRebuild = 64 << 20
 
 func cmpPiece(x, y piece) int { return cmp.Compare(x.off, y.off) }
@@ -83,6 +131,16 @@ func (c *Chunk) appendData(dst []byte, wantOf func(*Segment) uint32) ([]byte, in
 		missing += m
 	}
 	return dst, missing
+}
+
+// missing returns how many bytes data would report missing, without
+// building them.
+func (c *Chunk) missing(wantOf func(*Segment) uint32) int {
+	n := 0
+	for _, s := range c.Segments {
+		n += s.missing(wantOf(s))
+	}
+	return n
 }
 
 func segLength(s *Segment) uint32 { return s.Length }

@@ -72,6 +72,10 @@ type RPC struct {
 	Writes []*Message // RDMA WRITEs that pushed Write or Reply chunk data
 
 	keepData bool // its Read and Write chunks keep the bytes placed in them
+	// zeroWant and zeroPlaced are the bytes its position-zero Read chunk
+	// claims and the bytes placed in it so far; zeroTried what was placed
+	// when a look for a complete chunk last found a hole.
+	zeroWant, zeroPlaced, zeroTried uint64
 }
 
 // Chunk is a chunk an RPC call advertised.
@@ -110,22 +114,23 @@ func (s *Segment) Want() uint32 {
 }
 
 // put places data at off, keeping a copy of what falls inside the
-// segment, or only where it went.
-func (s *Segment) put(off uint64, data []byte) {
+// segment, or only where it went, and returns how many bytes fell inside.
+func (s *Segment) put(off uint64, data []byte) int {
 	if off >= uint64(s.Length) || len(data) == 0 {
-		return
+		return 0
 	}
 	n := int(min(uint64(len(data)), uint64(s.Length)-off))
 	s.Placed += n
 	if !s.keep {
 		if k := len(s.pieces) - 1; k >= 0 && s.pieces[k].off+uint64(s.pieces[k].n) == off {
 			s.pieces[k].n += n // the usual case: right after the last one
-			return
+			return n
 		}
 		s.pieces = append(s.pieces, piece{off: off, n: n})
-		return
+		return n
 	}
 	s.pieces = append(s.pieces, piece{off: off, n: n, data: append([]byte(nil), data[:n]...)})
+	return n
 }
 
 type rpcKey struct {
@@ -314,6 +319,9 @@ func (s *rpcState) call(a *Analyzer, p *Packet, msg *RPCMessage) {
 		keep := r.keepData || c.Position == 0
 		for _, sg := range c.Segments {
 			ch.Segments = append(ch.Segments, &Segment{Segment: sg, keep: keep})
+			if c.Position == 0 && i == 0 {
+				r.zeroWant += uint64(sg.Length)
+			}
 		}
 		r.ReadChunks = append(r.ReadChunks, ch)
 	}
@@ -392,6 +400,7 @@ func (s *rpcState) reply(a *Analyzer, p *Packet, msg *RPCMessage) {
 	if a.opt.DropRPCs {
 		s.answered = append(s.answered, r)
 	}
+	r.summarizeZero() // the last look at a call whose chunk had a hole
 	r.echo(h)
 	b, err := r.rebuildReply(&s.bufs)
 	if err != nil && b == nil {

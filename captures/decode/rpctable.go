@@ -33,8 +33,9 @@ func rpcBlock(sb *strings.Builder, r *RPC) {
 	} else {
 		sb.WriteString("  call   not in the capture\n")
 	}
+	ops := opsBySegment(r)
 	for _, c := range r.chunks() {
-		chunkLines(sb, r, c)
+		chunkLines(sb, ops, c)
 	}
 	if m := r.Reply; m != nil {
 		lat := ""
@@ -71,7 +72,29 @@ func ackText(m *RPCMessage) string {
 	return fmt.Sprintf(", acknowledged in %d", m.Msg.AckFrame)
 }
 
-func chunkLines(sb *strings.Builder, r *RPC, c *Chunk) {
+// segName names a segment of an RPC: chunk kind, chunk index, segment.
+type segName struct {
+	kind         ChunkKind
+	chunk, index int
+}
+
+// opsBySegment groups the RDMA READs and WRITEs of r by the segment they
+// went to, in capture order: one pass, however many segments the call
+// advertised.
+func opsBySegment(r *RPC) map[segName][]*Message {
+	ops := map[segName][]*Message{}
+	for _, l := range [][]*Message{r.Reads, r.Writes} {
+		for _, m := range l {
+			if c := m.Chunk; c != nil {
+				k := segName{c.Kind, c.Chunk, c.Segment}
+				ops[k] = append(ops[k], m)
+			}
+		}
+	}
+	return ops
+}
+
+func chunkLines(sb *strings.Builder, ops map[segName][]*Message, c *Chunk) {
 	switch c.Kind {
 	case ChunkRead:
 		fmt.Fprintf(sb, "  read chunk %d at position %d\n", c.Index, c.Position)
@@ -80,10 +103,9 @@ func chunkLines(sb *strings.Builder, r *RPC, c *Chunk) {
 	case ChunkReply:
 		sb.WriteString("  reply chunk\n")
 	}
-	ops := r.Writes
 	verb := "RDMA WRITE"
 	if c.Kind == ChunkRead {
-		ops, verb = r.Reads, "RDMA READ"
+		verb = "RDMA READ"
 	}
 	for j, s := range c.Segments {
 		want := ""
@@ -92,9 +114,9 @@ func chunkLines(sb *strings.Builder, r *RPC, c *Chunk) {
 		}
 		fmt.Fprintf(sb, "    segment %d: handle 0x%08x, %d bytes at 0x%016x: %d bytes seen%s\n",
 			j, s.Handle, s.Length, s.Offset, s.Placed, want)
-		for _, m := range ops {
-			if m.Chunk == nil || m.Chunk.Kind != c.Kind || m.Chunk.Chunk != c.Index || m.Chunk.Segment != j {
-				continue
+		for _, m := range ops[segName{c.Kind, c.Index, j}] {
+			if (m.Kind == ib.KindReadRequest) != (c.Kind == ChunkRead) {
+				continue // a READ of a Write chunk, a WRITE into a Read chunk: --check reports it
 			}
 			if c.Kind == ChunkRead {
 				fmt.Fprintf(sb, "      %s in %d (+%d, %d bytes), responses %d–%d: %d bytes%s\n", verb,
