@@ -366,13 +366,16 @@ func (h *Header) checkChunkPositions(readListOff, inlineLen, maxReadLength int) 
 	}
 
 	var totalRead uint32
-	pos, idx, ok := h.nextPosition(0)
-	for ok {
+	order := h.positionOrder()
+	for k := 0; k < len(h.ReadList); {
+		idx := order.at(k)
+		pos := h.ReadList[idx].Position
 		var chLen uint32
-		for _, s := range h.ReadList {
-			if s.Position == pos {
-				chLen += s.Length
-			}
+		for ; k < len(h.ReadList) && h.ReadList[order.at(k)].Position == pos; k++ {
+			chLen += h.ReadList[order.at(k)].Length
+		}
+		if pos == 0 {
+			continue // the call itself, checked above
 		}
 		if pos-totalRead > bound {
 			return decodeErr(entryOff(idx), "read segment position", ErrChunk,
@@ -383,26 +386,15 @@ func (h *Header) checkChunkPositions(readListOff, inlineLen, maxReadLength int) 
 			return decodeErr(entryOff(idx), "read chunk length", ErrChunk,
 				"read chunk at position %d is %d bytes long, more than %d", pos, chLen, maxLen)
 		}
-		next, _, more := h.nextPosition(pos)
-		if more && pos+chLen > next {
-			return decodeErr(entryOff(idx), "read chunk length", ErrChunk,
-				"read chunk at position %d (%d bytes) overlaps the read chunk at position %d", pos, chLen, next)
+		if k < len(h.ReadList) {
+			if next := h.ReadList[order.at(k)].Position; pos+chLen > next {
+				return decodeErr(entryOff(idx), "read chunk length", ErrChunk,
+					"read chunk at position %d (%d bytes) overlaps the read chunk at position %d", pos, chLen, next)
+			}
 		}
 		totalRead += chLen
-		pos, idx, ok = h.nextPosition(pos)
 	}
 	return nil
-}
-
-// nextPosition returns the smallest Read segment position greater than
-// after, and the index of the first segment with it.
-func (h *Header) nextPosition(after uint32) (pos uint32, idx int, ok bool) {
-	for i, s := range h.ReadList {
-		if s.Position > after && (!ok || s.Position < pos) {
-			pos, idx, ok = s.Position, i, true
-		}
-	}
-	return pos, idx, ok
 }
 
 func unknown(typ string, v uint32) string { return fmt.Sprintf("%s(%d)", typ, v) }

@@ -12,6 +12,11 @@ package rpcrdma
 //	| the call's Reply chunk, echoed, or 0|
 //	+------------------------------------+
 
+import (
+	"cmp"
+	"slices"
+)
+
 // ErrorReply returns the RDMA_ERROR header the Linux server sends for a call
 // it cannot decode (svc_rdma_send_error_msg): the call's XID and version word
 // echoed, the server's credits, and code; ERR_VERS carries vers_low = 1 and
@@ -76,35 +81,48 @@ func (c *ReadChunk) Length() uint64 {
 // reusing its storage.
 func (h *Header) ReadChunks(dst []ReadChunk) []ReadChunk {
 	dst = dst[:0]
-	if len(h.ReadList) == 0 {
-		return dst
-	}
-	// Positions in ascending order; position 0 first.
-	pos, ok := uint32(0), false
-	for _, s := range h.ReadList {
-		if s.Position == 0 {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		pos, _, ok = h.nextPosition(0)
-	}
-	for ok {
+	order := h.positionOrder()
+	for k := range h.ReadList {
+		s := h.ReadList[order.at(k)]
 		n := len(dst)
-		if n < cap(dst) {
-			dst = dst[:n+1]
-		} else {
-			dst = append(dst, ReadChunk{})
-		}
-		c := &dst[n]
-		c.Position, c.Segments = pos, c.Segments[:0]
-		for _, s := range h.ReadList {
-			if s.Position == pos {
-				c.Segments = append(c.Segments, s.Segment)
+		if n == 0 || dst[n-1].Position != s.Position {
+			if n < cap(dst) {
+				dst = dst[:n+1]
+			} else {
+				dst = append(dst, ReadChunk{})
 			}
+			dst[n].Position, dst[n].Segments = s.Position, dst[n].Segments[:0]
+			n++
 		}
-		pos, _, ok = h.nextPosition(pos)
+		dst[n-1].Segments = append(dst[n-1].Segments, s.Segment)
 	}
 	return dst
+}
+
+// readOrder lists Read list indexes in ascending position, list order
+// within a position; nil stands for the list's own order.
+type readOrder []int
+
+func (o readOrder) at(k int) int {
+	if o == nil {
+		return k
+	}
+	return o[k]
+}
+
+// positionOrder returns the order in which the Read list's chunks are
+// walked: one sort, not a scan of the list per position (a 4 MiB Read
+// list of distinct positions took minutes that way). A list already in
+// order, as senders write it, costs no allocation.
+func (h *Header) positionOrder() readOrder {
+	byPos := func(a, b ReadSegment) int { return cmp.Compare(a.Position, b.Position) }
+	if slices.IsSortedFunc(h.ReadList, byPos) {
+		return nil
+	}
+	o := make(readOrder, len(h.ReadList))
+	for i := range o {
+		o[i] = i
+	}
+	slices.SortStableFunc(o, func(a, b int) int { return byPos(h.ReadList[a], h.ReadList[b]) })
+	return o
 }
