@@ -9,6 +9,10 @@ import (
 // maxSends bounds the Send completions the Positions pane remembers.
 const maxSends = 32
 
+// maxFactKeys bounds the contexts and tasks remembered: an attached view
+// reads events from a socket, and ids it has never seen cost nothing.
+const maxFactKeys = 4096
+
 // facts is what the panes need that a snapshot does not say, read from the
 // events as they arrive: whether an R/W context was reused, how many SQEs
 // a waiting thread needs, and the order Send completions came back in.
@@ -36,16 +40,19 @@ func (f *facts) observe(e *trace.Event) {
 	switch e.Func {
 	case "kmalloc_node":
 		if id, ok := argInt(e, "rw"); ok {
+			bound(f.rwReused)
 			f.rwReused[id] = false
 			f.rwNew++
 		}
 	case "llist_del_first":
 		if id, ok := argInt(e, "rw"); ok {
+			bound(f.rwReused)
 			f.rwReused[id] = true
 			f.rwReuse++
 		}
 	case "svcrdma_sq_full":
 		if n, ok := argInt(e, "need"); ok {
+			bound(f.sqNeed)
 			f.sqNeed[e.Task] = n
 		}
 	case "svcrdma_sq_retry", "sc_sq_avail":
@@ -59,6 +66,14 @@ func (f *facts) observe(e *trace.Event) {
 			f.sends = append(f.sends[:0], f.sends[1:]...)
 		}
 		f.sends = append(f.sends, sendDone{pos: uint64(pos), ok: arg(e, "status") == "SUCCESS"})
+	}
+}
+
+// bound forgets everything in m once it holds maxFactKeys keys: what the
+// panes lose is a "reused" label, never memory.
+func bound[K comparable, V any](m map[K]V) {
+	if len(m) >= maxFactKeys {
+		clear(m)
 	}
 }
 

@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -74,8 +75,9 @@ func readGroup(rd engine.ReadSnap, threads []engine.ThreadSnap, known map[string
 		b.page(p.Index, p.Name, p.Extents)
 	}
 	if len(rd.Pages) == 0 {
+		sgl := sglPages(rd.RWCtxts)
 		for _, t := range threads {
-			if walking(t) || sharesPages(t, rd.RWCtxts) {
+			if walking(t) || sharesPages(t, sgl) {
 				for _, p := range t.Pages {
 					b.page(p.Index, p.Name, p.Extents)
 				}
@@ -149,14 +151,21 @@ func walking(t engine.ThreadSnap) bool {
 	return slices.Contains(t.Frames, "svc_rdma_process_read_list")
 }
 
-func sharesPages(t engine.ThreadSnap, ctxts []engine.RWCtxtSnap) bool {
+// sglPages is the set of pages the contexts' SGLs point into.
+func sglPages(ctxts []engine.RWCtxtSnap) map[string]bool {
+	set := map[string]bool{}
+	for _, c := range ctxts {
+		for _, e := range c.SGL {
+			set[e.Page] = true
+		}
+	}
+	return set
+}
+
+func sharesPages(t engine.ThreadSnap, sgl map[string]bool) bool {
 	for _, p := range t.Pages {
-		for _, c := range ctxts {
-			for _, e := range c.SGL {
-				if e.Page == p.Name {
-					return true
-				}
-			}
+		if sgl[p.Name] {
+			return true
 		}
 	}
 	return false
@@ -166,18 +175,21 @@ func sharesPages(t engine.ThreadSnap, ctxts []engine.RWCtxtSnap) bool {
 type boxBuilder struct {
 	boxes []pageBox
 	index map[string]int
-	last  int // slot of the page met last, for pages whose slot is unknown
+	taken map[int]bool // slots of the boxes
+	skip  map[int]int  // a taken slot → a slot past it to look from (free)
+	last  int          // slot of the page met last, for pages whose slot is unknown
 }
 
 func (b *boxBuilder) has(name string) bool { _, ok := b.index[name]; return ok }
 
 func (b *boxBuilder) box(name string, slot int) *pageBox {
 	if b.index == nil {
-		b.index, b.last = map[string]int{}, -1
+		b.index, b.taken, b.skip, b.last = map[string]int{}, map[int]bool{}, map[int]int{}, -1
 	}
 	if i, ok := b.index[name]; ok {
 		if slot >= 0 && b.boxes[i].slot < 0 {
 			b.boxes[i].slot = slot
+			b.taken[slot] = true
 		}
 		b.last = max(b.last, b.boxes[i].slot)
 		return &b.boxes[i]
@@ -185,24 +197,38 @@ func (b *boxBuilder) box(name string, slot int) *pageBox {
 	if slot < 0 {
 		// The walk fills rq_pages in order: an SGL page we have no slot
 		// for comes after the last page met.
-		slot = b.last + 1
-		for b.slotTaken(slot) {
-			slot++
-		}
+		slot = b.free(b.last + 1)
 	}
 	b.last = slot
+	b.taken[slot] = true
 	b.index[name] = len(b.boxes)
 	b.boxes = append(b.boxes, pageBox{slot: slot, name: name})
 	return &b.boxes[len(b.boxes)-1]
 }
 
-func (b *boxBuilder) slotTaken(slot int) bool {
-	for _, x := range b.boxes {
-		if x.slot == slot {
-			return true
+// free is the first slot from slot on that no box has. Slots never become
+// free again, so the skips it leaves stay true and a page list of any
+// shape costs about linear time.
+func (b *boxBuilder) free(slot int) int {
+	s := slot
+	for b.taken[s] {
+		if n, ok := b.skip[s]; ok && n > s {
+			s = n
+		} else {
+			s++
 		}
 	}
-	return false
+	for x := slot; x < s; {
+		n, ok := b.skip[x]
+		if !ok || n <= x {
+			n = x + 1
+		}
+		if b.taken[x] {
+			b.skip[x] = s
+		}
+		x = n
+	}
+	return s
 }
 
 // page adds a page whose slot and landed extents are known.
@@ -229,7 +255,7 @@ func (b *boxBuilder) planned(e engine.SGESnap, owner string, known map[string]en
 // sorted returns the boxes in slot order.
 func (b *boxBuilder) sorted() []pageBox {
 	out := slices.Clone(b.boxes)
-	slices.SortStableFunc(out, func(x, y pageBox) int { return x.slot - y.slot })
+	slices.SortStableFunc(out, func(x, y pageBox) int { return cmp.Compare(x.slot, y.slot) })
 	return out
 }
 

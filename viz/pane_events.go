@@ -25,10 +25,9 @@ func (eventsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 	}
 	var narr []line
 	if m.Narration != "" {
-		for _, l := range wrap(m.Narration, r.W) {
+		for _, l := range wrap(m.Narration, r.W, max(1, r.H/2)) {
 			narr = append(narr, line{}.add(l, th.Good))
 		}
-		narr = narr[:min(len(narr), max(1, r.H/2))]
 		narr = append(narr, line{}.add(repeat("─", r.W), th.Sep))
 	}
 	drawLines(s, Rect{r.X, r.Y, r.W, len(narr)}, narr, 0, th.Dim)
@@ -75,31 +74,39 @@ func eventStyle(k trace.Kind, th Theme) tcell.Style {
 	return th.EvPoint
 }
 
-// wrap breaks text into lines of at most w runes at spaces.
-func wrap(text string, w int) []string {
-	if w < 1 {
+// wrap breaks text into at most n lines of at most w runes at spaces; a
+// word longer than w is cut. It stops at the n'th line, so a lesson's
+// text costs what is shown, whatever its length.
+func wrap(text string, w, n int) []string {
+	if w < 1 || n < 1 {
 		return nil
 	}
 	var out []string
-	for _, para := range strings.Split(text, "\n") {
-		cur := ""
-		for _, word := range strings.Fields(para) {
+	for para := range strings.SplitSeq(text, "\n") {
+		para = cellText(para) // widths are those of what is drawn
+		var cur []rune
+		for word := range strings.FieldsSeq(para) {
+			rw := []rune(word)
 			switch {
-			case cur == "":
-				cur = word
-			case len([]rune(cur))+1+len([]rune(word)) <= w:
-				cur += " " + word
+			case len(cur) == 0:
+				cur = rw
+			case len(cur)+1+len(rw) <= w:
+				cur = append(append(cur, ' '), rw...)
 			default:
-				out = append(out, cur)
-				cur = word
+				out = append(out, string(cur))
+				cur = rw
 			}
-			for len([]rune(cur)) > w {
-				r := []rune(cur)
-				out = append(out, string(r[:w]))
-				cur = string(r[w:])
+			for len(cur) > w && len(out) < n {
+				out = append(out, string(cur[:w]))
+				cur = cur[w:]
+			}
+			if len(out) >= n {
+				return out[:n]
 			}
 		}
-		out = append(out, cur)
+		if out = append(out, string(cur)); len(out) >= n {
+			return out[:n]
+		}
 	}
 	return out
 }

@@ -68,6 +68,10 @@ type PacketsView struct {
 // maxBack bounds the jumps remembered.
 const maxBack = 64
 
+// maxTreeIndent bounds a detail line's indentation: a depth the decoder
+// reports is drawn, never trusted as a repeat count.
+const maxTreeIndent = 32
+
 func (packetsPane) Title(m *Model, w int) string {
 	if m.Packets == nil || m.Packets.Len() == 0 {
 		return "Packets"
@@ -156,7 +160,7 @@ func (packetsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 		}
 		var lines []line
 		for k, d := range details {
-			text := repeat("  ", d.Depth) + d.Text
+			text := repeat("  ", min(d.Depth, maxTreeIndent)) + d.Text
 			if k == cur {
 				lines = append(lines, line{}.add(pad(text, r.W), lineSt))
 			} else {
@@ -194,7 +198,7 @@ func progressLine(pr PacketProgress, w int, th Theme) line {
 	text := fmt.Sprintf("indexing %d%% · %s packets ", int(pr.Fraction*100), cli.Thousands(pr.Packets))
 	l := line{}.add(text, th.Base)
 	if bar := w - len([]rune(text)); bar > 0 {
-		done := min(bar, int(pr.Fraction*float64(bar)))
+		done := min(max(int(pr.Fraction*float64(bar)), 0), bar)
 		l = l.add(strings.Repeat("█", done), th.GaugeUsed).add(strings.Repeat("░", bar-done), th.GaugeFree)
 	}
 	return l

@@ -92,7 +92,7 @@ func groupLines(g pageGroup, w, pageSize, rows int, th Theme) []line {
 		out = append(out, boxes)
 		// The cursor may sit one past the last page: the next page to fill.
 		if g.cursor && cur >= i && (cur < j || (cur == j && j == len(g.boxes))) {
-			col := (cur-i)*(k+3) + 1 + min(k-1, g.curOff*k/pageSize)
+			col := (cur-i)*(k+3) + 1 + min(k-1, min(max(g.curOff, 0), pageSize)*k/pageSize)
 			if cur == len(g.boxes) {
 				col = min((cur-i)*(k+3)-1, w-1) // just past the last page
 			}

@@ -2,6 +2,7 @@ package viz
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -79,9 +80,11 @@ func queuedPositions(chains []engine.ChainSnap) map[uint64]bool {
 // numberLine draws positions lo..hi: tick labels, the axis with each reply,
 // and the P and A markers on their own row.
 func numberLine(p engine.PositionSnap, queued map[uint64]bool, w int, th Theme) []line {
-	hi := max(p.PostSeq, p.AckedPos) + 1
+	// Positions may come from a file or a socket: +1 saturates, and every
+	// loop below runs over the span shown, never up to hi.
+	hi := next(max(p.PostSeq, p.AckedPos))
 	for _, r := range p.Replies {
-		hi = max(hi, r.Pos+1)
+		hi = max(hi, next(r.Pos))
 	}
 	hi = max(hi, 3)
 	// Spread the positions over the width, 3 to 8 cells apart; when even
@@ -95,7 +98,8 @@ func numberLine(p engine.PositionSnap, queued map[uint64]bool, w int, th Theme) 
 	col := func(pos uint64) int { return int(pos-lo) * step }
 	n := int(hi-lo)*step + 1
 	ticks := []rune(repeat(" ", n))
-	for pos := lo; pos <= hi; pos++ {
+	for i := uint64(0); i <= hi-lo; i++ {
+		pos := lo + i
 		label := []rune(fmt.Sprint(pos))
 		c := col(pos)
 		if c+len(label) <= n {
@@ -139,6 +143,14 @@ func numberLine(p engine.PositionSnap, queued map[uint64]bool, w int, th Theme) 
 		row = append(row, span{key, th.Dim})
 	}
 	return []line{line{}.add(string(ticks), th.Dim), axis, line(row)}
+}
+
+// next is pos+1, or pos when that would wrap.
+func next(pos uint64) uint64 {
+	if pos == math.MaxUint64 {
+		return pos
+	}
+	return pos + 1
 }
 
 // sendOrder lists the Send completions as they came back; one whose

@@ -19,6 +19,7 @@ func chainBreaks(nents, first int) []int {
 	if first < 2 || nents <= first {
 		return nil
 	}
+	nents = min(nents, maxEntries) // a claim from a file: the loop below runs nents/127 times
 	var out []int
 	at, size := 0, first
 	for left := nents; left > size; {
@@ -143,9 +144,9 @@ func legend(th Theme) line {
 	return l.add("· empty  ", th.Dim).add("▲", th.Cursor).add(" rc_curpage", th.Dim)
 }
 
-// pageSizeOf is the snapshot's page size (4096 when unset).
+// pageSizeOf is the snapshot's page size (4096 when unset or absurd).
 func pageSizeOf(s *engine.Snapshot) int {
-	if s.Settings.PageSize > 0 {
+	if s.Settings.PageSize > 0 && s.Settings.PageSize <= maxPageSize {
 		return s.Settings.PageSize
 	}
 	return 4096

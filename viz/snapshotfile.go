@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/gdamore/tcell/v2"
+
+	"github.com/rdmalab/rdmalab/captures/safe"
 )
 
 // snapshotFile is what `view --snapshot FILE` accepts: a bare
@@ -21,18 +24,37 @@ type snapshotFile struct {
 	Narration string        `json:"narration"`
 }
 
-// LoadSnapshot reads a snapshot file. A JSON error names the file and the
-// byte offset (and line and column) where it was found.
+// LoadSnapshot reads a snapshot file and checks it (validateFrame). A
+// JSON error names the file and the byte offset (and line and column)
+// where it was found, a bad value the file and the field's JSON path.
 func LoadSnapshot(path string) (Frame, error) {
-	data, err := os.ReadFile(path)
+	data, err := readSnapshotFile(path)
 	if err != nil {
-		return Frame{}, fmt.Errorf("read snapshot: %w", err)
+		return Frame{}, err
 	}
 	f, err := decodeSnapshot(data)
 	if err != nil {
-		return Frame{}, fmt.Errorf("%s: %w", path, err)
+		return Frame{}, fmt.Errorf("%s: %w", safe.Text(path), err)
 	}
 	return f, nil
+}
+
+// readSnapshotFile reads at most maxSnapshotFile bytes of path: a FIFO or
+// /dev/zero is a file too.
+func readSnapshotFile(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot: %w", err)
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, maxSnapshotFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot %s: %w", safe.Text(path), err)
+	}
+	if len(data) > maxSnapshotFile {
+		return nil, fmt.Errorf("%s: more than %d MiB: not a snapshot", safe.Text(path), maxSnapshotFile>>20)
+	}
+	return data, nil
 }
 
 // decodeSnapshot decodes the content of a snapshot file.
@@ -42,10 +64,11 @@ func decodeSnapshot(data []byte) (Frame, error) {
 		return Frame{}, placeJSONError(data, err)
 	}
 	w := wireFrame{Snapshot: sf.wireSnapshot, Events: sf.Events, Narration: sf.Narration}
+	snap := ""
 	if sf.Frame != nil {
-		w.Snapshot = *sf.Frame
+		w.Snapshot, snap = *sf.Frame, "snapshot."
 	}
-	return w.frame()
+	return w.frame(snap)
 }
 
 // placeJSONError adds the byte offset, line and column to a decoding error.

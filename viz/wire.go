@@ -51,21 +51,24 @@ func (w *wireEvent) event() (trace.Event, error) {
 	return e, nil
 }
 
-func (w *wireSnapshot) snapshot() (engine.Snapshot, error) {
+// snapshot converts w; p is its JSON path prefix, for errors.
+func (w *wireSnapshot) snapshot(p string) (engine.Snapshot, error) {
 	s := w.Snapshot
 	s.LastEvent = nil
 	if w.LastEvent != nil {
 		e, err := w.LastEvent.event()
 		if err != nil {
-			return s, fmt.Errorf("last_event: %w", err)
+			return s, fmt.Errorf("field %slast_event.kind: %w", p, err)
 		}
 		s.LastEvent = &e
 	}
 	return s, nil
 }
 
-func (w *wireFrame) frame() (Frame, error) {
-	s, err := w.Snapshot.snapshot()
+// frame converts w and checks it (validateFrame); snap is the JSON path
+// prefix of its snapshot.
+func (w *wireFrame) frame(snap string) (Frame, error) {
+	s, err := w.Snapshot.snapshot(snap)
 	if err != nil {
 		return Frame{}, err
 	}
@@ -73,20 +76,24 @@ func (w *wireFrame) frame() (Frame, error) {
 	for i := range w.Events {
 		e, err := w.Events[i].event()
 		if err != nil {
-			return Frame{}, err
+			return Frame{}, fmt.Errorf("field events[%d].kind: %w", i, err)
 		}
 		f.Events = append(f.Events, e)
+	}
+	if err := validateFrame(&f, snap); err != nil {
+		return Frame{}, err
 	}
 	return f, nil
 }
 
-// UnmarshalJSON decodes a frame as Publish writes it.
+// UnmarshalJSON decodes a frame as Publish writes it, checked as a
+// snapshot file is: it may come from a socket anyone of this user made.
 func (f *Frame) UnmarshalJSON(b []byte) error {
 	var w wireFrame
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	fr, err := w.frame()
+	fr, err := w.frame("snapshot.")
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,260 @@
+package viz
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+
+	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// A snapshot from a file or a socket is a claim: every number the panes
+// use as a size, an index, a repeat count or a loop bound is checked
+// against what a session can really produce, and the whole is bounded, so
+// a bad one is refused before anything is drawn. The limits are far above
+// what the REPL's settings allow (page_size ≤ 65536, sizes ≤ 16 MiB,
+// sq_depth ≤ 2^20, 64 threads).
+const (
+	maxSnapshotFile = 64 << 20 // bytes of a snapshot file
+	maxItems        = 1 << 18  // list elements in a whole frame
+	maxList         = 1 << 14  // elements of one list: pages, SGL entries, WRs, events…
+	maxString       = 64 << 10 // bytes of one string
+	maxNarration    = 1 << 20  // bytes of a lesson's text
+	maxEventDepth   = 255      // call depth of an event
+	maxPageSize     = 1 << 20
+	maxPages        = 1 << 14 // rq_pages slots, rc_page_count
+	maxEntries      = 1 << 14 // SGL entries (nents, first_sgl_nents)
+	maxWQEs         = 1 << 22 // sc_sq_depth, sc_sq_avail, a chain's sqecount
+	maxPosition     = 1 << 48 // reply positions, sc_post_seq, xpt_acked_pos
+)
+
+// validateFrame checks a decoded frame; snap is the JSON path of its
+// snapshot ("snapshot." in a frame, "" in a bare snapshot file). The error
+// names the field by its JSON path.
+func validateFrame(f *Frame, snap string) error {
+	items := 0
+	if err := checkSizes(reflect.ValueOf(f.Snapshot), strings.TrimSuffix(snap, "."), &items); err != nil {
+		return err
+	}
+	if err := checkSizes(reflect.ValueOf(f.Events), "events", &items); err != nil {
+		return err
+	}
+	if len(f.Narration) > maxNarration {
+		return fmt.Errorf("field narration: %d bytes, more than the %d a lesson's text may have", len(f.Narration), maxNarration)
+	}
+	for i := range f.Events {
+		if err := checkEvent(&f.Events[i], fmt.Sprintf("events[%d].", i)); err != nil {
+			return err
+		}
+	}
+	return checkSnapshot(&f.Snapshot, snap)
+}
+
+// checkSizes bounds every string and list under v, and the elements of all
+// lists together; path is v's JSON path.
+func checkSizes(v reflect.Value, path string, items *int) error {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		return checkSizes(v.Elem(), path, items)
+	case reflect.String:
+		if v.Len() > maxString {
+			return fmt.Errorf("field %s: %d bytes, more than the %d a string may have", path, v.Len(), maxString)
+		}
+	case reflect.Slice, reflect.Map:
+		n := v.Len()
+		if n > maxList {
+			return fmt.Errorf("field %s: %d elements, more than the %d a list may have", path, n, maxList)
+		}
+		if *items += n; *items > maxItems {
+			return fmt.Errorf("field %s: more than %d list elements in all", path, maxItems)
+		}
+		if v.Kind() == reflect.Map {
+			it := v.MapRange()
+			for it.Next() {
+				p := fmt.Sprintf("%s[%v]", path, it.Key())
+				if err := checkSizes(it.Key(), p, items); err != nil {
+					return err
+				}
+				if err := checkSizes(it.Value(), p, items); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		for i := range n {
+			if err := checkSizes(v.Index(i), fmt.Sprintf("%s[%d]", path, i), items); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if path != "" {
+				name = path + "." + name
+			}
+			if err := checkSizes(v.Field(i), name, items); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// inRange reports a number outside lo..hi as an error naming its field.
+func inRange[T int | int64 | uint64](path string, v, lo, hi T) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("field %s: %d is out of range (%d..%d)", path, v, lo, hi)
+	}
+	return nil
+}
+
+// checks runs range checks in order and returns the first failure.
+func checks(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkEvent(e *trace.Event, p string) error {
+	return inRange(p+"depth", e.Depth, 0, maxEventDepth)
+}
+
+// checkSnapshot checks the numbers the panes draw with; p is the JSON path
+// prefix of the snapshot.
+func checkSnapshot(s *engine.Snapshot, p string) error {
+	ps := s.Settings.PageSize
+	if err := inRange(p+"settings.page_size", ps, 0, maxPageSize); err != nil {
+		return err
+	}
+	if ps == 0 {
+		ps = maxPageSize // unknown: the view assumes 4096, any offset up to the limit draws
+	}
+	if s.LastEvent != nil {
+		if err := checkEvent(s.LastEvent, p+"last_event."); err != nil {
+			return err
+		}
+	}
+	for i, t := range s.Threads {
+		if err := checkPages(t.Pages, fmt.Sprintf("%sthreads[%d].pages", p, i), ps); err != nil {
+			return err
+		}
+	}
+	for i, rd := range s.Reads {
+		q := fmt.Sprintf("%sreads[%d].", p, i)
+		if err := checks(
+			inRange(q+"rc_curpage", rd.CurPage, 0, maxPages),
+			inRange(q+"rc_pageoff", rd.PageOff, 0, ps),
+			inRange(q+"rc_page_count", rd.PageCount, 0, maxPages),
+			inRange(q+"rc_readbytes", int64(rd.ReadBytes), 0, int64(maxPages)*int64(maxPageSize)),
+			inRange(q+"cc_sqecount", rd.SQECount, 0, maxWQEs),
+			checkPages(rd.Pages, q+"pages", ps),
+			checkCtxts(rd.RWCtxts, q+"rw_ctxts", ps),
+		); err != nil {
+			return err
+		}
+	}
+	if err := checkCtxts(s.RWCtxts.InUse, p+"rw_ctxts.in_use", ps); err != nil {
+		return err
+	}
+	for i, c := range s.Chains {
+		q := fmt.Sprintf("%schains[%d].", p, i)
+		if err := checks(
+			inRange(q+"sqecount", c.SQECount, 0, maxWQEs),
+			inRange(q+"pos", c.Pos, 0, maxPosition),
+		); err != nil {
+			return err
+		}
+		for j, w := range c.WRs {
+			if err := checkSGEs(w.SGEs, fmt.Sprintf("%swrs[%d].sges", q, j), ps); err != nil {
+				return err
+			}
+		}
+	}
+	q := p + "sq."
+	if err := checks(
+		inRange(q+"sc_sq_depth", s.SQ.Depth, 0, maxWQEs),
+		inRange(q+"sc_sq_avail", s.SQ.Avail, -maxWQEs, maxWQEs),
+		inRange(q+"sq_starve", s.SQ.Starve, 0, math.MaxInt),
+	); err != nil {
+		return err
+	}
+	q = p + "positions."
+	if err := checks(
+		inRange(q+"sc_post_seq", s.Positions.PostSeq, 0, maxPosition),
+		inRange(q+"xpt_acked_pos", s.Positions.AckedPos, 0, maxPosition),
+	); err != nil {
+		return err
+	}
+	for i, r := range s.Positions.Replies {
+		if err := inRange(fmt.Sprintf("%sreplies[%d].pos", q, i), r.Pos, 0, maxPosition); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkPages checks page slots and the byte ranges drawn in them.
+func checkPages(pages []engine.PageSnap, p string, ps int) error {
+	for i, pg := range pages {
+		q := fmt.Sprintf("%s[%d].", p, i)
+		if err := inRange(q+"index", pg.Index, 0, maxPages-1); err != nil {
+			return err
+		}
+		for j, e := range pg.Extents {
+			r := fmt.Sprintf("%sextents[%d].", q, j)
+			if err := checks(
+				inRange(r+"Off", e.Off, 0, ps),
+				inRange(r+"Len", e.Len, 0, ps-e.Off),
+			); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func checkCtxts(cs []engine.RWCtxtSnap, p string, ps int) error {
+	for i, c := range cs {
+		q := fmt.Sprintf("%s[%d].", p, i)
+		if err := checks(
+			inRange(q+"nents", c.NEnts, 0, maxEntries),
+			inRange(q+"first_sgl_nents", c.FirstSGLNents, 0, maxEntries),
+			checkSGEs(c.SGL, q+"sgl", ps),
+		); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkSGEs(sges []engine.SGESnap, p string, ps int) error {
+	for i, e := range sges {
+		q := fmt.Sprintf("%s[%d].", p, i)
+		if err := checks(
+			inRange(q+"off", e.Off, 0, ps),
+			inRange(q+"len", e.Len, 0, ps),
+		); err != nil {
+			return err
+		}
+	}
+	return nil
+}
