@@ -21,15 +21,23 @@ func (o *offscreen) reset(s tcell.Screen, st tcell.Style) {
 
 func (o *offscreen) Size() (int, int) { return o.buf.Size() }
 
+// Put is the one place text goes into cells (celltext.go): the grapheme
+// it took is checked, and if it holds a control, the text is put again
+// escaped, so the caller goes on with the escaped rest. Safe text costs a
+// check of the few bytes of one cell.
 func (o *offscreen) Put(x, y int, str string, st tcell.Style) (string, int) {
-	return o.buf.Put(x, y, str, st)
+	rest, w := o.buf.Put(x, y, str, st)
+	if !cellSafe(str[:len(str)-len(rest)]) {
+		return o.buf.Put(x, y, cellText(str), st)
+	}
+	return rest, w
 }
 
 func (o *offscreen) PutStrStyled(x, y int, str string, st tcell.Style) {
 	w, h := o.buf.Size()
 	for str != "" && x < w && y < h {
 		var n int
-		str, n = o.buf.Put(x, y, str, st)
+		str, n = o.Put(x, y, str, st)
 		if n == 0 {
 			break
 		}
@@ -41,15 +49,40 @@ func (o *offscreen) PutStr(x, y int, str string) { o.PutStrStyled(x, y, str, tce
 
 func (o *offscreen) Get(x, y int) (string, tcell.Style, int) { return o.buf.Get(x, y) }
 
-func (o *offscreen) Fill(r rune, st tcell.Style) { o.buf.Fill(r, st) }
+func (o *offscreen) Fill(r rune, st tcell.Style) {
+	if !cellSafe(string(r)) {
+		r = '?'
+	}
+	o.buf.Fill(r, st)
+}
 
 func (o *offscreen) Clear() { o.buf.Fill(' ', tcell.StyleDefault) }
 
 // SetContent is tcell's deprecated setter, kept so nothing bypasses the
 // buffer.
 func (o *offscreen) SetContent(x, y int, r rune, comb []rune, st tcell.Style) {
-	o.buf.Put(x, y, string(append([]rune{r}, comb...)), st)
+	o.Put(x, y, string(append([]rune{r}, comb...)), st)
 }
+
+// SetCell is the other deprecated setter.
+func (o *offscreen) SetCell(x, y int, st tcell.Style, ch ...rune) {
+	if len(ch) > 0 {
+		o.Put(x, y, string(ch), st)
+	}
+}
+
+// GetContent reads the buffer, as Get does.
+func (o *offscreen) GetContent(x, y int) (rune, []rune, tcell.Style, int) {
+	str, st, w := o.buf.Get(x, y)
+	rs := []rune(str)
+	if len(rs) == 0 {
+		return ' ', nil, st, w
+	}
+	return rs[0], rs[1:], st, w
+}
+
+// SetTitle reaches the terminal as it is: it is escaped like a cell.
+func (o *offscreen) SetTitle(title string) { o.Screen.SetTitle(cellText(title)) }
 
 // flush copies the cells that differ from what the screen holds.
 func (o *offscreen) flush() {
