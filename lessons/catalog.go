@@ -1,0 +1,158 @@
+package lessons
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+//go:embed *.md
+var shipped embed.FS
+
+// Shipped is the lessons that come with rdmalab: the *.md files at the
+// top and the files/ folder their `files:` lines name.
+func Shipped() fs.FS { return shipped }
+
+// Dir is a folder of lessons: the shipped ones, or a trainer's.
+type Dir struct {
+	FS   fs.FS
+	Name string // how lists name it: "shipped", or the folder's path
+}
+
+// Entry is one lesson file of a catalog: parsed, or with its fault.
+type Entry struct {
+	Lesson *Lesson // nil when Err is set
+	Err    error
+	File   string // path inside Dir
+	Dir    Dir
+}
+
+// Name is the lesson's name, or its file's when it does not parse.
+func (e *Entry) Name() string {
+	if e.Lesson != nil {
+		return e.Lesson.Name
+	}
+	return strings.TrimSuffix(path.Base(e.File), ".md")
+}
+
+// ReadFile reads a file the lesson's `files:` line names, from the files/
+// folder beside it.
+func (e *Entry) ReadFile(name string) ([]byte, error) {
+	if !validFile(name) {
+		return nil, fmt.Errorf("file %q: not a plain file name", name)
+	}
+	return fs.ReadFile(e.Dir.FS, path.Join(path.Dir(e.File), "files", name))
+}
+
+// Catalog is every lesson the learner can take, shipped ones first, then
+// each folder added in order. A later lesson with the same name as an
+// earlier one takes its place: a trainer may rewrite a shipped lesson.
+type Catalog struct {
+	entries []*Entry
+}
+
+// Load reads the *.md files at the top of each folder, in name order.
+// A file that does not parse stays in the catalog with its error, so a
+// list can show it and the rest still run.
+func Load(validate Validator, dirs ...Dir) (*Catalog, error) {
+	c := &Catalog{}
+	byName := map[string]int{}
+	for _, d := range dirs {
+		names, err := fs.Glob(d.FS, "*.md")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Name, err)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if strings.EqualFold(n, "README.md") {
+				continue
+			}
+			e := &Entry{File: n, Dir: d}
+			label := n
+			if d.Name != "shipped" {
+				label = path.Join(d.Name, n)
+			}
+			data, err := readLimited(d.FS, n)
+			if err != nil {
+				e.Err = fmt.Errorf("%s: %w", label, err)
+			} else {
+				e.Lesson, e.Err = Parse(label, data, validate)
+			}
+			if i, dup := byName[e.Name()]; dup {
+				c.entries[i] = e
+				continue
+			}
+			byName[e.Name()] = len(c.entries)
+			c.entries = append(c.entries, e)
+		}
+	}
+	return c, nil
+}
+
+func readLimited(fsys fs.FS, name string) ([]byte, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file")
+	}
+	if st.Size() > MaxFileSize {
+		return nil, fmt.Errorf("%d bytes: a lesson file is at most %d", st.Size(), MaxFileSize)
+	}
+	return fs.ReadFile(fsys, name)
+}
+
+// Entries lists the catalog in order.
+func (c *Catalog) Entries() []*Entry { return c.entries }
+
+// Find returns the lesson called name, or an error that suggests the
+// nearest name.
+func (c *Catalog) Find(name string) (*Entry, error) {
+	for _, e := range c.entries {
+		if e.Name() == name {
+			if e.Err != nil {
+				return e, e.Err
+			}
+			return e, nil
+		}
+	}
+	best, bestD := "", 4
+	for _, e := range c.entries {
+		d := distance(name, e.Name())
+		if strings.HasPrefix(e.Name(), name) {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = e.Name(), d
+		}
+	}
+	if best != "" {
+		return nil, fmt.Errorf("no lesson %q: did you mean %s?", name, best)
+	}
+	return nil, fmt.Errorf("no lesson %q (learn lists them)", name)
+}
+
+// distance is the Levenshtein distance, for "did you mean".
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
