@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gdamore/tcell/v2"
 	"github.com/rdmalab/rdmalab/captures/pcapfile"
 	"github.com/rdmalab/rdmalab/viz"
 )
@@ -58,7 +57,7 @@ func runView(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
 			return exitFailed
 		}
-		screen, err := tcell.NewScreen()
+		screen, err := viz.NewScreen()
 		if err != nil {
 			fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
 			return exitRuntime
@@ -74,7 +73,7 @@ func runView(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
 		return exitFailed
 	}
-	screen, err := tcell.NewScreen()
+	screen, err := viz.NewScreen()
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
 		return exitRuntime
@@ -101,7 +100,7 @@ func checkCapture(path string) error {
 
 // viewCapture browses a capture in the packets layout.
 func viewCapture(ctx context.Context, path string, stderr io.Writer) int {
-	screen, err := tcell.NewScreen()
+	screen, err := viz.NewScreen()
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
 		return exitRuntime

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/gdamore/tcell/v2"
 	"github.com/rdmalab/rdmalab/captures/replay"
 	"github.com/rdmalab/rdmalab/viz"
 )
@@ -76,7 +75,7 @@ func runReplayCmd(c *Ctx, a Args, out io.Writer) error {
 		}
 		c.data, c.hasData = sum, true
 	case s.tty && !text && !c.JSON:
-		screen, err := tcell.NewScreen()
+		screen, err := viz.NewScreen()
 		if err != nil {
 			return fmt.Errorf("open the terminal: %w", err)
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/gdamore/tcell/v2"
 	"github.com/rdmalab/rdmalab/viz"
 )
 
@@ -29,7 +28,7 @@ func viewCommand() *Command {
 			if !s.tty {
 				return errNoTerminal
 			}
-			screen, err := tcell.NewScreen()
+			screen, err := viz.NewScreen()
 			if err != nil {
 				return fmt.Errorf("open the terminal: %w", err)
 			}

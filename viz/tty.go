@@ -1,7 +1,6 @@
 package viz
 
 import (
-	"fmt"
 	"sync"
 	"time"
 
@@ -14,7 +13,7 @@ import (
 func NewScreen() (tcell.Screen, error) {
 	tty, err := tcell.NewDevTty()
 	if err != nil {
-		return nil, fmt.Errorf("open the terminal: %w", err)
+		return nil, err
 	}
 	s, err := tcell.NewTerminfoScreenFromTty(newKeyTty(tty))
 	if err != nil {
