@@ -4,7 +4,8 @@ package nfs
 // (nfs.procedure_v3, nfs.offset3, nfs.count3, nfs.opcode, ...), for a
 // decoder that prints them under Wireshark's names. Only the procedure,
 // the operations, the status and the offsets and counts of READ, WRITE and
-// COMMIT are kept: what a reader of RDMA traffic looks for.
+// COMMIT are kept: what a reader of RDMA traffic looks for; and the names
+// and paths the summary shows escaped, exactly as the wire has them.
 
 import "github.com/rdmalab/rdmalab/captures/xdr"
 
@@ -31,7 +32,31 @@ type Fields struct {
 	HasDataLen bool      //
 	EOF        bool      // READ reply (nfs.read.eof, nfs.eof)
 	HasEOF     bool      //
+
+	// Strings are the names, paths, link targets and NFSv4 tag the
+	// message carries, in wire order, exactly as sent: not fit for a
+	// terminal as they are (see package safe).
+	Strings []StringField
 }
+
+// StringField is a string from the wire under Wireshark's field name.
+type StringField struct {
+	Field string // nfs.name, nfs.readdirplus.entry.name, nfs.tag, ...
+	Value string
+}
+
+// Wireshark's names of the string fields.
+const (
+	fieldName          = "nfs.name"                   // filename3 of diropargs3; an NFSv4 READDIR entry
+	fieldSymlinkTo     = "nfs.symlink.to"             // SYMLINK3args symlink_data
+	fieldReadLinkData  = "nfs.readlink.data"          // READLINK3resok data
+	fieldEntry3Name    = "nfs.readdir.entry3.name"    // entry3
+	fieldEntryPlusName = "nfs.readdirplus.entry.name" // entryplus3
+	fieldComponent     = "nfs.pathname.component"     // component4
+	fieldLinkText      = "nfs.symlink.linktext"       // linktext4
+	fieldEntryName     = "nfs.entry_name"             // entry4 name (with nfs.name)
+	fieldTag           = "nfs.tag"                    // COMPOUND tag, when not empty
+)
 
 // CallFields returns the fields of an NFS call to vers, proc whose
 // arguments are body, as far as they decode; ok is false for programs and
@@ -61,9 +86,12 @@ func CallFields(prog, vers, proc uint32, body []byte) (f Fields, ok bool) {
 			f.Offset, f.Count, f.Stable = a.Offset, a.Count, a.Stable
 			f.HasOffset, f.HasCount, f.HasStable = true, true, true
 		}
+	case vers == 3:
+		s := summary{strs: &f.Strings}
+		callArgs3(&s, Proc3(proc), body) // the names before an undecodable field
 	case vers == 4 && proc == 1:
 		var c Compound4Args
-		c.decode(&r, DataAuto) // the operations before an undecodable one
+		c.decodeWith(&r, DataAuto, &f.Strings) // the operations before an undecodable one
 		f.Ops = make([]Op4, len(c.Ops))
 		io := false
 		for i, op := range c.Ops {
@@ -115,9 +143,14 @@ func ReplyFields(prog, vers, proc uint32, body []byte) (f Fields, ok bool) {
 		if st, err := decodeStat3(&r); err == nil {
 			f.Status, f.HasStatus = uint32(st), true
 		}
+		switch Proc3(proc) {
+		case Proc3ReadLink, Proc3ReadDir, Proc3ReadDirPlus:
+			s := summary{strs: &f.Strings}
+			replyResults3(&s, Proc3(proc), body)
+		}
 	case vers == 4 && proc == 1:
 		var c Compound4Res
-		if c.decode(&r, DataAuto) != nil && len(c.Ops) == 0 && c.NumOps != 0 {
+		if c.decodeWith(&r, DataAuto, &f.Strings) != nil && len(c.Ops) == 0 && c.NumOps != 0 {
 			return f, true
 		}
 		f.Status, f.HasStatus = uint32(c.Status), true

@@ -251,11 +251,18 @@ func (c *Compound4Args) Decode(b []byte, mode DataMode) (n int, err error) {
 }
 
 func (c *Compound4Args) decode(r *xdr.Reader, mode DataMode) error {
+	return c.decodeWith(r, mode, nil)
+}
+
+// decodeWith is decode appending the strings of the call to strs when it
+// is not nil.
+func (c *Compound4Args) decodeWith(r *xdr.Reader, mode DataMode, strs *[]StringField) error {
 	*c = Compound4Args{}
 	var err error
 	if c.Tag, err = r.OpaqueVar(xdr.NoLimit, "tag"); err != nil {
 		return err
 	}
+	addTag(strs, c.Tag)
 	if c.MinorVersion, err = r.Uint32("minorversion"); err != nil {
 		return err
 	}
@@ -269,7 +276,7 @@ func (c *Compound4Args) decode(r *xdr.Reader, mode DataMode) error {
 			return err
 		}
 		op.Op = Op4(v)
-		if err := walkArgs(r, &op, mode); err != nil {
+		if err := walkArgs(r, &op, mode, strs); err != nil {
 			return err
 		}
 		c.Ops = append(c.Ops, op)
@@ -317,6 +324,12 @@ func (c *Compound4Res) Decode(b []byte, mode DataMode) (n int, err error) {
 }
 
 func (c *Compound4Res) decode(r *xdr.Reader, mode DataMode) error {
+	return c.decodeWith(r, mode, nil)
+}
+
+// decodeWith is decode appending the strings of the reply to strs when it
+// is not nil.
+func (c *Compound4Res) decodeWith(r *xdr.Reader, mode DataMode, strs *[]StringField) error {
 	*c = Compound4Res{}
 	st, err := r.Uint32("status")
 	if err != nil {
@@ -326,6 +339,7 @@ func (c *Compound4Res) decode(r *xdr.Reader, mode DataMode) error {
 	if c.Tag, err = r.OpaqueVar(xdr.NoLimit, "tag"); err != nil {
 		return err
 	}
+	addTag(strs, c.Tag)
 	if c.NumOps, err = r.Uint32("numops"); err != nil {
 		return err
 	}
@@ -340,7 +354,7 @@ func (c *Compound4Res) decode(r *xdr.Reader, mode DataMode) error {
 			return err
 		}
 		res.Status = Status4(st)
-		if err := walkResult(r, &res, mode); err != nil {
+		if err := walkResult(r, &res, mode, strs); err != nil {
 			return err
 		}
 		c.Ops = append(c.Ops, res)
@@ -356,4 +370,12 @@ func (c *Compound4Res) AppendTo(b []byte) []byte {
 	w.OpaqueVar(c.Tag)
 	w.Uint32(c.NumOps)
 	return w.Bytes()
+}
+
+// addTag records a COMPOUND's tag; an empty one, as Wireshark leaves it,
+// is not recorded.
+func addTag(strs *[]StringField, tag []byte) {
+	if strs != nil && len(tag) > 0 {
+		*strs = append(*strs, StringField{Field: fieldTag, Value: string(tag)})
+	}
 }

@@ -17,8 +17,9 @@ import "github.com/rdmalab/rdmalab/captures/xdr"
 // walker reads with a sticky error: after the first failure every read
 // returns zero and leaves err as it is.
 type walker struct {
-	r   *xdr.Reader
-	err error
+	r    *xdr.Reader
+	err  error
+	strs *[]StringField // where text records strings, when not nil
 }
 
 func (w *walker) skip(n int, field string) {
@@ -64,6 +65,19 @@ func (w *walker) opaque(field string) []byte {
 }
 
 func (w *walker) str(field string) string { return string(w.opaque(field)) }
+
+// text reads a string and records it under Wireshark's fields ws.
+func (w *walker) text(field string, ws ...string) string {
+	b := w.opaque(field)
+	if w.err != nil || w.strs == nil {
+		return string(b)
+	}
+	v := string(b)
+	for _, f := range ws {
+		*w.strs = append(*w.strs, StringField{Field: f, Value: v})
+	}
+	return v
+}
 
 func (w *walker) stateid(field string) StateID4 {
 	if w.err != nil {
@@ -232,8 +246,8 @@ func (w *walker) writeResponse() {
 }
 
 // walkArgs walks the arguments of op.Op, filling op's optional fields.
-func walkArgs(r *xdr.Reader, op *Op4Call, mode DataMode) error {
-	w := &walker{r: r}
+func walkArgs(r *xdr.Reader, op *Op4Call, mode DataMode, strs *[]StringField) error {
+	w := &walker{r: r, strs: strs}
 	switch op.Op {
 	case Op4Access:
 		w.u32("access")
@@ -247,14 +261,14 @@ func walkArgs(r *xdr.Reader, op *Op4Call, mode DataMode) error {
 		t, off := w.union("objtype")
 		switch t {
 		case 5: // NF4LNK
-			w.opaque("linkdata")
+			w.text("linkdata", fieldLinkText)
 		case 3, 4: // NF4BLK, NF4CHR
 			w.skip(8, "devdata")
 		case 1, 2, 6, 7, 8, 9: // REG, DIR, SOCK, FIFO, ATTRDIR, NAMEDATTR
 		default:
 			w.bad(off, "objtype", t)
 		}
-		op.Name = w.str("objname")
+		op.Name = w.text("objname", fieldComponent)
 		w.fattr("createattrs")
 	case Op4DelegPurge, Op4Renew, Op4DestroyClientID:
 		w.u64("clientid")
@@ -265,7 +279,7 @@ func walkArgs(r *xdr.Reader, op *Op4Call, mode DataMode) error {
 	case Op4GetFH, Op4LookupP, Op4PutPubFH, Op4PutRootFH, Op4ReadLink, Op4RestoreFH,
 		Op4SaveFH, Op4Illegal:
 	case Op4Link:
-		op.Name = w.str("newname")
+		op.Name = w.text("newname", fieldComponent)
 	case Op4Lock:
 		w.u32("locktype")
 		w.boolean("reclaim")
@@ -292,7 +306,7 @@ func walkArgs(r *xdr.Reader, op *Op4Call, mode DataMode) error {
 		op.Offset = w.u64("offset")
 		w.u64("length")
 	case Op4Lookup:
-		op.Name = w.str("objname")
+		op.Name = w.text("objname", fieldComponent)
 	case Op4NVerify, Op4Verify:
 		w.fattr("obj_attributes")
 	case Op4Open:
@@ -322,12 +336,12 @@ func walkArgs(r *xdr.Reader, op *Op4Call, mode DataMode) error {
 		w.u32("maxcount")
 		w.bitmap("attr_request")
 	case Op4Remove:
-		op.Name = w.str("target")
+		op.Name = w.text("target", fieldComponent)
 	case Op4Rename:
-		op.Name = w.str("oldname")
-		w.opaque("newname")
+		op.Name = w.text("oldname", fieldComponent)
+		w.text("newname", fieldComponent)
 	case Op4SecInfo:
-		op.Name = w.str("name")
+		op.Name = w.text("name", fieldComponent)
 	case Op4SetAttr:
 		op.StateID = w.stateid("stateid")
 		w.fattr("obj_attributes")
@@ -548,12 +562,12 @@ func walkOpen(w *walker, op *Op4Call) {
 	claim, off := w.union("claim")
 	switch claim {
 	case 0, 3: // CLAIM_NULL, CLAIM_DELEGATE_PREV
-		op.Name = w.str("file")
+		op.Name = w.text("file", fieldComponent)
 	case 1: // CLAIM_PREVIOUS
 		w.u32("delegate_type")
 	case 2: // CLAIM_DELEGATE_CUR
 		op.StateID = w.stateid("delegate_stateid")
-		op.Name = w.str("file")
+		op.Name = w.text("file", fieldComponent)
 	case 4, 6: // CLAIM_FH, CLAIM_DELEG_PREV_FH
 	case 5: // CLAIM_DELEG_CUR_FH
 		op.StateID = w.stateid("oc_delegate_stateid")
@@ -563,8 +577,8 @@ func walkOpen(w *walker, op *Op4Call) {
 }
 
 // walkResult walks the result of res.Op (whose status is already read).
-func walkResult(r *xdr.Reader, res *Op4Result, mode DataMode) error {
-	w := &walker{r: r}
+func walkResult(r *xdr.Reader, res *Op4Result, mode DataMode, strs *[]StringField) error {
+	w := &walker{r: r, strs: strs}
 	ok := res.Status == NFS4OK
 	switch res.Op {
 	case Op4SetAttr: // attrsset is there whatever the status
@@ -643,12 +657,12 @@ func walkResult(r *xdr.Reader, res *Op4Result, mode DataMode) error {
 		w.skip(8, "cookieverf")
 		for w.err == nil && w.boolean("value_follows") {
 			w.u64("cookie")
-			w.opaque("name")
+			w.text("name", fieldName, fieldEntryName)
 			w.fattr("attrs")
 		}
 		w.boolean("eof")
 	case Op4ReadLink:
-		w.opaque("link")
+		w.text("link", fieldLinkText)
 	case Op4Rename:
 		w.changeInfo()
 		w.changeInfo()

@@ -12,11 +12,16 @@ package nfs
 //
 // NFSv3 arguments: nfs_fh3 first (GETATTR, ACCESS, READ, ...) or diropargs3
 // (LOOKUP, CREATE, REMOVE, ...): | dir (nfs_fh3) | name (filename3) |.
+//
+// A summary is text for a terminal: the names and paths in it are whatever
+// the sender put on the wire, so they are escaped (package safe) and a
+// summary never holds a control character. Fields keeps them exact.
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/captures/safe"
 	"github.com/rdmalab/rdmalab/captures/xdr"
 )
 
@@ -62,13 +67,24 @@ func SummarizeReply(prog, vers, proc uint32, body []byte) string {
 	return s.String()
 }
 
-// summary collects the text and the first decoding error.
+// summary collects the text and the first decoding error and, when strs
+// is set, the strings the message carries (for Fields).
 type summary struct {
-	b   strings.Builder
-	err error
+	b    strings.Builder
+	err  error
+	strs *[]StringField
 }
 
 func (s *summary) printf(format string, args ...any) { fmt.Fprintf(&s.b, format, args...) }
+
+// text records v, a string from the wire, as the value of Wireshark's
+// field and returns it escaped for the summary.
+func (s *summary) text(field, v string) string {
+	if s.strs != nil {
+		*s.strs = append(*s.strs, StringField{Field: field, Value: v})
+	}
+	return safe.Text(v)
+}
 
 func (s *summary) String() string {
 	if s.err != nil {
@@ -212,7 +228,7 @@ func callArgs3(s *summary, proc Proc3, body []byte) error {
 		}
 		switch proc {
 		case Proc3Create:
-			s.printf(", DH: 0x%08x/%s", fh.Hash(), name)
+			s.printf(", DH: 0x%08x/%s", fh.Hash(), s.text(fieldName, name))
 			mode, err := r.Uint32("createmode")
 			if err != nil {
 				return err
@@ -230,15 +246,15 @@ func callArgs3(s *summary, proc Proc3, body []byte) error {
 			if err != nil {
 				return err
 			}
-			s.printf(", From DH: 0x%08x/%s To %s", fh.Hash(), name, to)
+			s.printf(", From DH: 0x%08x/%s To %s", fh.Hash(), s.text(fieldName, name), s.text(fieldSymlinkTo, to))
 		case Proc3Mknod:
 			t, err := r.Uint32("type")
 			if err != nil {
 				return err
 			}
-			s.printf(", FH: 0x%08x/%s %s", fh.Hash(), name, FType3(t))
+			s.printf(", FH: 0x%08x/%s %s", fh.Hash(), s.text(fieldName, name), FType3(t))
 		default:
-			s.printf(", DH: 0x%08x/%s", fh.Hash(), name)
+			s.printf(", DH: 0x%08x/%s", fh.Hash(), s.text(fieldName, name))
 		}
 	case Proc3Rename:
 		fh, name, err := decodeDirOp(&r)
@@ -249,7 +265,7 @@ func callArgs3(s *summary, proc Proc3, body []byte) error {
 		if err != nil {
 			return err
 		}
-		s.printf(", From DH: 0x%08x/%s To DH: 0x%08x/%s", fh.Hash(), name, fh2.Hash(), name2)
+		s.printf(", From DH: 0x%08x/%s To DH: 0x%08x/%s", fh.Hash(), s.text(fieldName, name), fh2.Hash(), s.text(fieldName, name2))
 	case Proc3Link:
 		fh, err := decodeFH3(&r, "file")
 		if err != nil {
@@ -259,7 +275,7 @@ func callArgs3(s *summary, proc Proc3, body []byte) error {
 		if err != nil {
 			return err
 		}
-		s.printf(", From DH: 0x%08x To DH: 0x%08x/%s", fh.Hash(), dir.Hash(), name)
+		s.printf(", From DH: 0x%08x To DH: 0x%08x/%s", fh.Hash(), dir.Hash(), s.text(fieldName, name))
 	}
 	return nil
 }
@@ -299,7 +315,7 @@ func replyResults3(s *summary, proc Proc3, body []byte) error {
 		if err != nil {
 			return err
 		}
-		s.printf(" Path: %s", path)
+		s.printf(" Path: %s", s.text(fieldReadLinkData, path))
 	case Proc3Read:
 		var res Read3Res
 		r.Reset(body)
@@ -319,7 +335,7 @@ func replyResults3(s *summary, proc Proc3, body []byte) error {
 		r.Reset(body)
 		err := res.decode(&r)
 		for _, e := range res.Entries {
-			s.printf(" %s", e.Name)
+			s.printf(" %s", s.text(fieldEntry3Name, e.Name))
 		}
 		return err
 	case Proc3ReadDirPlus:
@@ -327,7 +343,7 @@ func replyResults3(s *summary, proc Proc3, body []byte) error {
 		r.Reset(body)
 		err := res.decode(&r)
 		for _, e := range res.Entries {
-			s.printf(" %s", e.Name)
+			s.printf(" %s", s.text(fieldEntryPlusName, e.Name))
 		}
 		return err
 	}
@@ -382,7 +398,7 @@ func summarizeCall4(s *summary, proc uint32, body []byte) {
 			s.printf(" StateID: 0x%04x", op.StateID.Hash())
 		case Op4Open, Op4Lookup, Op4Create, Op4Remove:
 			if fh != nil {
-				s.printf(" DH: 0x%08x/%s", FHHash(fh), op.Name)
+				s.printf(" DH: 0x%08x/%s", FHHash(fh), safe.Text(op.Name))
 			}
 		case Op4GetAttr, Op4Access, Op4ReadDir, Op4SetAttr, Op4Commit, Op4LookupP:
 			if fh != nil {
