@@ -32,23 +32,25 @@ func terminalUnsafe(s string) rune {
 	return -1
 }
 
-// nameCases are calls and replies that carry name, with the Wireshark
+// nameCase is a call or reply that carries a name, with the Wireshark
 // fields Fields reports it under.
-func nameCases(name string) []struct {
+type nameCase struct {
 	what             string
 	vers, proc       uint32
 	reply            bool
 	body             []byte
 	fields           []string
-	summaryHasEscape bool
-} {
+	summaryHasEscape bool // the summary shows the name
+}
+
+// nameCases are the calls and replies that carry name.
+func nameCases(name string) []nameCase {
 	dirop := func(w *xdr.Writer) { w.OpaqueVar(root); w.String(name) }
 	noSattr := func(w *xdr.Writer) {
-		w.Bool(false)
-		w.Bool(false)
-		w.Bool(false)
-		w.Bool(false)
-		w.Uint32(0)
+		for range 4 {
+			w.Bool(false) // mode, uid, gid, size not set
+		}
+		w.Uint32(0) // atime, mtime: DONT_CHANGE
 		w.Uint32(0)
 	}
 	v4call := func(ops func(b *b4)) []byte {
@@ -58,15 +60,7 @@ func nameCases(name string) []struct {
 		ops(&b)
 		return b.Bytes()
 	}
-	type tc = struct {
-		what             string
-		vers, proc       uint32
-		reply            bool
-		body             []byte
-		fields           []string
-		summaryHasEscape bool
-	}
-	return []tc{
+	return []nameCase{
 		{"LOOKUP", 3, 3, false, body(dirop), []string{"nfs.name"}, true},
 		{"REMOVE", 3, 12, false, body(dirop), []string{"nfs.name"}, true},
 		{"CREATE", 3, 8, false, body(func(w *xdr.Writer) { dirop(w); w.Uint32(0); noSattr(w) }), []string{"nfs.name"}, true},
