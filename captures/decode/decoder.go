@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rdmalab/rdmalab/captures/pcapfile"
+	"github.com/rdmalab/rdmalab/captures/safe"
 )
 
 // Decoder decodes and analyses the frames of one capture, in order.
@@ -116,7 +117,8 @@ type FileError struct {
 	Err  error
 }
 
-func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
+// Error names the file escaped: a path may hold anything a terminal acts on.
+func (e *FileError) Error() string { return safe.Text(e.Path) + ": " + e.Err.Error() }
 
 func (e *FileError) Unwrap() error { return e.Err }
 

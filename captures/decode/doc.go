@@ -31,6 +31,12 @@
 // --json), a table per RPC (rpctable.go, --rpc), the anomalies (check.go,
 // --check), and a packet filter (filter.go, --filter).
 //
+// A capture is hostile until shown otherwise. Strings from it (file names,
+// machine names, NFSv4 tags) reach the text outputs escaped (package safe,
+// at the NFS summaries that show them), --json carries them exactly under
+// Wireshark's field names, and what a chunk rebuild makes is bounded by
+// the bytes the capture holds, never by the lengths its headers claim.
+//
 // Options say what the analysis keeps once its packets are gone: Main
 // keeps only what it prints, so that --json streams a capture of any size
 // in bounded memory (captures/bench/compare.sh measures it).

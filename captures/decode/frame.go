@@ -10,6 +10,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/captures/ib"
 	"github.com/rdmalab/rdmalab/captures/pcapfile"
+	"github.com/rdmalab/rdmalab/captures/safe"
 )
 
 // frameDecoder decodes frames with gopacket's DecodingLayerParser over one
@@ -65,7 +66,7 @@ func (d *frameDecoder) decode(rec *pcapfile.Record, p *Packet) {
 	p.Truncated = rec.Info.CaptureLength < rec.Info.Length
 	first, err := pcapfile.FirstLayer(rec.LinkType, data)
 	if err != nil {
-		p.Err = &FrameError{Frame: rec.Frame, Layer: "link", Msg: err.Error()}
+		p.Err = &FrameError{Frame: rec.Frame, Layer: "link", Msg: safe.Text(err.Error())}
 		return
 	}
 	parser := d.parser(first)
@@ -102,6 +103,7 @@ func (d *frameDecoder) frameError(rec *pcapfile.Record, first gopacket.LayerType
 		fe.Layer, fe.Msg = de.Layer, de.Msg
 		fe.Offset += de.Offset
 	}
+	fe.Msg = safe.Text(fe.Msg) // a layer's own words, but printed as they are
 	return fe
 }
 

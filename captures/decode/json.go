@@ -8,6 +8,8 @@ package decode
 // vcrc_ok, msg, psn_status, ack, rpc, chunk, segment, notes, error.
 
 import (
+	"slices"
+
 	"github.com/rdmalab/rdmalab/captures/ib"
 	"github.com/rdmalab/rdmalab/captures/nfs"
 	"github.com/rdmalab/rdmalab/captures/rpcrdma"
@@ -477,6 +479,11 @@ func jsonONCRPC(w *jsonw, m *RPCMessage) {
 	w.uint("rpc.program", uint64(r.Prog))
 	w.uint("rpc.programversion", uint64(r.Vers))
 	w.uint("rpc.procedure", uint64(r.Proc))
+	if a := r.AuthSys; m.Call && a != nil {
+		w.str("rpc.auth.machinename", a.MachineName)
+		w.uint("rpc.auth.uid", uint64(a.UID))
+		w.uint("rpc.auth.gid", uint64(a.GID))
+	}
 	f := r.ReplyNFS
 	if m.Call {
 		f = r.CallNFS
@@ -549,6 +556,39 @@ func jsonNFS(w *jsonw, f *nfs.Fields, call bool) {
 		} else {
 			w.uint("nfs.eof", b2u(f.EOF))
 		}
+	}
+	jsonStrings(w, f.Strings)
+}
+
+// jsonStrings writes the names and paths of an NFS message exactly as
+// sent, each field once: a string, or an array when the message has
+// several (as tshark -T json does). A message has few distinct fields and
+// maybe many values (a READDIR reply): one pass per field.
+func jsonStrings(w *jsonw, strs []nfs.StringField) {
+	var fields []string
+	for _, s := range strs {
+		if !slices.Contains(fields, s.Field) {
+			fields = append(fields, s.Field)
+		}
+	}
+	for _, f := range fields {
+		n, last := 0, ""
+		for _, s := range strs {
+			if s.Field == f {
+				n, last = n+1, s.Value
+			}
+		}
+		if n == 1 {
+			w.str(f, last)
+			continue
+		}
+		w.beginArray(f)
+		for _, s := range strs {
+			if s.Field == f {
+				w.str("", s.Value)
+			}
+		}
+		w.endArray()
 	}
 }
 

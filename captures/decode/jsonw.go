@@ -3,6 +3,8 @@ package decode
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/rdmalab/rdmalab/captures/safe"
 )
 
 // jsonw appends one JSON object to a byte slice without reflection, so
@@ -112,7 +114,9 @@ func appendHex(b []byte, v uint64, width int) []byte {
 	return b
 }
 
-// appendJSONString appends s as a JSON string.
+// appendJSONString appends s as a JSON string: exactly s once decoded
+// (bytes that are not UTF-8 become U+FFFD, as encoding/json makes them),
+// with nothing a terminal would act on left raw.
 func appendJSONString(b []byte, s string) []byte {
 	const hexd = "0123456789abcdef"
 	b = append(b, '"')
@@ -141,9 +145,14 @@ func appendJSONString(b []byte, s string) []byte {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
+		switch {
+		case r == utf8.RuneError && n == 1:
 			b = append(b, `\ufffd`...)
-		} else {
+		case !safe.IsSafe(s[i : i+n]):
+			// A C1 control or a bidirectional override: the same string
+			// once decoded, but inert on a terminal that shows the JSON.
+			b = append(b, '\\', 'u', hexd[r>>12], hexd[r>>8&0xf], hexd[r>>4&0xf], hexd[r&0xf])
+		default:
 			b = append(b, s[i:i+n]...)
 		}
 		i += n

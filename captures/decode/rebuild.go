@@ -288,6 +288,12 @@ func (r *RPC) summarizeCall(b []byte) {
 		return
 	}
 	r.Prog, r.Vers, r.Proc, r.HaveProc = h.Prog, h.Vers, h.Proc, true
+	if h.Cred.Flavor == oncrpc.AuthSys {
+		var p oncrpc.AuthSysParams
+		if p.Decode(h.Cred.Body) == nil {
+			r.AuthSys = &p
+		}
+	}
 	r.CallSummary = nfs.SummarizeCall(h.Prog, h.Vers, h.Proc, b[n:])
 	if f, ok := nfs.CallFields(h.Prog, h.Vers, h.Proc, b[n:]); ok {
 		r.CallNFS = &f

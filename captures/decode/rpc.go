@@ -63,6 +63,9 @@ type RPC struct {
 	// CallNFS and ReplyNFS are the NFS fields of an NFSv3 or NFSv4 call
 	// and reply (nfs.procedure_v3, nfs.offset3, ...), when decoded.
 	CallNFS, ReplyNFS *nfs.Fields
+	// AuthSys is the call's AUTH_SYS credential, when it has one: its
+	// machine name is as sent (escape it for a terminal).
+	AuthSys *oncrpc.AuthSysParams
 
 	ReadChunks  []*Chunk // by position, as the server processes them
 	WriteChunks []*Chunk
