@@ -147,7 +147,7 @@ func (r *Reader) checkBlockLen(frame int, start int64, total, min uint32) error 
 	case total > MaxBlock:
 		return r.errorf(frame, start+4, "block length %d is more than %d bytes", total, MaxBlock)
 	}
-	return nil
+	return r.charge(frame, start, int64(total))
 }
 
 // checkTrailer checks the length that ends a block and returns the body.
@@ -244,6 +244,9 @@ func (r *Reader) iface(frame int, start int64, body []byte) error {
 	})
 	if err != nil {
 		return err
+	}
+	if len(r.ng.ifaces) >= MaxInterfaces {
+		return r.errorf(frame, start, "more than %d interfaces in one section", MaxInterfaces)
 	}
 	if !r.ng.haveLink {
 		r.linkType, r.snaplen, r.ng.haveLink = ifc.linkType, ifc.snaplen, true

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/gopacket"
@@ -41,7 +43,62 @@ const (
 	MaxRecord = 256 << 10
 	// MaxBlock bounds a pcapng block.
 	MaxBlock = MaxRecord + 1<<16
+	// MaxInterfaces bounds the interfaces one pcapng section describes:
+	// dumpcap writes one per interface it captures on, and each costs the
+	// reader some state.
+	MaxInterfaces = 1 << 16
+	// ExpandRatio and MinExpand make the default MaxExpand: 64 times the
+	// compressed file, and at least 256 MiB. Captures of random payloads
+	// compress 1-4 times, of zero-filled pages up to ~170 times (those
+	// need --max-expand past a couple of MB); a bomb ~1000 times.
+	ExpandRatio = 64
+	MinExpand   = 256 << 20
+	// RecordCost is what a record or block of a gzip file counts against
+	// MaxExpand at least: what its reader's user keeps of even an empty
+	// one (the capture index 72 bytes, an analysis a few hundred), so
+	// that a bomb of empty records is stopped as soon as one of bytes.
+	RecordCost = 256
 )
+
+// Options change how a Reader reads.
+type Options struct {
+	// MaxExpand is the most bytes a gzip-compressed file may decompress
+	// to, each record or block counting at least RecordCost: past it Next
+	// returns an *Error wrapping an *ExpandError. 0 means
+	// DefaultMaxExpand of the compressed size.
+	MaxExpand int64
+	// Size is the number of bytes the stream holds from where it is read,
+	// when the reader cannot tell (0: ask it; an *os.File or a reader
+	// with Len, as bytes.Reader, can). Record lengths are checked against
+	// what is left before anything is read, and the default MaxExpand of
+	// a gzip file is ExpandRatio times it.
+	Size int64
+	// Decompressed, when set, gets a copy of a gzip file's decompressed
+	// bytes as they are read (a little ahead of the records returned):
+	// a copy that can be read back at record offsets.
+	Decompressed io.Writer
+}
+
+var defaultMaxExpand atomic.Int64
+
+// SetDefaultMaxExpand sets the MaxExpand of every reader whose Options
+// leave it at 0, those of NewReader and Open included: what a command's
+// --max-expand sets before it reads captures. 0 restores the default.
+func SetDefaultMaxExpand(n int64) { defaultMaxExpand.Store(max(n, 0)) }
+
+// DefaultMaxExpand is the MaxExpand of a gzip file of size compressed
+// bytes (0: unknown) when its Options give none: the one
+// SetDefaultMaxExpand set, else ExpandRatio times size, at least
+// MinExpand.
+func DefaultMaxExpand(size int64) int64 {
+	if n := defaultMaxExpand.Load(); n > 0 {
+		return n
+	}
+	if size > math.MaxInt64/ExpandRatio {
+		return math.MaxInt64
+	}
+	return max(MinExpand, ExpandRatio*size)
+}
 
 // Record is one packet of a capture.
 type Record struct {
@@ -60,10 +117,19 @@ type Reader struct {
 	gz     bool
 	format Format
 	off    int64 // bytes consumed from the (uncompressed) stream
-	frame  int   // last frame returned
-	buf    []byte
-	hdr    [24]byte // a record header: a field, so reading it does not allocate
-	err    error    // sticky: after an error the stream is out of step
+	size   int64 // bytes in the uncompressed stream, -1 when unknown (gzip)
+	restat func() int64
+
+	// gzip: what the records and blocks so far cost against limit, and
+	// where in the compressed file the reader is.
+	cost, limit int64
+	blocks      int64
+	in          *countReader
+	zbuf        *bufio.Reader
+	frame       int // last frame returned
+	buf         []byte
+	hdr         [24]byte // a record header: a field, so reading it does not allocate
+	err         error    // sticky: after an error the stream is out of step
 
 	// pcap
 	order    binary.ByteOrder
@@ -80,8 +146,18 @@ var gzipMagic = []byte{0x1f, 0x8b}
 
 // NewReader reads the file header of a pcap or pcapng file, gzip-compressed
 // or not, from r.
-func NewReader(r io.Reader) (*Reader, error) {
-	rd := &Reader{br: bufio.NewReaderSize(r, 1<<16)}
+func NewReader(r io.Reader) (*Reader, error) { return NewReaderWith(r, Options{}) }
+
+// NewReaderWith is NewReader with options.
+func NewReaderWith(r io.Reader, opt Options) (*Reader, error) {
+	rd := &Reader{size: opt.Size}
+	if rd.size <= 0 {
+		rd.size, rd.restat = streamSize(r)
+	}
+	in := &countReader{r: r}
+	// A small file gets a small buffer: the fuzz targets open thousands
+	// a second.
+	rd.br = bufio.NewReaderSize(in, bufSize(rd.size))
 	magic, err := rd.br.Peek(2)
 	if err != nil {
 		return nil, rd.fail(0, "reading the file magic", err)
@@ -91,8 +167,17 @@ func NewReader(r io.Reader) (*Reader, error) {
 		if err != nil {
 			return nil, rd.fail(0, "reading the gzip header", err)
 		}
-		rd.gz, rd.closer = true, zr
-		rd.br = bufio.NewReaderSize(zr, 1<<16)
+		rd.limit = opt.MaxExpand
+		if rd.limit <= 0 {
+			rd.limit = DefaultMaxExpand(max(rd.size, 0))
+		}
+		rd.in, rd.zbuf = in, rd.br
+		var src io.Reader = zr
+		if opt.Decompressed != nil {
+			src = io.TeeReader(zr, opt.Decompressed)
+		}
+		rd.gz, rd.closer, rd.size, rd.restat = true, zr, -1, nil
+		rd.br = bufio.NewReaderSize(src, 1<<16)
 	}
 	if err := rd.readFileHeader(); err != nil {
 		return nil, err
@@ -101,18 +186,67 @@ func NewReader(r io.Reader) (*Reader, error) {
 }
 
 // Open opens the capture file at path; Close closes it.
-func Open(path string) (*Reader, error) {
+func Open(path string) (*Reader, error) { return OpenWith(path, Options{}) }
+
+// OpenWith is Open with options.
+func OpenWith(path string, opt Options) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	r, err := NewReader(f)
+	r, err := NewReaderWith(f, opt)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	r.closer = multiCloser{r.closer, f}
 	return r, nil
+}
+
+// streamSize says how many bytes r holds from where it is, -1 when it
+// cannot tell; for a file that may still grow, restat asks again.
+func streamSize(r io.Reader) (size int64, restat func() int64) {
+	switch s := r.(type) {
+	case *os.File:
+		st, err := s.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return -1, nil
+		}
+		pos, err := s.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return -1, nil
+		}
+		restat = func() int64 {
+			if st, err := s.Stat(); err == nil {
+				return st.Size() - pos
+			}
+			return -1
+		}
+		return st.Size() - pos, restat
+	case interface{ Len() int }:
+		return int64(s.Len()), nil
+	}
+	return -1, nil
+}
+
+func bufSize(size int64) int {
+	if size >= 0 && size < 1<<16 {
+		return max(int(size), 16)
+	}
+	return 1 << 16
+}
+
+// countReader counts the bytes read from the file: for a gzip file, with
+// what its buffer holds, where in the compressed data the reader is.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 type multiCloser []io.Closer
@@ -197,21 +331,67 @@ func (r *Reader) read(p []byte, frame int, what string) error {
 		if errors.Is(err, io.EOF) && n == 0 && frame > 0 && what == "" {
 			return io.EOF
 		}
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
 		if what == "" {
 			what = "record header"
 		}
-		return &Error{Frame: frame, Offset: r.off, Gzip: r.gz,
-			Msg: "file ends inside the " + what + " (" + strconv.Itoa(n) + " of " + strconv.Itoa(len(p)) + " bytes)", Err: err}
+		return r.readError(frame, what, n, len(p), err)
 	}
 	return nil
+}
+
+// readError says why reading want bytes of what stopped after got: the
+// end of the file, or an error reading it (a gzip one, a copy's write).
+func (r *Reader) readError(frame int, what string, got, want int, err error) *Error {
+	e := &Error{Frame: frame, Offset: r.off, Gzip: r.gz}
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		e.Msg = "file ends inside the " + what + " (" + strconv.Itoa(got) + " of " + strconv.Itoa(want) + " bytes)"
+		e.Err = io.ErrUnexpectedEOF
+	default:
+		e.Msg = "reading the " + what + " (" + strconv.Itoa(got) + " of " + strconv.Itoa(want) + " bytes)"
+		e.Err = err
+	}
+	return e
+}
+
+// charge counts a record or block of n bytes at off, its header
+// included, against the gzip limit before its bytes are read.
+func (r *Reader) charge(frame int, off, n int64) error {
+	if !r.gz {
+		return nil
+	}
+	r.blocks++
+	r.cost += max(n, RecordCost)
+	if r.cost <= r.limit {
+		return nil
+	}
+	return &Error{Frame: frame, Offset: off, Gzip: true,
+		Err: &ExpandError{Limit: r.limit, Compressed: r.in.n - int64(r.zbuf.Buffered()), Records: r.blocks}}
+}
+
+// fits checks n bytes against what is left of an uncompressed file
+// before they are read: a length is a claim.
+func (r *Reader) fits(n int, frame int, what string) error {
+	if r.size < 0 || int64(n) <= r.size-r.off {
+		return nil
+	}
+	if r.restat != nil {
+		r.size = r.restat() // the file may still be being written
+		if r.size < 0 || int64(n) <= r.size-r.off {
+			return nil
+		}
+	}
+	left := max(r.size-r.off, 0)
+	return &Error{Frame: frame, Offset: r.off + left, Gzip: r.gz,
+		Msg: fmt.Sprintf("file ends inside the %s (%d of %d bytes)", what, left, n), Err: io.ErrUnexpectedEOF}
 }
 
 // readData reads n bytes into the reusable buffer, growing it as the bytes
 // arrive rather than by what a length field claims.
 func (r *Reader) readData(n int, frame int, what string) ([]byte, error) {
+	if err := r.fits(n, frame, what); err != nil {
+		return nil, err
+	}
 	const step = 64 << 10
 	b := r.buf[:0]
 	for len(b) < n {
@@ -224,8 +404,7 @@ func (r *Reader) readData(n int, frame int, what string) ([]byte, error) {
 		b = b[:len(b)+got]
 		if err != nil {
 			r.buf = b
-			return nil, &Error{Frame: frame, Offset: r.off, Gzip: r.gz,
-				Msg: fmt.Sprintf("file ends inside the %s (%d of %d bytes)", what, len(b), n), Err: io.ErrUnexpectedEOF}
+			return nil, r.readError(frame, what, len(b), n, err)
 		}
 	}
 	r.buf = b
@@ -237,6 +416,9 @@ func (r *Reader) readData(n int, frame int, what string) ([]byte, error) {
 // themselves (valid until the next read) instead of copying them. The
 // caller must not append to them.
 func (r *Reader) peekData(n int, frame int, what string) ([]byte, error) {
+	if err := r.fits(n, frame, what); err != nil {
+		return nil, err
+	}
 	if n <= r.br.Size() {
 		if b, err := r.br.Peek(n); err == nil {
 			r.br.Discard(n)
@@ -318,6 +500,9 @@ func (r *Reader) nextPcap(rec *Record) error {
 	limit := uint32(MaxRecord)
 	if incl > limit {
 		return r.errorf(frame, start+8, "record length %d is more than %d bytes (snap length %d)", incl, limit, r.snaplen)
+	}
+	if err := r.charge(frame, start, int64(hdrLen)+int64(incl)); err != nil {
+		return err
 	}
 	data, err := r.peekData(int(incl), frame, "packet data")
 	if err != nil {
