@@ -9,8 +9,6 @@ package decode
 // after its first few frames are read.
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -35,8 +33,9 @@ type Index struct {
 	path string
 	size int64        // bytes of the file as stored (compressed, for gzip)
 	read atomic.Int64 // bytes of it the indexer has consumed
-	data *os.File     // where frames are read back from
-	tmp  string       // the decompressed copy of a gzip file, removed by Close
+	data io.ReaderAt  // where frames are read back from
+	tmp  *tempCopy    // the decompressed copy of a gzip file
+	file io.Closer
 	gz   bool
 
 	stop     atomic.Bool
@@ -101,11 +100,21 @@ type Progress struct {
 	Err      error   // why indexing stopped before the end of the file
 }
 
+// IndexOptions change how OpenIndexWith reads a capture.
+type IndexOptions struct {
+	// MaxExpand bounds what a gzip file decompresses to, and so its
+	// temporary copy: pcapfile.Options.MaxExpand (0: the default).
+	MaxExpand int64
+}
+
 // OpenIndex opens the capture at path and starts indexing it in the
 // background. It fails only when the file cannot be read or is not a
 // capture; damage further on is reported by Progress().Err, naming the
 // frame and byte offset, after the frames before it are indexed.
-func OpenIndex(path string) (*Index, error) {
+func OpenIndex(path string) (*Index, error) { return OpenIndexWith(path, IndexOptions{}) }
+
+// OpenIndexWith is OpenIndex with options.
+func OpenIndexWith(path string, opt IndexOptions) (*Index, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -115,45 +124,62 @@ func OpenIndex(path string) (*Index, error) {
 		f.Close()
 		return nil, err
 	}
-	x := &Index{path: path, size: st.Size(), finished: make(chan struct{}), moved: make(chan struct{}),
-		dec: NewDecoderWith(Options{DropChunkData: true}), watch: map[int]func(){}}
-	in := &countingReader{r: f, n: &x.read}
-	br := bufio.NewReaderSize(in, 1<<16)
-	var src io.Reader = br
-	var closeSrc func()
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		// A gzip stream cannot be read at an offset: keep the decompressed
-		// bytes in a temporary file as the indexer reads them.
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			f.Close()
-			return nil, fileError(path, fmt.Errorf("gzip header: %w", err))
-		}
-		tmp, err := os.CreateTemp("", "rdmalab-capture-*.pcap")
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: a temporary file for the decompressed capture: %w", path, err)
-		}
-		x.data, x.tmp, x.gz = tmp, tmp.Name(), true
-		src = io.TeeReader(zr, tmp)
-		closeSrc = func() { zr.Close(); f.Close() }
-	} else {
-		g, err := os.Open(path)
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		x.data = g
-		closeSrc = func() { f.Close() }
-	}
-	r, err := pcapfile.NewReader(src)
+	return openIndex(path, f, f, st.Size(), opt)
+}
+
+// openIndex indexes the size bytes of src, whose errors name path; at
+// reads the same bytes back, and closing src ends it.
+func openIndex(path string, src io.ReadCloser, at io.ReaderAt, size int64, opt IndexOptions) (*Index, error) {
+	x := &Index{path: path, size: size, finished: make(chan struct{}), moved: make(chan struct{}),
+		dec: NewDecoderWith(Options{DropChunkData: true}), watch: map[int]func(){}, file: src}
+	// A gzip stream cannot be read at an offset: the reader keeps the
+	// decompressed bytes in a temporary file as it reads them, no more
+	// than MaxExpand of them.
+	x.tmp = &tempCopy{}
+	r, err := pcapfile.NewReaderWith(&countingReader{r: src, n: &x.read},
+		pcapfile.Options{Size: size, MaxExpand: opt.MaxExpand, Decompressed: x.tmp})
 	if err != nil {
-		closeSrc()
 		x.removeData()
 		return nil, fileError(path, err)
 	}
-	go x.run(r, closeSrc)
+	x.gz = r.Gzip()
+	x.data = at
+	if x.gz {
+		x.data = x.tmp.f
+	}
+	go x.run(r)
 	return x, nil
+}
+
+// tempCopy is the decompressed copy of a gzip capture, created at its
+// first byte. Its name is removed at once where the system allows (Linux
+// does): whatever way rdmalab ends, nothing is left behind.
+type tempCopy struct {
+	f    *os.File
+	name string // still to remove at Close: the system kept it while open
+}
+
+func (t *tempCopy) Write(p []byte) (int, error) {
+	if t.f == nil {
+		f, err := os.CreateTemp("", "rdmalab-capture-*.pcap")
+		if err != nil {
+			return 0, fmt.Errorf("a temporary file for the decompressed capture: %w", err)
+		}
+		t.f = f
+		if os.Remove(f.Name()) != nil {
+			t.name = f.Name()
+		}
+	}
+	return t.f.Write(p)
+}
+
+func (t *tempCopy) remove() {
+	if t.f != nil {
+		t.f.Close()
+	}
+	if t.name != "" {
+		os.Remove(t.name)
+	}
 }
 
 type countingReader struct {
@@ -182,19 +208,14 @@ func (x *Index) Close() error {
 }
 
 func (x *Index) removeData() {
-	if x.data != nil {
-		x.data.Close()
-	}
-	if x.tmp != "" {
-		os.Remove(x.tmp)
-	}
+	x.file.Close()
+	x.tmp.remove()
 }
 
 // run indexes the file to its end, in batches that hold the lock for a
 // millisecond or two so that readers get their turn.
-func (x *Index) run(r *pcapfile.Reader, closeSrc func()) {
+func (x *Index) run(r *pcapfile.Reader) {
 	defer close(x.finished)
-	defer closeSrc()
 	defer r.Close()
 	var rec pcapfile.Record
 	lastNotify := time.Time{}
@@ -482,6 +503,9 @@ func (x *Index) frameData(off int64, n int) ([]byte, error) {
 		return x.win[off-x.winOff:][:n:n], nil
 	}
 	size := max(n, maxWindow)
+	if !x.gz && x.size-off < int64(size) {
+		size = max(n, int(x.size-off)) // a small file gets a small window
+	}
 	if cap(x.win) < size {
 		x.win = make([]byte, size)
 	}
