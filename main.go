@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/internal/cli"
 	"github.com/rdmalab/rdmalab/repl"
 	"golang.org/x/term"
 )
@@ -42,13 +43,15 @@ const usage = `usage:
   rdmalab view               a live view of the session running in another terminal
   rdmalab view --snapshot FILE
                              draw a state saved with the REPL's save FILE
-  rdmalab view --capture FILE
+  rdmalab view --capture FILE [--max-expand SIZE]
                              browse a capture's packets: list, tree, hex
   rdmalab decode [-V|--json|--rpc|--check] [--filter qp=N,opcode=OP,xid=X] FILE
                              decode a RoCE / InfiniBand / RPC-over-RDMA capture
   rdmalab replay [--text|--rpc|--json] [-v] FILE
                              step through an NFS/RDMA capture as the server's work
                              (the view on a terminal, a transcript otherwise)
+  decode, replay and view --capture take --max-expand SIZE (512M, 4G, 1T): how far
+  a gzip capture may decompress, by default 64 times its size and 256M at least
   rdmalab help               this summary; inside rdmalab, help lists the commands
 `
 
@@ -62,15 +65,25 @@ func subcommands() []subcommand {
 	return []subcommand{
 		{"run", runScript},
 		{"view", runView},
-		{"decode", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-			return decode.Main(args, stdout, stderr)
-		}},
+		{"decode", runDecode},
 		{"replay", runReplay},
 		{"help", func(_ []string, _ io.Reader, stdout, _ io.Writer) int {
 			fmt.Fprint(stdout, usage)
 			return exitOK
 		}},
 	}
+}
+
+// runDecode is `rdmalab decode`, with --max-expand taken here: it sets
+// the limit of every capture the process reads.
+func runDecode(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	args, size, err := cli.TakeMaxExpand(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "rdmalab decode: %v\n", err)
+		return exitUsage
+	}
+	cli.ApplyMaxExpand(size)
+	return decode.Main(args, stdout, stderr)
 }
 
 // run is rdmalab: it returns the exit status, and nothing below it exits.

@@ -19,7 +19,7 @@ import (
 // the view opens (about a second of work).
 const bigReplay = 64 << 20
 
-const replayUsage = `usage: rdmalab replay [--text | --rpc | --json] [-v] FILE
+const replayUsage = `usage: rdmalab replay [--text | --rpc | --json] [-v] [--max-expand SIZE] FILE
 
 Replays a capture of NFS over RDMA as the server's work: each packet that
 changes the server's picture is a step, told in the kernel's words
@@ -39,6 +39,7 @@ it prints a transcript:
   --json   one JSON object per step (events and positions included)
   -v, --events
            each step's events under it (text forms)
+  ` + cli.MaxExpandHelp + `
 
 Exit status: 0 fine, 1 a damaged or unreadable file (the replay goes as far
 as the file does) or no RPC-over-RDMA traffic, 2 usage error.
@@ -46,6 +47,7 @@ as the file does) or no RPC-over-RDMA traffic, 2 usage error.
 
 type replayOptions struct {
 	text, rpc, json, verbose bool
+	maxExpand                cli.Size
 	file                     string
 }
 
@@ -58,10 +60,12 @@ func parseReplayArgs(args []string) (replayOptions, error) {
 	fs.BoolVar(&o.json, "json", false, "JSON transcript")
 	fs.BoolVar(&o.verbose, "v", false, "events")
 	fs.BoolVar(&o.verbose, "events", false, "events (as the REPL spells it)")
+	maxExpand := cli.MaxExpandFlag(fs)
 	file, err := cli.OneFile(fs, args)
 	if err != nil {
 		return o, err
 	}
+	o.maxExpand = *maxExpand
 	switch {
 	case o.json && (o.rpc || o.verbose):
 		return o, errors.New("--json does not go with --rpc or -v/--events")
@@ -81,6 +85,7 @@ func runReplay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rdmalab replay: %v\n%s", err, replayUsage)
 		return exitUsage
 	}
+	cli.ApplyMaxExpand(o.maxExpand)
 	view := !o.text && !o.rpc && !o.json && isTerminal(stdout)
 	if fi, err := os.Stat(o.file); err == nil && view && fi.Size() > bigReplay {
 		// The view opens once the whole timeline is built: say why the

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/pcapfile"
+	"github.com/rdmalab/rdmalab/internal/cli"
 	"github.com/rdmalab/rdmalab/viz"
 )
 
@@ -15,6 +16,11 @@ import (
 // snapshot, or browse a capture.
 func runView(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	snapshot, capture := "", ""
+	args, maxExpand, err := cli.TakeMaxExpand(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
+		return exitUsage
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -37,6 +43,11 @@ func runView(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rdmalab view: --snapshot or --capture, not both\n%s", usage)
 		return exitUsage
 	}
+	if maxExpand != 0 && capture == "" {
+		fmt.Fprintf(stderr, "rdmalab view: --max-expand goes with --capture\n%s", usage)
+		return exitUsage
+	}
+	cli.ApplyMaxExpand(maxExpand)
 	if capture != "" {
 		if err := checkCapture(capture); err != nil {
 			fmt.Fprintf(stderr, "rdmalab view: %v\n", err)

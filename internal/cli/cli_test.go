@@ -43,3 +43,43 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]Size{"512M": 512 << 20, "4G": 4 << 30, "4GiB": 4 << 30, "1t": 1 << 40,
+		"64k": 64 << 10, "1048576": 1 << 20, "1.5G": 3 << 29, "300MB": 300 << 20} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "-1G", "G", "4X", "lots", "1e30T", "NaN"} {
+		if got, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) = %d, want an error", in, got)
+		}
+	}
+}
+
+func TestTakeMaxExpand(t *testing.T) {
+	for _, tc := range []struct {
+		args, rest string
+		size       Size
+		wantErr    string
+	}{
+		{"--check f.pcap", "--check f.pcap", 0, ""},
+		{"--max-expand 4G --check f.pcap", "--check f.pcap", 4 << 30, ""},
+		{"f.pcap --max-expand=512M", "f.pcap", 512 << 20, ""},
+		{"-max-expand 1T f.pcap", "f.pcap", 1 << 40, ""},
+		{"f.pcap --max-expand", "", 0, "needs a SIZE"},
+		{"--max-expand lots f.pcap", "", 0, "lots"},
+		{"-- --max-expand", "-- --max-expand", 0, ""},
+	} {
+		rest, size, err := TakeMaxExpand(strings.Fields(tc.args))
+		switch {
+		case tc.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%q: err %v, want %q", tc.args, err, tc.wantErr)
+			}
+		case err != nil || strings.Join(rest, " ") != tc.rest || size != tc.size:
+			t.Errorf("%q: rest %q, size %d, err %v", tc.args, rest, size, err)
+		}
+	}
+}
