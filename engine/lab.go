@@ -69,8 +69,8 @@ type Lab struct {
 // New builds a lab with settings s: the fabric, both peers, a connected
 // RC QP pair and the nfsd threads, parked in svc_recv.
 func New(s Settings) (*Lab, error) {
-	if s.Threads < 1 || s.Threads > 64 {
-		return nil, fmt.Errorf("threads must be 1..64, not %d", s.Threads)
+	if err := s.Validate(); err != nil {
+		return nil, err
 	}
 	l := &Lab{Set: s, Sched: sched.New(), xptID: 1}
 	l.Fabric = sim.NewFabric(sim.Config{Seed: s.Seed, LinkRate: s.LinkRate, Latency: s.Latency})

@@ -72,6 +72,8 @@ func checkSize(what string, n int) error {
 
 // Write issues an NFSv3 WRITE of n bytes to the file "data"; the data goes
 // in a Read chunk at its XDR position unless it fits inline and o.Inline.
+// A WRITE of 0 bytes is always sent inline: there is no data to register
+// as a chunk, and the Linux client sends such a call inline too.
 func (l *Lab) Write(n int, o ChunkOpts) (*xprt.Call, error) {
 	if err := checkSize("WRITE", n); err != nil {
 		return nil, err
@@ -79,7 +81,7 @@ func (l *Lab) Write(n int, o ChunkOpts) (*xprt.Call, error) {
 	f := l.NFS.Lookup("data")
 	label := fmt.Sprintf("NFSv3 WRITE %d", n)
 	msg, pos := nfsd.WriteCallReduced(f.FH, 0, n)
-	if whole := len(msg) + (n+3)&^3; o.Inline && rpcrdma.HdrLenMin+whole <= l.Set.InlineThreshold {
+	if whole := len(msg) + (n+3)&^3; (o.Inline || n == 0) && rpcrdma.HdrLenMin+whole <= l.Set.InlineThreshold {
 		msg, _ := nfsd.WriteCall(f.FH, 0, l.pattern(n))
 		return l.Call(xprt.CallSpec{Label: label, Msg: msg})
 	}
@@ -93,14 +95,16 @@ func (l *Lab) Write(n int, o ChunkOpts) (*xprt.Call, error) {
 }
 
 // Read issues an NFSv3 READ of n bytes of "data", with a Write chunk for
-// the data unless it fits inline and o.Inline.
+// the data unless it fits inline and o.Inline. A READ of 0 bytes gets no
+// Write chunk: an empty one cannot be registered, and its reply fits
+// inline, which is what the Linux client does.
 func (l *Lab) Read(n int, o ChunkOpts) (*xprt.Call, error) {
 	if err := checkSize("READ", n); err != nil {
 		return nil, err
 	}
 	f := l.NFS.Lookup("data")
 	spec := xprt.CallSpec{Label: fmt.Sprintf("NFSv3 READ %d", n), Msg: nfsd.ReadCall(f.FH, 0, uint32(n))}
-	if !(o.Inline && n+200 <= l.Set.InlineThreshold) {
+	if !((o.Inline || n == 0) && n+200 <= l.Set.InlineThreshold) {
 		segs, err := segments(n, o)
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/rdmalab/rdmalab/engine/sim"
@@ -63,6 +64,34 @@ func DefaultSettings() Settings {
 		PathMTU:         1024,
 	}
 }
+
+// Validate reports, in plain words, settings the lab could not be built
+// with or that would fail deep inside the model: ranges that depend on
+// the device or on another setting.
+func (s Settings) Validate() error {
+	a := s.deviceAttr()
+	switch {
+	case s.Threads < 1 || s.Threads > 64:
+		return fmt.Errorf("threads must be 1..64, not %d", s.Threads)
+	case s.SQDepth < 0 || s.SQDepth > a.MaxCQE:
+		return fmt.Errorf("sq_depth must be 0..%d, not %d: svc_rdma_accept gives the Send CQ one entry per SQ slot, and the device's CQs hold at most max_cqe = %d",
+			a.MaxCQE, s.SQDepth, a.MaxCQE)
+	case s.SQDepth > a.MaxQPWR:
+		return fmt.Errorf("sq_depth %d is over max_qp_wr %d: the QP's Send Queue holds at most max_qp_wr WRs, and svc_rdma_accept never sizes sc_sq_depth above it (sq_depth 0 sizes it at accept)",
+			s.SQDepth, a.MaxQPWR)
+	case s.MaxQPWR > a.MaxCQE:
+		return fmt.Errorf("max_qp_wr must be at most %d, not %d: svc_rdma_accept sizes the Send CQ from the queue depths max_qp_wr bounds, and the device's CQs hold at most max_cqe = %d",
+			a.MaxCQE, s.MaxQPWR, a.MaxCQE)
+	case s.MaxSendSGEs < 0 || s.MaxSendSGEs > a.MaxSendSGE:
+		return fmt.Errorf("max_send_sges %d is over the device's max_send_sge %d: ib_create_qp refuses a QP that asks for more SGEs than the device has (max_send_sges 0 sizes it at accept)",
+			s.MaxSendSGEs, a.MaxSendSGE)
+	}
+	return nil
+}
+
+// DeviceAttr is the server device these settings describe: what rxe
+// reports, changed by the device settings.
+func (s Settings) DeviceAttr() verbs.DeviceAttr { return s.deviceAttr() }
 
 func (s Settings) deviceAttr() verbs.DeviceAttr {
 	a := sim.DefaultAttr()

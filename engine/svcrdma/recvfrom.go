@@ -31,7 +31,7 @@ func (x *Xprt) HandleRecvWC(t *sched.Task, wc verbs.WC) {
 		return
 	}
 	// svc_rdma_refresh_recvs keeps sc_max_requests Receives posted.
-	if x.recvPosted < x.Cfg.MaxRequests && !x.Close {
+	if x.recvPosted < x.FCCredits && !x.Close {
 		if err := x.postRecv(); err != nil {
 			t.Pointf("svc_rdma_refresh_recvs", "%v", err)
 		}

@@ -166,7 +166,7 @@ type Xprt struct {
 	QPMaxReadSGE  int
 	RQDepth       int
 	Ctxts         int // max_rdma_ctxs
-	FCCredits     int
+	FCCredits     int // sc_max_requests: the credits granted and the Receives kept posted
 	MaxPages      int // rq_maxpages
 
 	sendWait     int // tasks waiting on sc_send_wait (for drawing)
@@ -335,7 +335,9 @@ func (x *Xprt) Connect(remoteNode string, remoteQPN uint32, mtu int) error {
 			return fmt.Errorf("svcrdma: QP to %v: %w", a.State, err)
 		}
 	}
-	for i := 0; i < x.Cfg.MaxRequests; i++ {
+	// svc_rdma_post_recvs posts sc_max_requests, which sizeQueues lowers
+	// when max_qp_wr cannot hold svcrdma_max_requests.
+	for i := 0; i < x.FCCredits; i++ {
 		if err := x.postRecv(); err != nil {
 			return err
 		}

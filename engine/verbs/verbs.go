@@ -436,20 +436,22 @@ const (
 	ENOTCONN        Errno = 107
 )
 
-var errnoInfos = map[Errno][2]string{
-	EPERM:           {"EPERM", "operation not permitted"},
-	EIO:             {"EIO", "I/O error: rdma_rw could not set up or map the transfer"},
-	E2BIG:           {"E2BIG", "the client's chunk is too small for the data"},
-	EAGAIN:          {"EAGAIN", "resource temporarily unavailable (MR pool empty)"},
-	ENOMEM:          {"ENOMEM", "out of memory, or the queue is full"},
-	EFAULT:          {"EFAULT", "bad address"},
-	EBUSY:           {"EBUSY", "resource busy"},
-	EINVAL:          {"EINVAL", "invalid argument: a malformed chunk list, position or length"},
-	ENOSPC:          {"ENOSPC", "no space left"},
-	EMSGSIZE:        {"EMSGSIZE", "a region lies outside the reply message"},
-	EPROTONOSUPPORT: {"EPROTONOSUPPORT", "RPC-over-RDMA version not supported"},
-	EOPNOTSUPP:      {"EOPNOTSUPP", "operation not supported"},
-	ENOTCONN:        {"ENOTCONN", "the transport is not connected (closing, or the post failed)"},
+// errnoInfos holds each errno's name, what it means when a svcrdma
+// function returns it, and the C library's strerror text.
+var errnoInfos = map[Errno][3]string{
+	EPERM:           {"EPERM", "operation not permitted", "operation not permitted"},
+	EIO:             {"EIO", "I/O error: rdma_rw could not set up or map the transfer", "input/output error"},
+	E2BIG:           {"E2BIG", "the client's chunk is too small for the data", "argument list too long"},
+	EAGAIN:          {"EAGAIN", "resource temporarily unavailable (MR pool empty)", "resource temporarily unavailable"},
+	ENOMEM:          {"ENOMEM", "out of memory, or the queue is full", "cannot allocate memory"},
+	EFAULT:          {"EFAULT", "bad address", "bad address"},
+	EBUSY:           {"EBUSY", "resource busy", "device or resource busy"},
+	EINVAL:          {"EINVAL", "invalid argument: a malformed chunk list, position or length", "invalid argument"},
+	ENOSPC:          {"ENOSPC", "no space left", "no space left on device"},
+	EMSGSIZE:        {"EMSGSIZE", "a region lies outside the reply message", "message too long"},
+	EPROTONOSUPPORT: {"EPROTONOSUPPORT", "RPC-over-RDMA version not supported", "protocol not supported"},
+	EOPNOTSUPP:      {"EOPNOTSUPP", "operation not supported", "operation not supported"},
+	ENOTCONN:        {"ENOTCONN", "the transport is not connected (closing, or the post failed)", "transport endpoint is not connected"},
 }
 
 func (e Errno) Error() string {
@@ -484,10 +486,20 @@ func ParseErrno(name string) (Errno, error) {
 	return 0, fmt.Errorf("unknown errno %q", name)
 }
 
-// Meaning explains the errno in one sentence.
+// Meaning explains the errno in one sentence, as a svcrdma function
+// returning it means it: EINVAL is a malformed chunk list there.
 func (e Errno) Meaning() string {
 	if i, ok := errnoInfos[e]; ok {
 		return i[1]
+	}
+	return "unknown error"
+}
+
+// Strerror is the errno's generic text, for an errno from the verbs
+// provider or the client, where Meaning's svcrdma reading would mislead.
+func (e Errno) Strerror() string {
+	if i, ok := errnoInfos[e]; ok {
+		return i[2]
 	}
 	return "unknown error"
 }
