@@ -70,7 +70,7 @@ func BenchmarkStartup(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		h, lines, err := openHistory(hist)
+		h, lines, _, err := openHistory(hist)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/internal/atomicfile"
 	"github.com/rdmalab/rdmalab/internal/cli"
 	"github.com/rdmalab/rdmalab/viz"
 )
@@ -33,19 +33,22 @@ type captureState struct {
 	rec   *recording
 }
 
-// recording is a `capture start` in progress.
+// recording is a `capture start` in progress. It goes to a temporary
+// file beside FILE, renamed over FILE when it ends, so that FILE is never
+// a partial capture and an older FILE survives a recording that fails.
 type recording struct {
-	f    *os.File
+	f    *atomicfile.File
 	name string
 	lab  *engine.Lab // the lab that streams: a rebuild replaces the session's
 }
 
-// closeCaptures ends both; the session calls it when it closes.
+// closeCaptures ends both; the session calls it when it closes. A
+// recording still running is kept, as capture stop would keep it (the
+// scripted and interactive loops say so first: finishRecording).
 func (s *Session) closeCaptures() {
 	if r := s.capture.rec; r != nil {
-		r.lab.StopCapture()
-		r.f.Close()
 		s.capture.rec = nil
+		r.end()
 	}
 	if s.capture.index != nil {
 		s.capture.index.Close()
@@ -86,7 +89,11 @@ func captureCommands() []*Command {
 				"says how far it got. capture close forgets it.\n" +
 				"capture save FILE writes what the simulator put on the wire so far as RoCEv2\n" +
 				"packets (pcap, for Wireshark or rdmalab decode); capture start FILE records from\n" +
-				"now on, with no limit, until capture stop.",
+				"now on, with no limit, until capture stop (or the end of the session).\n" +
+				"FILE is written whole or not at all: into a temporary file beside it, renamed over\n" +
+				"FILE when complete (for start, at stop), so a full disk or a crash leaves an\n" +
+				"existing FILE as it was. A symbolic link at FILE is replaced by the file, never\n" +
+				"followed; a directory or a device there is refused.",
 			Example: "capture open nfs3-rdma.pcap\ncapture\ncapture save lab.pcap\ncapture start run.pcap\ncapture stop",
 			Args: []Arg{{Name: "ACTION", Optional: true, Complete: completeCaptureActions},
 				{Name: "FILE", Optional: true, Paths: true}},
@@ -203,7 +210,7 @@ func runCapture(c *Ctx, a Args, out io.Writer) error {
 		name := c.S.capture.name
 		c.S.capture.index.Close()
 		c.S.capture.index, c.S.capture.src = nil, nil
-		fmt.Fprintf(out, "closed %s\n", name)
+		fmt.Fprintf(out, "closed %s\n", shown(name))
 		return nil
 	case "save":
 		return c.captureSave(file, out)
@@ -228,15 +235,15 @@ func (s *Session) resolve(file string) string {
 }
 
 // nameErr says err with the file named as the user wrote it, so that
-// transcripts read the same wherever they run.
+// transcripts read the same wherever they run, and escaped.
 func nameErr(err error, path, name string) error {
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: no such file", name)
+		return fmt.Errorf("%s: no such file", shown(name))
 	}
-	if path == name {
+	if path == name && shown(name) == name {
 		return err
 	}
-	return errors.New(strings.ReplaceAll(err.Error(), path, name))
+	return errors.New(strings.ReplaceAll(err.Error(), path, shown(name)))
 }
 
 func (c *Ctx) captureOpen(file string, out io.Writer) error {
@@ -262,7 +269,7 @@ func (c *Ctx) captureOpen(file string, out io.Writer) error {
 	}
 	pr := x.Progress()
 	if !pr.Done {
-		fmt.Fprintf(out, "%s: indexing in the background: %d%% · %s packets so far\n", file, int(pr.Fraction*100), cli.Thousands(pr.Packets))
+		fmt.Fprintf(out, "%s: indexing in the background: %d%% · %s packets so far\n", shown(file), int(pr.Fraction*100), cli.Thousands(pr.Packets))
 		fmt.Fprintln(out, "next: packets (the first are ready), view then 5 for the packets layout; capture tells how far it got")
 		return nil
 	}
@@ -341,9 +348,9 @@ func (s *Session) captureSummary() captureSummaryJSON {
 func (s *Session) captureLine() string {
 	v := s.captureSummary()
 	if !v.Done {
-		return fmt.Sprintf("%s: indexing %d%% · %s packets so far", v.File, int(v.Indexed*100), cli.Thousands(v.Packets))
+		return fmt.Sprintf("%s: indexing %d%% · %s packets so far", shown(v.File), int(v.Indexed*100), cli.Thousands(v.Packets))
 	}
-	return fmt.Sprintf("%s: %s, %s, %s", v.File, count(v.Packets, "packet", "packets"), count(v.RPCs, "RPC", "RPCs"),
+	return fmt.Sprintf("%s: %s, %s, %s", shown(v.File), count(v.Packets, "packet", "packets"), count(v.RPCs, "RPC", "RPCs"),
 		count(v.Anomalies, "anomaly", "anomalies"))
 }
 
@@ -366,7 +373,7 @@ func (c *Ctx) captureStatus(out io.Writer) error {
 		fmt.Fprintln(out, s.captureLine())
 	}
 	if r := s.capture.rec; r != nil {
-		fmt.Fprintf(out, "recording the lab's traffic to %s: capture stop ends it\n", r.name)
+		fmt.Fprintf(out, "recording the lab's traffic to %s: capture stop ends it\n", shown(r.name))
 	}
 	return nil
 }
@@ -387,43 +394,52 @@ func (c *Ctx) emitJSON(v any, out io.Writer) error {
 
 func (c *Ctx) captureSave(file string, out io.Writer) error {
 	s := c.S
-	path := s.resolve(file)
-	f, err := os.Create(path)
+	n := 0
+	af, err := s.writeFile(file, func(w io.Writer) error {
+		var err error
+		n, err = s.lab.WriteCapture(w)
+		return err
+	})
 	if err != nil {
-		return nameErr(err, path, file)
+		return err
 	}
-	n, err := s.lab.WriteCapture(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
-	}
-	fmt.Fprintf(out, "wrote %s packets of the lab's traffic to %s\n", cli.Thousands(n), file)
+	fmt.Fprintf(out, "wrote %s packets of the lab's traffic to %s\n", cli.Thousands(n), shown(file))
+	linkNote(out, file, af)
 	if d := s.lab.CaptureDropped(); d > 0 {
 		fmt.Fprintf(out, "note: the oldest %d transfers were no longer kept, so the file starts later; capture start FILE records everything\n", d)
 	}
-	fmt.Fprintf(out, "next: capture open %s, or rdmalab decode --rpc %s\n", file, file)
+	fmt.Fprintf(out, "next: capture open %s, or rdmalab decode --rpc %s\n", shown(file), shown(file))
 	return nil
 }
 
 func (c *Ctx) captureStart(file string, out io.Writer) error {
 	s := c.S
 	if r := s.capture.rec; r != nil {
-		return fmt.Errorf("already recording to %s: capture stop first", r.name)
+		return fmt.Errorf("already recording to %s: capture stop first", shown(r.name))
 	}
 	path := s.resolve(file)
-	f, err := os.Create(path)
+	af, err := atomicfile.Create(path)
 	if err != nil {
-		return nameErr(err, path, file)
+		return fileErr(err, path, file)
 	}
-	if err := s.lab.StartCapture(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", file, err)
+	if err := s.lab.StartCapture(af); err != nil {
+		af.Abort()
+		return fmt.Errorf("%s: %w", shown(file), err)
 	}
-	s.capture.rec = &recording{f: f, name: file, lab: s.lab}
-	fmt.Fprintf(out, "recording the lab's traffic to %s: capture stop ends it\n", file)
+	s.capture.rec = &recording{f: af, name: file, lab: s.lab}
+	fmt.Fprintf(out, "recording the lab's traffic to %s: capture stop ends it\n", shown(file))
 	return nil
+}
+
+// end stops the recording and puts the file in place, or, when writing
+// it failed, removes it and leaves FILE as it was.
+func (r *recording) end() (packets int, err error) {
+	n, err := r.lab.StopCapture()
+	if err != nil {
+		r.f.Abort()
+		return n, err
+	}
+	return n, r.f.Commit()
 }
 
 func (c *Ctx) captureStop(out io.Writer) error {
@@ -433,19 +449,33 @@ func (c *Ctx) captureStop(out io.Writer) error {
 		return errors.New("not recording: capture start FILE begins")
 	}
 	s.capture.rec = nil
-	n, err := r.lab.StopCapture()
-	if cerr := r.f.Close(); err == nil {
-		err = cerr
-	}
+	n, err := r.end()
 	if err != nil {
-		return fmt.Errorf("%s: %w", r.name, err)
+		return fileErr(err, s.resolve(r.name), r.name)
 	}
-	fmt.Fprintf(out, "recorded %s packets to %s\n", cli.Thousands(n), r.name)
+	fmt.Fprintf(out, "recorded %s packets to %s\n", cli.Thousands(n), shown(r.name))
+	linkNote(out, r.name, r.f)
 	if r.lab != s.lab {
 		fmt.Fprintln(out, "note: the lab was rebuilt while recording: the file ends where the old lab did")
 	}
-	fmt.Fprintf(out, "next: capture open %s, or rdmalab decode --rpc %s\n", r.name, r.name)
+	fmt.Fprintf(out, "next: capture open %s, or rdmalab decode --rpc %s\n", shown(r.name), shown(r.name))
 	return nil
+}
+
+// finishRecording ends a recording the session is left with when it
+// ends, keeping the file as capture stop would, and says so.
+func (s *Session) finishRecording(out io.Writer) {
+	r := s.capture.rec
+	if r == nil {
+		return
+	}
+	s.capture.rec = nil
+	n, err := r.end()
+	if err != nil {
+		fmt.Fprintf(out, "capture: the recording still running at the end: %v\n", fileErr(err, s.resolve(r.name), r.name))
+		return
+	}
+	fmt.Fprintf(out, "capture: the recording still running at the end was stopped: %s packets in %s\n", cli.Thousands(n), shown(r.name))
 }
 
 // selector is a packets FILTER: decode's filter and our two words.
@@ -580,7 +610,7 @@ func runPackets(c *Ctx, a Args, out io.Writer) error {
 	if len(a.Pos) == 0 {
 		matched = max(0, x.Len()-from)
 	}
-	shown := len(lines) + len(objs)
+	listed := len(lines) + len(objs)
 	if c.JSON {
 		if c.collect {
 			c.data, c.hasData = objs, true
@@ -599,12 +629,12 @@ func runPackets(c *Ctx, a Args, out io.Writer) error {
 		fmt.Fprintf(out, "no packet matches %q\n", strings.Join(a.Pos, " "))
 	case matched == 0:
 		fmt.Fprintln(out, "no packet there")
-	case matched > shown:
+	case matched > listed:
 		again := "packets"
 		if len(a.Pos) > 0 {
 			again += " " + strings.Join(a.Pos, " ")
 		}
-		fmt.Fprintf(out, "… %s more: %s --from %d, or --all\n", cli.Thousands(matched-shown), again, next)
+		fmt.Fprintf(out, "… %s more: %s --from %d, or --all\n", cli.Thousands(matched-listed), shown(again), next)
 	}
 	if pr := x.Progress(); !pr.Done {
 		fmt.Fprintf(out, "(indexing goes on: %d%% · %s packets so far)\n", int(pr.Fraction*100), cli.Thousands(pr.Packets))
@@ -646,7 +676,7 @@ func runPacket(c *Ctx, a Args, out io.Writer) error {
 		return err
 	}
 	if have := x.Len(); n > have {
-		return fmt.Errorf("no frame %d: %s has %s packets", n, s.capture.name, cli.Thousands(have))
+		return fmt.Errorf("no frame %d: %s has %s packets", n, shown(s.capture.name), cli.Thousands(have))
 	}
 	i := n - 1
 	tree := x.Detail(i)

@@ -112,6 +112,14 @@ func (c *Ctx) preset(a Args, out io.Writer, what string, lo int64, f func(int, e
 	if err != nil {
 		return fmt.Errorf("%s: %w", strings.ToLower(what), err)
 	}
+	// An empty buffer cannot be registered as a chunk (ib_map_mr_sg maps
+	// nothing), so the engine sends these inline, as the Linux client does.
+	switch {
+	case n == 0 && what == "WRITE":
+		fmt.Fprintln(out, "note: a WRITE of 0 bytes has no data for a Read chunk: it goes inline, as the Linux client sends it (rpcrdma_marshal_req)")
+	case n == 0 && what == "READ":
+		fmt.Fprintln(out, "note: a READ of 0 bytes needs no Write chunk: its reply fits inline, as the Linux client expects (rpcrdma_marshal_req)")
+	}
 	writeCallChunks(out, chunksOf(k))
 	return nil
 }

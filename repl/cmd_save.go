@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/trace"
@@ -26,24 +24,29 @@ func saveCommand() *Command {
 		Usage: "save FILE",
 		Short: "write the current state as JSON for view --snapshot",
 		Long: "FILE gets the snapshot (as show snapshot --json prints it) and the last 200 events.\n" +
-			"`rdmalab view --snapshot FILE` draws it; attach it to a bug report.",
+			"`rdmalab view --snapshot FILE` draws it; attach it to a bug report.\n" +
+			"The file is written whole or not at all: a temporary file beside FILE, renamed over\n" +
+			"it once complete, so a full disk leaves an existing FILE as it was. A symbolic link at\n" +
+			"FILE is replaced by the file, never followed; a directory or a device there is refused.",
 		Example: "save write-posted.json",
 		Args:    []Arg{{Name: "FILE", Paths: true}},
 		Run: func(c *Ctx, a Args, out io.Writer) error {
 			s := c.S
-			path := a.Pos[0]
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(s.curDir(), path)
-			}
+			name := a.Pos[0]
 			f := savedFrame{Snapshot: s.lab.Snapshot(), Events: s.lab.Tail(savedEvents)}
 			b, err := json.MarshalIndent(f, "", "  ")
 			if err != nil {
 				return fmt.Errorf("encode the snapshot: %w", err)
 			}
-			if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+			af, err := s.writeFile(name, func(w io.Writer) error {
+				_, err := w.Write(append(b, '\n'))
+				return err
+			})
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "saved the state and %d events to %s\n", len(f.Events), a.Pos[0])
+			fmt.Fprintf(out, "saved the state and %d events to %s\n", len(f.Events), shown(name))
+			linkNote(out, name, af)
 			return nil
 		},
 	}

@@ -138,7 +138,7 @@ func runEngine(c *Ctx, a Args, out io.Writer) error {
 	case "ibv":
 		dev := "DEVICE"
 		if len(a.Pos) > 1 {
-			dev = a.Pos[1]
+			dev = shown(a.Pos[1])
 		}
 		return fmt.Errorf("engine ibv %s: the real-device provider (engine/ibv, libibverbs over cgo) is not built yet; this rdmalab has only the sim engine", dev)
 	}
@@ -168,7 +168,7 @@ func runSet(c *Ctx, a Args, out io.Writer) error {
 		if st.live != nil {
 			how = "changes the running lab"
 		}
-		fmt.Fprintf(out, "%s = %s\n  %s\n  accepts %s; changing it %s\n", st.Name, st.get(s.set), st.Short, st.Range, how)
+		fmt.Fprintf(out, "%s = %s\n  %s\n  accepts %s; changing it %s\n", st.Name, st.get(s.set), st.Short, st.accepts(s.set), how)
 		return nil
 	}
 	return s.applySetting(st, a.Pos[1], out)
@@ -198,7 +198,7 @@ func runHistory(c *Ctx, a Args, out io.Writer) error {
 	h := c.S.hist
 	start := max(len(h)-int(n), 0)
 	for i := start; i < len(h); i++ {
-		fmt.Fprintf(out, "%5d  %s\n", i+1, h[i])
+		fmt.Fprintf(out, "%5d  %s\n", i+1, shown(h[i]))
 	}
 	if len(h) == 0 {
 		fmt.Fprintln(out, "no history yet")

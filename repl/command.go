@@ -120,17 +120,26 @@ type Ctx struct {
 	JSON bool // show structured results as JSON (--json, or run --json)
 	Pos  Pos  // where the command came from
 
-	data    any           // the structured result, in run --json mode
-	hasData bool          // data was set
-	events  []trace.Event // collected instead of printed, in run --json mode
-	collect bool
-	errnos  []errnoReturn // errnos functions returned during the command, once each
-	noHint  bool          // the command already said what to do next
-	out     io.Writer
+	data      any           // the structured result, in run --json mode
+	hasData   bool          // data was set
+	events    []trace.Event // collected instead of printed, in run --json mode
+	collect   bool
+	errnos    []errnoReturn // errnos functions returned during the command, once each
+	lastErrno lastErrno
+	noHint    bool // the command already said what to do next
+	out       io.Writer
 }
 
-// errnoReturn is a function that returned an errno.
-type errnoReturn struct{ fn, errno string }
+// errnoReturn is a function that returned an errno; from is the function
+// it passed the errno on from, "" when the errno started there.
+type errnoReturn struct{ fn, errno, from string }
+
+// lastErrno is the last errno return seen, to tell an errno passed up the
+// stack from a new one.
+type lastErrno struct {
+	task, errno, origin string
+	depth               int
+}
 
 // Pos names the origin of a command: a file and a line, or the terminal.
 type Pos struct {
@@ -142,7 +151,7 @@ func (p Pos) String() string {
 	if p.File == "" {
 		return ""
 	}
-	return fmt.Sprintf("%s:%d", p.File, p.Line)
+	return fmt.Sprintf("%s:%d", shown(p.File), p.Line)
 }
 
 // usageError is a command used the wrong way; it prints the usage line.

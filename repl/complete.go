@@ -7,8 +7,12 @@ import (
 // Complete lists what may replace the word being typed at the end of
 // before (the line up to the cursor). The word ends at the last blank or
 // '=' (the separators the prompt replaces up to). It reads the session's
-// last snapshot and never steps the engine.
+// last snapshot and never steps the engine. A line over 64 KiB gets
+// nothing: it will be refused, and the completer runs at every key.
 func (s *Session) Complete(before string) []Suggestion {
+	if len(before) > maxLine {
+		return nil
+	}
 	toks, _ := Tokenize(before)
 	if commentStarted(before) {
 		return nil

@@ -26,16 +26,18 @@ func errnoByName(name string) (verbs.Errno, bool) {
 }
 
 // Explain renders a command's error for the user: an engine errno gets
-// its meaning, a missing completion gets a hint.
+// its generic text (a command's errno comes from the provider or the
+// client, not from a svcrdma function, whose returns the notes explain),
+// a missing completion gets a hint.
 func Explain(err error) string {
 	msg := err.Error()
 	var e verbs.Errno
 	switch {
 	case errors.As(err, &e):
 		if strings.HasSuffix(msg, e.Error()) {
-			return msg + ": " + e.Meaning()
+			return msg + ": " + e.Strerror()
 		}
-		return fmt.Sprintf("%s (%s: %s)", msg, e.Error(), e.Meaning())
+		return fmt.Sprintf("%s (%s: %s)", msg, e.Error(), e.Strerror())
 	case errors.Is(err, engine.ErrNothingPending):
 		return msg + " (post something first: write, read, readdir or a server step that posts)"
 	}

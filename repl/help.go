@@ -60,7 +60,7 @@ func help(c *Ctx, a Args, out io.Writer) error {
 			return nil
 		}
 		if st, ok := findSetting(topic); ok {
-			fmt.Fprintf(out, "set %s VALUE\n  %s\n  accepts %s\n", st.Name, st.Short, st.Range)
+			fmt.Fprintf(out, "set %s VALUE\n  %s\n  accepts %s\n", st.Name, st.Short, st.accepts(s.set))
 			return nil
 		}
 		msg := fmt.Sprintf("no help for %q", topic)
@@ -78,7 +78,7 @@ func help(c *Ctx, a Args, out io.Writer) error {
 		}
 		if cmd.Name == "set" {
 			if st, ok := findSetting(a.Pos[1]); ok {
-				fmt.Fprintf(out, "set %s VALUE\n  %s\n  accepts %s\n", st.Name, st.Short, st.Range)
+				fmt.Fprintf(out, "set %s VALUE\n  %s\n  accepts %s\n", st.Name, st.Short, st.accepts(s.set))
 				return nil
 			}
 		}

@@ -1,8 +1,9 @@
 package repl
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,36 +34,48 @@ type historyFile struct {
 
 // openHistory loads the last lines of the history at path and opens it
 // for appending, creating it (mode 0600, in a 0700 directory) if needed.
-func openHistory(path string) (*historyFile, []string, error) {
+// Lines it cannot offer back are skipped, never the whole history: lines
+// over 64 KiB, and lines holding what would act on the terminal when
+// recalled (an escape sequence). skipped counts them.
+func openHistory(path string) (h *historyFile, lines []string, skipped int, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, nil, fmt.Errorf("history: %w", err)
+		return nil, nil, 0, fmt.Errorf("history: %w", err)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, nil, fmt.Errorf("history: %w", err)
+		return nil, nil, 0, fmt.Errorf("history: %w", err)
 	}
 	if fi, err := f.Stat(); err == nil && fi.Mode().Perm() != 0o600 {
 		if err := f.Chmod(0o600); err != nil {
 			f.Close()
-			return nil, nil, fmt.Errorf("history: %w", err)
+			return nil, nil, 0, fmt.Errorf("history: %w", err)
 		}
 	}
-	var lines []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); l != "" {
+	sc := newLineScanner(f)
+	for {
+		l, long, rerr := sc.next()
+		if rerr != nil {
+			// A read error keeps the lines read so far.
+			if !errors.Is(rerr, io.EOF) {
+				skipped++
+			}
+			break
+		}
+		l = strings.TrimSpace(l)
+		switch {
+		case long > 0 || shown(l) != l:
+			skipped++
+		case l != "":
 			lines = append(lines, l)
+			if len(lines) >= 2*maxHistoryLoad {
+				lines = append(lines[:0], lines[len(lines)-maxHistoryLoad:]...)
+			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("history %s: %w", path, err)
 	}
 	if len(lines) > maxHistoryLoad {
 		lines = lines[len(lines)-maxHistoryLoad:]
 	}
-	return &historyFile{f: f}, lines, nil
+	return &historyFile{f: f}, lines, skipped, nil
 }
 
 // Append writes one line (one write, O_APPEND).

@@ -9,7 +9,7 @@ import (
 
 func TestHistoryFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state", "rdmalab", "history")
-	h, lines, err := openHistory(path)
+	h, lines, _, err := openHistory(path)
 	if err != nil || len(lines) != 0 {
 		t.Fatalf("%v %q", err, lines)
 	}
@@ -30,7 +30,7 @@ func TestHistoryFile(t *testing.T) {
 			t.Errorf("%s: mode %v, want %v (%v)", p, fi.Mode().Perm(), want, err)
 		}
 	}
-	h, lines, err = openHistory(path)
+	h, lines, _, err = openHistory(path)
 	if err != nil || strings.Join(lines, ";") != "write 1M;complete" {
 		t.Fatalf("reload: %v %q", err, lines)
 	}
@@ -40,7 +40,7 @@ func TestHistoryFile(t *testing.T) {
 func TestHistoryFileModeRepaired(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "history")
 	os.WriteFile(path, []byte("help\n"), 0o644)
-	h, lines, err := openHistory(path)
+	h, lines, _, err := openHistory(path)
 	if err != nil || len(lines) != 1 {
 		t.Fatal(err, lines)
 	}

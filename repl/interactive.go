@@ -74,8 +74,12 @@ func Interactive(o TerminalOptions) (err error) {
 	var hist *historyFile
 	var lines []string
 	if o.HistoryFile != "" {
-		if hist, lines, err = openHistory(o.HistoryFile); err != nil {
-			fmt.Fprintf(o.Err, "rdmalab: %v (this session keeps no history)\n", err)
+		var skipped int
+		if hist, lines, skipped, err = openHistory(o.HistoryFile); err != nil {
+			fmt.Fprintf(o.Err, "rdmalab: %s (this session keeps no history)\n", shown(err.Error()))
+		} else if skipped > 0 {
+			fmt.Fprintf(o.Err, "rdmalab: history %s: skipped %d line(s) over 64 KiB or holding control characters; the rest is loaded\n",
+				shown(o.HistoryFile), skipped)
 		}
 		defer hist.Close()
 	}
@@ -109,10 +113,15 @@ func Interactive(o TerminalOptions) (err error) {
 	}()
 
 	writeBanner(o.Out, s)
+	defer s.finishRecording(o.Out)
 	for !leaving.Load() {
-		line, eof := r.readLine()
+		line, long, eof := r.readLine()
 		if eof || leaving.Load() {
 			break
+		}
+		if long > 0 {
+			fmt.Fprintf(o.Err, "error: %s, and not kept in history\n", tooLong(long))
+			continue
 		}
 		if text := strings.TrimSpace(line); text != "" {
 			if len(s.hist) == 0 || s.hist[len(s.hist)-1] != text {
@@ -126,7 +135,7 @@ func Interactive(o TerminalOptions) (err error) {
 			o.OnLine(line)
 		}
 		if err := s.Exec(line, Pos{}, o.Out); err != nil {
-			fmt.Fprintf(o.Err, "error: %s\n", Explain(err))
+			fmt.Fprintf(o.Err, "error: %s\n", shownLines(Explain(err)))
 		}
 		s.Refresh()
 		r.invalidate()

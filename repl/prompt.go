@@ -60,11 +60,20 @@ func newLineReader(s *Session, t *terminal, noColor bool, history []string) (r *
 	return r, nil
 }
 
-// readLine reads one line; eof is Ctrl-D on an empty line.
-func (r *lineReader) readLine() (line string, eof bool) {
+// readLine reads one line; eof is Ctrl-D on an empty line. A line over
+// maxLine comes back as "" with its length in long: the parser dropped
+// the rest and emptied the line before its Enter reached go-prompt, so
+// go-prompt's own history does not keep it either.
+func (r *lineReader) readLine() (line string, long int, eof bool) {
 	r.ended = prompt.NotDefined
 	line = r.p.Input()
-	return line, r.ended == prompt.ControlD
+	if n := r.parser.takeOverflow(); n > 0 {
+		return "", n, false
+	}
+	if len(line) > maxLine { // recalled history plus typing: the guard
+		return "", len(line), false
+	}
+	return line, 0, r.ended == prompt.ControlD
 }
 
 // stop ends the line being read as Ctrl-D would: go to the end of the
@@ -75,6 +84,9 @@ func (r *lineReader) stop() {
 
 func (r *lineReader) complete(d prompt.Document) (out []prompt.Suggest) {
 	before := d.TextBeforeCursor()
+	if len(before) > maxLine {
+		return nil // nothing to complete, and not worth a pass per key
+	}
 	if strings.TrimSpace(before) == "" {
 		// On an empty line the menu (every command) opens only on Tab,
 		// and stays while Tab or the arrows move in it.
@@ -121,22 +133,45 @@ func noColors() []prompt.Option {
 	}
 }
 
-// ttyParser is go-prompt's own input parser, fixed in three ways:
+// ttyParser is go-prompt's own input parser, fixed in these ways:
 //   - TearDown puts back the state saved before go-prompt ran, on every
 //     way out of Input (Enter, Ctrl-D, and the stop a signal injects);
 //   - Read hands out one key at a time: go-prompt looks a whole read up
 //     as one key, so fast typing or a paste ("sg<Tab><Enter>" in one
 //     read) would insert control characters into the line;
 //   - after an Enter it holds the keys typed ahead until the next line
-//     starts, because go-prompt drops whatever it read past the Enter.
+//     starts, because go-prompt drops whatever it read past the Enter;
+//   - a paste is handed out as one key, not one per 1 KiB read: go-prompt
+//     sleeps 10 ms between reads and redraws the whole line (converting
+//     it to runes several times) after each key, so a 1 MiB paste took
+//     minutes, quadratic in its length;
+//   - a line is cut at maxLine as it is read, so go-prompt never holds
+//     more, and marked: at its Enter the line is emptied first (Ctrl-E,
+//     Ctrl-U) and readLine refuses it;
+//   - an escape sequence go-prompt does not know is dropped: go-prompt
+//     would insert it into the line as text and echo it raw.
 type ttyParser struct {
 	inner prompt.ConsoleParser
 	term  *terminal
 
 	mu     sync.Mutex
-	queued [][]byte
+	queued []key
 	hold   bool
+	qLine  int  // text bytes queued for the line being typed
+	over   int  // the line being read went over maxLine: its length
+	enter  bool // its Enter comes after Ctrl-E and Ctrl-U emptied it
 }
+
+// key is one key press, or (b == nil) the mark that the line it ends went
+// over maxLine, by dropped bytes.
+type key struct {
+	b       []byte
+	dropped int
+	line    int // with the mark: the line's length so far
+}
+
+// maxDrain bounds what one Read takes from the terminal.
+const maxDrain = 1 << 20
 
 var _ prompt.ConsoleParser = (*ttyParser)(nil)
 
@@ -145,9 +180,19 @@ var errNoKey = errors.New("no key pressed")
 
 func (t *ttyParser) Setup() error {
 	t.mu.Lock()
-	t.hold = false
+	t.hold, t.over, t.enter = false, 0, false
 	t.mu.Unlock()
 	return t.inner.Setup()
+}
+
+// takeOverflow is the length of the line just read when it went over
+// maxLine, else 0.
+func (t *ttyParser) takeOverflow() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := t.over
+	t.over = 0
+	return n
 }
 
 func (t *ttyParser) TearDown() error {
@@ -166,25 +211,89 @@ func (t *ttyParser) GetWinSize() *prompt.WinSize {
 func (t *ttyParser) Read() ([]byte, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if b, err := t.inner.Read(); err == nil && len(b) > 0 {
-		t.queued = append(t.queued, splitKeys(b)...)
+	// Take all the terminal has (the fd is non-blocking), not one read.
+	for n := 0; n < maxDrain; {
+		b, err := t.inner.Read()
+		if err != nil || len(b) == 0 {
+			break
+		}
+		n += len(b)
+		for _, k := range splitKeys(b) {
+			t.queue(k)
+		}
 	}
-	if t.hold || len(t.queued) == 0 {
-		return nil, errNoKey
+	for !t.hold && len(t.queued) > 0 {
+		k := t.queued[0]
+		t.queued = t.queued[1:]
+		switch {
+		case k.b == nil:
+			t.over = max(t.over, k.line+k.dropped)
+			continue
+		case isText(k.b):
+			// A paste arrives in many reads: hand it out as one key.
+			b := k.b
+			for len(t.queued) > 0 && t.queued[0].b != nil && isText(t.queued[0].b) {
+				b = append(b[:len(b):len(b)], t.queued[0].b...)
+				t.queued = t.queued[1:]
+			}
+			return b, nil
+		case isEnter(k.b) && t.over > 0 && !t.enter:
+			// Empty go-prompt's line first, so it keeps nothing of it.
+			t.enter = true
+			t.queued = append([]key{{b: []byte{0x15}}, k}, t.queued...)
+			return []byte{0x05}, nil
+		case isEnter(k.b):
+			t.hold = true
+		case isClear(k.b) && !t.enter:
+			t.over = 0 // the user emptied the line that was too long
+		}
+		return k.b, nil
 	}
-	b := t.queued[0]
-	t.queued = t.queued[1:]
-	if len(b) == 1 && (b[0] == '\r' || b[0] == '\n') {
-		t.hold = true
-	}
-	return b, nil
+	return nil, errNoKey
 }
+
+// queue adds a key read from the terminal, keeping the line it belongs
+// to within maxLine.
+func (t *ttyParser) queue(b []byte) {
+	switch {
+	case isText(b):
+		if room := maxLine - t.qLine; len(b) > room {
+			room = max(room, 0)
+			if room > 0 {
+				t.queued = append(t.queued, key{b: b[:room:room]})
+			}
+			if n := len(t.queued); n > 0 && t.queued[n-1].b == nil {
+				t.queued[n-1].dropped += len(b) // one mark, however long the paste
+			} else {
+				t.queued = append(t.queued, key{dropped: len(b) - room, line: t.qLine + room})
+			}
+			t.qLine += len(b)
+			return
+		}
+		t.qLine += len(b)
+	case isEnter(b) || isClear(b):
+		t.qLine = 0
+	case b[0] == 0x1b && len(b) > 1 && prompt.GetKey(b) == prompt.NotDefined:
+		return
+	}
+	t.queued = append(t.queued, key{b: b})
+}
+
+func isText(b []byte) bool  { return len(b) > 0 && b[0] >= 0x20 && b[0] != 0x7f && b[0] != 0x1b }
+func isEnter(b []byte) bool { return len(b) == 1 && (b[0] == '\r' || b[0] == '\n') }
+
+// isClear is Ctrl-C or Ctrl-U: the line starts afresh.
+func isClear(b []byte) bool { return len(b) == 1 && (b[0] == 0x03 || b[0] == 0x15) }
 
 // inject puts key presses ahead of the terminal's; safe from any
 // goroutine.
 func (t *ttyParser) inject(keys ...[]byte) {
 	t.mu.Lock()
-	t.queued = append(append([][]byte(nil), keys...), t.queued...)
+	ks := make([]key, 0, len(keys)+len(t.queued))
+	for _, b := range keys {
+		ks = append(ks, key{b: b})
+	}
+	t.queued = append(ks, t.queued...)
 	t.mu.Unlock()
 }
 

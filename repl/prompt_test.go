@@ -2,6 +2,7 @@ package repl
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	prompt "github.com/c-bata/go-prompt"
@@ -130,5 +131,88 @@ func TestLineReaderComplete(t *testing.T) {
 func TestNoColors(t *testing.T) {
 	if n := len(noColors()); n != 16 {
 		t.Errorf("%d colour options, want all 16", n)
+	}
+}
+
+// chunked cuts s into reads of n bytes, as the terminal delivers a paste.
+func chunked(s string, n int) [][]byte {
+	var out [][]byte
+	for len(s) > 0 {
+		k := min(n, len(s))
+		out = append(out, []byte(s[:k]))
+		s = s[k:]
+	}
+	return out
+}
+
+// A paste reaches go-prompt as one key, not one per 1 KiB read: go-prompt
+// sleeps 10 ms and redraws the whole line after every key.
+func TestTTYParserPasteIsOneKey(t *testing.T) {
+	text := "write " + strings.Repeat("1", 10<<10)
+	p := &ttyParser{inner: &fakeParser{chunks: chunked(text+"\r", 1024)}}
+	if got := reads(p, 5); !reflect.DeepEqual(got, []string{text, "\r"}) {
+		t.Errorf("got %d keys", len(got))
+	}
+}
+
+// A line over 64 KiB is cut as it is read, emptied before its Enter (so
+// go-prompt's own history keeps nothing of it), and reported by
+// takeOverflow with its length; the next line is read as usual.
+func TestTTYParserCutsLongLine(t *testing.T) {
+	long := "write " + strings.Repeat("x", 1<<20)
+	p := &ttyParser{inner: &fakeParser{chunks: chunked(long+"\rengine\r", 1024)}}
+	got := reads(p, 10)
+	if len(got) != 4 || len(got[0]) != maxLine || !reflect.DeepEqual(got[1:], []string{"\x05", "\x15", "\r"}) {
+		t.Fatalf("keys: %d, first %d bytes, then %q", len(got), len(got[0]), got[1:])
+	}
+	if n := p.takeOverflow(); n != len(long) {
+		t.Errorf("overflow %d, want %d", n, len(long))
+	}
+	p.Setup()
+	if got := reads(p, 5); !reflect.DeepEqual(got, []string{"engine", "\r"}) || p.takeOverflow() != 0 {
+		t.Errorf("next line: %q", got)
+	}
+	// However long the paste, what waits in the queue stays bounded.
+	p = &ttyParser{inner: &fakeParser{chunks: chunked(strings.Repeat("y", 8<<20), 1024)}}
+	p.hold = true // keys typed ahead of a running command
+	for range 10 {
+		p.Read()
+	}
+	queued := 0
+	for _, k := range p.queued {
+		queued += len(k.b)
+	}
+	if queued > maxLine || len(p.queued) > 100 {
+		t.Errorf("%d keys, %d bytes queued", len(p.queued), queued)
+	}
+}
+
+// Ctrl-C (or Ctrl-U) after an over-long paste empties the line: what is
+// typed next runs.
+func TestTTYParserClearForgetsOverflow(t *testing.T) {
+	for _, clear := range []string{"\x03", "\x15"} {
+		in := strings.Repeat("x", 100<<10) + clear + "help\r"
+		p := &ttyParser{inner: &fakeParser{chunks: chunked(in, 1024)}}
+		got := reads(p, 10)
+		if !reflect.DeepEqual(got[1:], []string{clear, "help", "\r"}) || p.takeOverflow() != 0 {
+			t.Errorf("%q: %q", clear, got[1:])
+		}
+	}
+}
+
+// An escape sequence go-prompt does not know would be inserted as text
+// and echoed raw (ESC[2J clears the screen): it is dropped.
+func TestTTYParserDropsUnknownEscapes(t *testing.T) {
+	p := &ttyParser{inner: &fakeParser{chunks: [][]byte{[]byte("sh\x1b[2Jow\x1b[99;99z sq\x1b[A\r")}}}
+	if got := reads(p, 10); !reflect.DeepEqual(got, []string{"show sq", "\x1b[A", "\r"}) {
+		t.Errorf("%q", got)
+	}
+}
+
+// The completer does no work on a line that will be refused.
+func TestCompleteLongLine(t *testing.T) {
+	s := newTestSession(t)
+	if got := s.Complete("show " + strings.Repeat("s", maxLine)); got != nil {
+		t.Errorf("%d suggestions", len(got))
 	}
 }

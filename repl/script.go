@@ -39,8 +39,13 @@ type Record struct {
 
 // RunScript runs the commands read from r, named name in errors, and
 // writes the transcript to out. It returns how many commands failed; it
-// stops at the first unless o.KeepGoing, and at quit.
+// stops at the first unless o.KeepGoing, and at quit. A line over 64 KiB
+// fails without running. A recording (capture start) still running at
+// the end is stopped and kept, and the transcript says so.
 func (s *Session) RunScript(r io.Reader, name string, w io.Writer, o ScriptOptions) (failed int, err error) {
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
 	// The transcript is buffered; it is flushed before each error so the
 	// two streams stay in order on a terminal.
 	out := bufio.NewWriterSize(w, 64<<10)
@@ -49,17 +54,38 @@ func (s *Session) RunScript(r io.Reader, name string, w io.Writer, o ScriptOptio
 			err = fmt.Errorf("write transcript: %w", ferr)
 		}
 	}()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	defer func() {
+		if o.JSON {
+			s.finishRecording(o.Stderr) // the transcript holds JSON only
+		} else {
+			s.finishRecording(out)
+		}
+	}()
+	sc := newLineScanner(r)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimRight(sc.Text(), "\r")
+	for {
+		line, long, rerr := sc.next()
+		if errors.Is(rerr, io.EOF) {
+			break
+		}
+		if rerr != nil {
+			return failed, fmt.Errorf("%s: read line %d: %w", shown(name), sc.n+1, rerr)
+		}
+		pos := Pos{File: name, Line: sc.n}
+		if long > 0 {
+			failed++
+			out.Flush()
+			fmt.Fprintf(o.Stderr, "%s: %s\n", pos, tooLong(long))
+			if !o.KeepGoing {
+				return failed, nil
+			}
+			continue
+		}
 		text := strings.TrimSpace(line)
 		if text == "" {
 			continue
 		}
-		pos := Pos{File: name, Line: n}
 		if o.JSON {
 			rec := s.execRecord(line, pos)
 			if err := enc.Encode(rec); err != nil {
@@ -68,26 +94,23 @@ func (s *Session) RunScript(r io.Reader, name string, w io.Writer, o ScriptOptio
 			if rec.Comment == "" && !rec.OK {
 				failed++
 				out.Flush()
-				fmt.Fprintf(o.Stderr, "%s: %s\n", pos, rec.Error)
+				fmt.Fprintf(o.Stderr, "%s: %s\n", pos, shownLines(rec.Error))
 			}
 		} else {
 			if strings.HasPrefix(text, "#") {
-				fmt.Fprintln(out, line)
+				fmt.Fprintln(out, shown(line))
 				continue
 			}
-			fmt.Fprintf(out, "> %s\n", line)
+			fmt.Fprintf(out, "> %s\n", shown(line))
 			if err := s.Exec(line, pos, out); err != nil {
 				failed++
 				out.Flush()
-				fmt.Fprintf(o.Stderr, "%s: %s\n", pos, Explain(err))
+				fmt.Fprintf(o.Stderr, "%s: %s\n", pos, shownLines(Explain(err)))
 			}
 		}
 		if s.quit || (failed > 0 && !o.KeepGoing) {
 			return failed, nil
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return failed, fmt.Errorf("%s: read: %w", name, err)
 	}
 	return failed, nil
 }
@@ -124,7 +147,7 @@ func (e *tooDeepError) Error() string { return e.msg }
 // the first error, which names FILE:LINE.
 func (s *Session) sourceFile(path string, out io.Writer) error {
 	if s.depth >= maxSourceDepth {
-		return &tooDeepError{fmt.Sprintf("source nested %d deep: does %s source itself?", s.depth, path)}
+		return &tooDeepError{fmt.Sprintf("source nested %d deep: does %s source itself?", s.depth, shown(path))}
 	}
 	full := path
 	if !filepath.IsAbs(full) {
@@ -132,7 +155,7 @@ func (s *Session) sourceFile(path string, out io.Writer) error {
 	}
 	f, err := os.Open(full)
 	if err != nil {
-		return fmt.Errorf("source: %w", err)
+		return nameErr(err, full, path)
 	}
 	defer f.Close()
 	s.dirs = append(s.dirs, filepath.Dir(full))
@@ -157,35 +180,40 @@ func (s *Session) curDir() string {
 func (s *Session) runLines(r io.Reader, name string, out io.Writer) error {
 	s.depth++
 	defer func() { s.depth-- }()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimRight(sc.Text(), "\r")
+	sc := newLineScanner(r)
+	for {
+		line, long, err := sc.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		pos := Pos{File: name, Line: sc.n}
+		switch {
+		case err != nil:
+			return fmt.Errorf("%s: read line %d: %w", shown(name), sc.n+1, err)
+		case long > 0:
+			return fmt.Errorf("%s: %s", pos, tooLong(long))
+		}
 		text := strings.TrimSpace(line)
 		switch {
 		case text == "":
 			continue
 		case strings.HasPrefix(text, "#"):
-			fmt.Fprintln(out, line)
+			fmt.Fprintln(out, shown(line))
 			continue
 		}
 		if s.interrupt.Load() {
-			return fmt.Errorf("%s:%d: interrupted", name, n)
+			return fmt.Errorf("%s: interrupted", pos)
 		}
-		fmt.Fprintf(out, "> %s\n", line)
-		if err := s.Exec(line, Pos{File: name, Line: n}, out); err != nil {
+		fmt.Fprintf(out, "> %s\n", shown(line))
+		if err := s.Exec(line, pos, out); err != nil {
 			var deep *tooDeepError
 			if errors.As(err, &deep) {
 				return err // once, not once per level
 			}
-			return fmt.Errorf("%s:%d: %s", name, n, Explain(err))
+			return fmt.Errorf("%s: %s", pos, Explain(err))
 		}
 		if s.quit {
 			return nil
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: read: %w", name, err)
-	}
-	return nil
 }

@@ -142,10 +142,7 @@ func (s *Session) onEvent(ev trace.Event) {
 		return
 	}
 	if ev.Kind == trace.Return && ev.Err != "" {
-		r := errnoReturn{ev.Func, ev.Err}
-		if !slices.Contains(c.errnos, r) {
-			c.errnos = append(c.errnos, r)
-		}
+		c.noteErrno(ev)
 	}
 	if !s.trace {
 		return
@@ -235,13 +232,46 @@ func (s *Session) runLocked(cmd *Command, outer bool, run func() error) error {
 // Source is what views of this session draw from.
 func (s *Session) Source() *viz.LabSource { return s.src }
 
+// noteErrno records a function returning an errno, once per function and
+// errno. A caller returning the errno its callee just returned passes it
+// on: the note names where it came from rather than guess a meaning.
+func (c *Ctx) noteErrno(ev trace.Event) {
+	r := errnoReturn{fn: ev.Func, errno: ev.Err}
+	if l := c.lastErrno; l.task == ev.Task && l.errno == ev.Err && ev.Depth < l.depth {
+		r.from = l.origin
+	}
+	origin := ev.Func
+	if r.from != "" {
+		origin = r.from
+	}
+	c.lastErrno = lastErrno{task: ev.Task, errno: ev.Err, depth: ev.Depth, origin: origin}
+	if !slices.ContainsFunc(c.errnos, func(x errnoReturn) bool { return x.fn == r.fn && x.errno == r.errno }) {
+		c.errnos = append(c.errnos, r)
+	}
+}
+
+// funcErrnoMeanings are what an errno means from one function, where the
+// errno's general svcrdma meaning would mislead.
+var funcErrnoMeanings = map[[2]string]string{
+	{"svc_rdma_post_chunk_ctxt", "EINVAL"}: "the chunk needs more Send Queue entries (cc_sqecount) than the SQ has (sc_sq_depth), so it can never be posted",
+}
+
 // explainErrnos says once what each errno returned during the command
 // means.
 func (s *Session) explainErrnos(c *Ctx) {
 	for _, r := range c.errnos {
-		if e, ok := errnoByName(r.errno); ok {
-			fmt.Fprintf(c.out, "note: %s returned -%s: %s\n", r.fn, r.errno, e.Meaning())
+		e, ok := errnoByName(r.errno)
+		switch {
+		case !ok:
+		case r.from != "":
+			fmt.Fprintf(c.out, "note: %s returned -%s, passed on from %s\n", r.fn, r.errno, r.from)
+		default:
+			meaning := e.Meaning()
+			if m, ok := funcErrnoMeanings[[2]string{r.fn, r.errno}]; ok {
+				meaning = m
+			}
+			fmt.Fprintf(c.out, "note: %s returned -%s: %s\n", r.fn, r.errno, meaning)
 		}
 	}
-	c.errnos = nil
+	c.errnos, c.lastErrno = nil, lastErrno{}
 }

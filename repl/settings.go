@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -26,7 +27,45 @@ type setting struct {
 	live func(s *Session, next engine.Settings) (bool, error)
 	// effective says what the lab uses when the setting means "auto".
 	effective func(*engine.Lab) string
+	// rangeOf, when set, is Range given the other settings: a limit that
+	// depends on the device or on another setting.
+	rangeOf func(engine.Settings) string
 }
+
+// accepts is what the setting accepts with the settings s.
+func (st setting) accepts(s engine.Settings) string {
+	if st.rangeOf != nil {
+		return st.rangeOf(s)
+	}
+	return st.Range
+}
+
+// capped bounds an integer setting by the real limit, which the device or
+// another setting decides; a value over it is refused with the reason.
+func capped(st setting, lo int64, field func(*engine.Settings) *int, limit func(engine.Settings) (hi int64, why string)) setting {
+	st.rangeOf = func(s engine.Settings) string {
+		hi, _ := limit(s)
+		return fmt.Sprintf("%d..%d", lo, hi)
+	}
+	st.Range = st.rangeOf(engine.DefaultSettings())
+	st.set = func(s *engine.Settings, v string) error {
+		hi, why := limit(*s)
+		n, err := parseInt(st.Name, v, lo, hi)
+		var re *rangeError
+		if errors.As(err, &re) && n > hi {
+			return fmt.Errorf("%w: %s", err, why)
+		}
+		if err != nil {
+			return err
+		}
+		*field(s) = int(n)
+		return nil
+	}
+	return st
+}
+
+// maxCQE is the limit of every CQ of the server's device.
+func maxCQE(s engine.Settings) int64 { return int64(s.DeviceAttr().MaxCQE) }
 
 // settingsTable lists every setting in display order.
 func settingsTable() []setting {
@@ -62,17 +101,31 @@ func settingsTable() []setting {
 			return err
 		}
 		if n&(n-1) != 0 {
-			return fmt.Errorf("page_size must be a power of two from 4096 to 65536, not %s", v)
+			return fmt.Errorf("page_size must be a power of two from 4096 to 65536, not %s", shown(v))
 		}
 		s.PageSize = int(n)
 		return nil
 	}
-	sqDepth := intSetting("sq_depth", "sc_sq_depth: SQ slots (0: sized at accept)", 0, 1<<20,
-		func(s *engine.Settings) *int { return &s.SQDepth }, "0", "16", "64", "256")
+	sqDepthField := func(s *engine.Settings) *int { return &s.SQDepth }
+	sqDepth := capped(intSetting("sq_depth", "sc_sq_depth: SQ slots (0: sized at accept)", 0, 0, sqDepthField, "0", "16", "64", "256"),
+		0, sqDepthField, func(s engine.Settings) (int64, string) {
+			if qp := int64(s.DeviceAttr().MaxQPWR); qp < maxCQE(s) {
+				return qp, fmt.Sprintf("the QP's Send Queue holds at most max_qp_wr = %d WRs (set max_qp_wr raises it)", qp)
+			}
+			return maxCQE(s), fmt.Sprintf("svc_rdma_accept gives the Send CQ one entry per SQ slot, and the device's CQs hold at most max_cqe = %d", maxCQE(s))
+		})
 	sqDepth.effective = func(l *engine.Lab) string { return strconv.Itoa(l.Server.SQDepth) }
-	maxSendSGEs := intSetting("max_send_sges", "sc_max_send_sges (0: sized at accept)", 0, 256,
-		func(s *engine.Settings) *int { return &s.MaxSendSGEs }, "0", "2", "3", "5")
+	sendSGEsField := func(s *engine.Settings) *int { return &s.MaxSendSGEs }
+	maxSendSGEs := capped(intSetting("max_send_sges", "sc_max_send_sges (0: sized at accept)", 0, 0, sendSGEsField, "0", "2", "3", "5"),
+		0, sendSGEsField, func(s engine.Settings) (int64, string) {
+			return int64(s.MaxSendSGE), fmt.Sprintf("the device's max_send_sge is %d (set max_send_sge raises it), and ib_create_qp refuses a QP that asks for more", s.MaxSendSGE)
+		})
 	maxSendSGEs.effective = func(l *engine.Lab) string { return strconv.Itoa(l.Server.MaxSendSGEs) }
+	qpWRField := func(s *engine.Settings) *int { return &s.MaxQPWR }
+	maxQPWR := capped(intSetting("max_qp_wr", "device max_qp_wr: limit on SQ and RQ depth", 16, 0, qpWRField, "16384", "128"),
+		16, qpWRField, func(s engine.Settings) (int64, string) {
+			return maxCQE(s), fmt.Sprintf("svc_rdma_accept sizes the CQs from queue depths up to max_qp_wr, and the device's CQs hold at most max_cqe = %d", maxCQE(s))
+		})
 	qpSGE := intSetting("qp_max_send_sge", "max_send_sge the QP grants (0: what is asked)", 0, 256,
 		func(s *engine.Settings) *int { return &s.QPMaxSendSGE }, "0", "2", "4")
 	qpSGE.effective = func(l *engine.Lab) string { return strconv.Itoa(l.Server.QPMaxWriteSGE) }
@@ -86,8 +139,7 @@ func settingsTable() []setting {
 			func(s *engine.Settings) *int { return &s.MaxSGERd }, "32", "4", "1"),
 		intSetting("max_sgl_rd", "device max_sgl_rd: longer READs use an MR", 0, 4096,
 			func(s *engine.Settings) *int { return &s.MaxSGLRd }, "0", "8"),
-		intSetting("max_qp_wr", "device max_qp_wr: limit on SQ and RQ depth", 16, 1<<20,
-			func(s *engine.Settings) *int { return &s.MaxQPWR }, "16384", "128"),
+		maxQPWR,
 		boolSetting("iwarp", "iWARP device: READ sinks need an MR",
 			func(s *engine.Settings) *bool { return &s.IWARP }),
 		boolSetting("force_mr", "rdma_rw force_mr: always register for R/W",
@@ -296,7 +348,7 @@ func pathMTUSetting() setting {
 					return nil
 				}
 			}
-			return fmt.Errorf("path_mtu must be one of %s, not %s", strings.Join(mtus, ", "), v)
+			return fmt.Errorf("path_mtu must be one of %s, not %s", strings.Join(mtus, ", "), shown(v))
 		}}
 	for _, m := range mtus {
 		st.Values = append(st.Values, Suggestion{m, ""})
@@ -336,6 +388,10 @@ func (s *Session) applySetting(st setting, value string, out io.Writer) error {
 	next := cloneSettings(s.set)
 	if err := st.set(&next, value); err != nil {
 		return err
+	}
+	// A setting another one depends on (max_send_sge under max_send_sges).
+	if err := next.Validate(); err != nil {
+		return fmt.Errorf("%s stays %s: %w", st.Name, st.get(s.set), err)
 	}
 	if st.get(next) == st.get(s.set) {
 		fmt.Fprintf(out, "%s is already %s\n", st.Name, st.get(next))

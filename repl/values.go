@@ -18,7 +18,7 @@ type rangeError struct {
 }
 
 func (e *rangeError) Error() string {
-	return fmt.Sprintf("%s must be %s..%s, not %s", e.what, fmtInt(e.min), fmtInt(e.max), e.got)
+	return fmt.Sprintf("%s must be %s..%s, not %s", e.what, fmtInt(e.min), fmtInt(e.max), shown(e.got))
 }
 
 func fmtInt(v int64) string { return strconv.FormatInt(v, 10) }
@@ -52,14 +52,15 @@ func parseSize(what, s string, lo, hi int64) (int, error) {
 	return int(v), nil
 }
 
-// parseInt reads an integer in [lo, hi].
+// parseInt reads an integer in [lo, hi]; outside it, the error is a
+// *rangeError and the value read is returned with it.
 func parseInt(what, s string, lo, hi int64) (int64, error) {
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 0, 64)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %q is not a number", what, s)
 	}
 	if v < lo || v > hi {
-		return 0, &rangeError{what, lo, hi, s}
+		return v, &rangeError{what, lo, hi, s}
 	}
 	return v, nil
 }
@@ -108,7 +109,7 @@ func parseRate(what, s string, lo, hi int64) (int64, error) {
 	}
 	v := int64(f * float64(mult))
 	if v < lo || v > hi {
-		return 0, fmt.Errorf("%s must be %s..%s bits/s, not %s", what, fmtRate(lo), fmtRate(hi), s)
+		return 0, fmt.Errorf("%s must be %s..%s bits/s, not %s", what, fmtRate(lo), fmtRate(hi), shown(s))
 	}
 	return v, nil
 }
@@ -135,7 +136,7 @@ func parseDuration(what, s string, lo, hi time.Duration) (time.Duration, error) 
 		return 0, fmt.Errorf("%s: %q is not a duration (try 2us or 1ms)", what, s)
 	}
 	if d < lo || d > hi {
-		return 0, fmt.Errorf("%s must be %v..%v, not %s", what, lo, hi, s)
+		return 0, fmt.Errorf("%s must be %v..%v, not %s", what, lo, hi, shown(s))
 	}
 	return d, nil
 }
@@ -146,8 +147,12 @@ func parseSegs(what, s string) ([]xprt.SegSpec, int, error) {
 	total := 0
 	for i, part := range strings.Split(s, ",") {
 		l, off, hasOff := strings.Cut(part, "@")
-		n, err := parseSize(fmt.Sprintf("%s segment %d length", what, i), l, 0, 16<<20)
+		n, err := parseSize(fmt.Sprintf("%s segment %d length", what, i), l, 1, 16<<20)
 		if err != nil {
+			if strings.TrimSpace(l) == "0" {
+				// What xprtrdma would hit too: it cannot map an empty buffer.
+				err = fmt.Errorf("%w: the client registers each segment's buffer, and an empty one cannot be registered", err)
+			}
 			return nil, 0, err
 		}
 		seg := xprt.SegSpec{Len: n}

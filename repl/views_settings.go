@@ -33,7 +33,7 @@ func settingsViewOf(s *Session, snap engine.Snapshot, _ string) (view, error) {
 		if st.effective != nil && val == "0" {
 			val += " (" + st.effective(s.lab) + ")"
 		}
-		v.rows = append(v.rows, settingRow{st.Name, val, st.Range, st.Short, st.live != nil})
+		v.rows = append(v.rows, settingRow{st.Name, val, st.accepts(s.set), st.Short, st.live != nil})
 	}
 	return v, nil
 }
