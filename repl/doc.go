@@ -23,6 +23,20 @@
 // deterministic for a given seed and input: no wall-clock times,
 // pointers or temporary paths.
 //
+// A line is at most 64 KiB (maxLine), at the prompt, in a script and in
+// the history file; a longer one is refused whole, never cut and run.
+// Whatever the REPL repeats from the user or a file (the echoed line, a
+// comment, a file name, a word in an error) is escaped as safe.Text does
+// when it holds anything a terminal would act on.
+//
+// # Files
+//
+// save, capture save and capture start write through internal/atomicfile:
+// a temporary file beside FILE, renamed over it when complete (for a
+// recording, at capture stop or when the session ends), so a full disk or
+// a crash leaves an existing FILE whole. A symbolic link at FILE is
+// replaced, never followed; a directory, device or FIFO is refused.
+//
 // # JSON
 //
 // `show WHAT --json` prints one JSON document; `rdmalab run --json`
@@ -90,5 +104,8 @@
 // Interactive runs the prompt (github.com/c-bata/go-prompt v0.2.6, kept
 // behind prompt.go). It saves the terminal state first and restores it on
 // every way out, appends each line to the history file as it is entered,
-// and reads completions from the snapshot taken after each command.
+// and reads completions from the snapshot taken after each command. Its
+// input parser hands a paste to go-prompt as one key and cuts a line at
+// 64 KiB as it is read: go-prompt redraws the whole line after each key,
+// which made a 1 MiB paste take most of a minute.
 package repl
