@@ -16,10 +16,21 @@ import (
 // va fall in. When rkey is known but va is outside every segment it
 // returns the most recent one, marked Past. nil when no call advertised
 // rkey.
+//
+// Kernels give each segment its own rkey, so a handful share one. When a
+// capture advertises more than maxScan under one rkey, an RDMA READ or
+// WRITE is matched by the start of a segment, else among the maxScan most
+// recent: each costs a bounded time, however many segments the capture's
+// calls claim.
 func (s *rpcState) lookup(owner Addr, rkey uint32, va uint64, n int) *ChunkRef {
 	refs := s.segs[segKey{Owner: owner, RKey: rkey}]
+	if len(refs) > maxScan {
+		if r, ok := s.starts[segStart{owner, rkey, va}]; ok {
+			return r.ref(va, n)
+		}
+	}
 	var fallback *segRef
-	for i := len(refs) - 1; i >= 0; i-- {
+	for i := len(refs) - 1; i >= max(len(refs)-maxScan, 0); i-- {
 		r := &refs[i]
 		sg := r.chunk.Segments[r.seg]
 		if va >= sg.Offset && va-sg.Offset < uint64(max(sg.Length, 1)) {
@@ -36,6 +47,10 @@ func (s *rpcState) lookup(owner Addr, rkey uint32, va uint64, n int) *ChunkRef {
 	c.Past = true
 	return c
 }
+
+// maxScan bounds the segments under one rkey an RDMA READ or WRITE is
+// compared with.
+const maxScan = 256
 
 func (r *segRef) ref(va uint64, n int) *ChunkRef {
 	sg := r.chunk.Segments[r.seg]

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -51,6 +52,22 @@ func (c *conv) fromServer(b *ib.BTH, payload []byte) {
 func (c *conv) clientSend(msg []byte) {
 	c.fromClient(&ib.BTH{Opcode: ib.OpcodeRCSendOnly, PSN: c.clientPSN, A: true}, msg)
 	c.clientPSN++
+}
+
+// clientSendLarge sends msg as SEND First, Middles and Last of 60 KiB.
+func (c *conv) clientSendLarge(msg []byte) {
+	const mtu = 4096 * 15
+	for off := 0; off < len(msg); off += mtu {
+		op := ib.OpcodeRCSendMiddle
+		switch {
+		case off == 0:
+			op = ib.OpcodeRCSendFirst
+		case off+mtu >= len(msg):
+			op = ib.OpcodeRCSendLast
+		}
+		c.fromClient(&ib.BTH{Opcode: op, PSN: c.clientPSN, A: op == ib.OpcodeRCSendLast}, msg[off:min(off+mtu, len(msg))])
+		c.clientPSN++
+	}
 }
 
 func (c *conv) serverSend(msg []byte) {
@@ -198,8 +215,27 @@ func TestChunkRebuildBounded(t *testing.T) {
 					if code == ExitUsage || stderr != "" || out == "" {
 						t.Errorf("%v: exit %d, stderr %q, %d bytes out", mode, code, stderr, len(out))
 					}
+					checkTerminalSafe(t, fmt.Sprint(mode), out)
+					if mode == nil {
+						checkPacketLines(t, out)
+					}
 				}
 			})
+		}
+	}
+}
+
+// packetLine is how every line of the default output starts: frame
+// number, time, source.
+var packetLine = regexp.MustCompile(`^ *[0-9]+ +[0-9]+\.[0-9]{6} +[0-9]`)
+
+// checkPacketLines fails when a line of the default output is not a
+// packet's: a message broke it, or a capture forged one.
+func checkPacketLines(t *testing.T, out string) {
+	t.Helper()
+	for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if !packetLine.MatchString(l) {
+			t.Errorf("line %d is not a packet's: %q", i+1, l)
 		}
 	}
 }
@@ -305,5 +341,81 @@ func TestPositionZeroCallSummarised(t *testing.T) {
 	}
 	if r.zeroTried != uint64(2*half) {
 		t.Errorf("the last look found a hole with %d bytes placed, want %d", r.zeroTried, 2*half)
+	}
+}
+
+// hostileReadList builds one call whose Read list fills a 4 MiB SEND (the
+// most a SEND keeps), every segment at its own position, in descending
+// order: grouping them by scanning the list per position took 27 s.
+func hostileReadList(t *testing.T) *conv {
+	c := &conv{t: t}
+	const xid = 0x0bad0003
+	n := (maxSendData - 256) / rpcrdma.ReadEntryLen
+	h := rpcrdma.Header{XID: xid, Proc: rpcrdma.ProcMsg}
+	for i := range n {
+		h.ReadList = append(h.ReadList, rpcrdma.ReadSegment{Position: uint32(n-i) * 4,
+			Segment: rpcrdma.Segment{Handle: 0x1000 + uint32(i), Length: 4, Offset: uint64(i) << 12}})
+	}
+	c.clientSendLarge(rpcrdmaMsg(h, nfsCall(xid, 3, 0, "client", nil)))
+	return c
+}
+
+// TestManyReadSegments decodes the call of hostileReadList in every mode:
+// it takes well under a second now.
+func TestManyReadSegments(t *testing.T) {
+	path := hostileReadList(t).write(t, "readlist-4m.pcap")
+	for _, mode := range [][]string{nil, {"--rpc"}} {
+		start := time.Now()
+		code, out, stderr := runMain(append(mode, path)...)
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%v: took %v", mode, d)
+		}
+		if code != ExitOK || stderr != "" || !strings.Contains(out, "V3 NULL Call") {
+			t.Errorf("%v: exit %d, %q, %.300s", mode, code, stderr, out)
+		}
+	}
+}
+
+// TestManySegmentsOneRKey advertises a 4 MiB Read list of segments that
+// all share one rkey, then RDMA WRITEs: each WRITE used to be compared
+// with every segment under its rkey (a 40 MB capture of small WRITEs,
+// minutes). A WRITE at the start of the oldest segment and one inside the
+// newest are still placed, and thousands of WRITEs aimed elsewhere take a
+// bounded time each.
+func TestManySegmentsOneRKey(t *testing.T) {
+	const xid, rkey = 0x0bad0004, 0x1000
+	c := &conv{t: t}
+	n := (maxSendData - 256) / rpcrdma.ReadEntryLen
+	h := rpcrdma.Header{XID: xid, Proc: rpcrdma.ProcMsg}
+	for i := range n {
+		h.ReadList = append(h.ReadList, rpcrdma.ReadSegment{Position: 4,
+			Segment: rpcrdma.Segment{Handle: rkey, Length: 64, Offset: uint64(i) << 12}})
+	}
+	c.clientSendLarge(rpcrdmaMsg(h, nfsCall(xid, 3, 0, "client", nil)))
+	c.serverWrite(rkey, 0, []byte("oldest"))
+	c.serverWrite(rkey, uint64(n-1)<<12+8, []byte("newest"))
+	const far = 20000
+	for i := range far {
+		c.serverWrite(rkey, 1<<50+uint64(i), []byte("x"))
+	}
+	c.serverSend(rpcrdmaMsg(rpcrdma.Header{XID: xid, Proc: rpcrdma.ProcMsg}, nfsReply(xid, nil)))
+	path := c.write(t, "onerkey-4m.pcap")
+	start := time.Now()
+	d := decodeFile(t, path)
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("decoded in %v", el)
+	}
+	first := len(d.packets) - far - 3
+	for i, want := range []struct {
+		seg int
+		off uint64
+	}{{0, 0}, {n - 1, 8}} {
+		ch := d.packets[first+i].Analysis.Chunk
+		if ch.RPC == nil || ch.Segment != want.seg || ch.Offset != want.off || ch.Past {
+			t.Errorf("WRITE %d placed at %+v, want segment %d +%d", i+1, ch, want.seg, want.off)
+		}
+	}
+	if ch := d.packets[first+2].Analysis.Chunk; ch.RPC == nil || !ch.Past {
+		t.Errorf("a WRITE outside every segment: %+v, want the most recent segment, past it", ch)
 	}
 }

@@ -152,6 +152,9 @@ func TestNamesEscaped(t *testing.T) {
 			t.Errorf("%v: exit %d, %q", tc.mode, code, stderr)
 		}
 		checkTerminalSafe(t, fmt.Sprint(tc.mode), out)
+		if tc.mode == nil {
+			checkPacketLines(t, out) // the forged line stays inside its packet's
+		}
 		for _, w := range tc.want {
 			if !strings.Contains(out, w) {
 				t.Errorf("%v: output lacks %q:\n%s", tc.mode, w, out)

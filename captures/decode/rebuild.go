@@ -170,7 +170,7 @@ func (r *RPC) CallBytes() ([]byte, error) {
 	for _, c := range chunks {
 		take := int(c.Position) - len(out)
 		if take < 0 || bi+take > len(base) {
-			return nil, errors.New(fmt.Sprintf("read chunk position %d is outside the %d-byte call", c.Position, len(base)))
+			return nil, fmt.Errorf("read chunk position %d is outside the %d-byte call", c.Position, len(base))
 		}
 		out = append(out, base[bi:bi+take]...)
 		bi += take
@@ -183,9 +183,11 @@ func (r *RPC) CallBytes() ([]byte, error) {
 	return out, incomplete(missing)
 }
 
+// incomplete says how many bytes a rebuild lacks, on one line: summaries
+// and -V print it.
 func incomplete(missing int) error {
 	if missing > 0 {
-		return errors.Join(ErrIncomplete, errors.New(fmt.Sprintf("%d bytes not seen", missing)))
+		return fmt.Errorf("%w: %d bytes not seen", ErrIncomplete, missing)
 	}
 	return nil
 }

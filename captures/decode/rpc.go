@@ -146,6 +146,13 @@ type segKey struct {
 	RKey  uint32
 }
 
+// segStart is where a segment starts: rkey and address.
+type segStart struct {
+	Owner  Addr
+	RKey   uint32
+	Offset uint64
+}
+
 type segRef struct {
 	rpc   *RPC
 	chunk *Chunk
@@ -164,6 +171,7 @@ type rpcPeer struct {
 type rpcState struct {
 	calls  map[rpcKey]*RPC // calls not answered yet, by XID
 	segs   map[segKey][]segRef
+	starts map[segStart]segRef   // the most recent segment starting there
 	peers  map[addrPair]*rpcPeer // (client, server)
 	open   map[int]*RPC          // calls not answered yet, by ID
 	list   []*RPC                // every RPC, unless Options.DropRPCs
@@ -178,8 +186,8 @@ type rpcState struct {
 }
 
 func newRPCState() rpcState {
-	return rpcState{calls: map[rpcKey]*RPC{}, segs: map[segKey][]segRef{}, peers: map[addrPair]*rpcPeer{},
-		open: map[int]*RPC{}}
+	return rpcState{calls: map[rpcKey]*RPC{}, segs: map[segKey][]segRef{}, starts: map[segStart]segRef{},
+		peers: map[addrPair]*rpcPeer{}, open: map[int]*RPC{}}
 }
 
 // add numbers a new RPC and lists it.
@@ -337,7 +345,9 @@ func (s *rpcState) call(a *Analyzer, p *Packet, msg *RPCMessage) {
 	for _, c := range r.chunks() {
 		for j, sg := range c.Segments {
 			k := segKey{Owner: r.Client, RKey: sg.Handle}
-			s.segs[k] = append(s.segs[k], segRef{rpc: r, chunk: c, seg: j})
+			ref := segRef{rpc: r, chunk: c, seg: j}
+			s.segs[k] = append(s.segs[k], ref)
+			s.starts[segStart{r.Client, sg.Handle, sg.Offset}] = ref
 		}
 	}
 	if h.Proc == rpcrdma.ProcMsg || h.Proc == rpcrdma.ProcMsgp {
@@ -456,15 +466,30 @@ func (s *rpcState) release() {
 }
 
 // forget removes an answered call and its segments from the indexes: no
-// reply, RDMA READ or WRITE may use them any more.
+// reply, RDMA READ or WRITE may use them any more. Each rkey's list is
+// walked once, however many of the call's segments share it.
 func (s *rpcState) forget(r *RPC) {
 	if k := (rpcKey{r.Client, r.Server, r.XID}); s.calls[k] == r {
 		delete(s.calls, k)
 	}
 	delete(s.open, r.ID)
-	for _, c := range r.chunks() {
+	cs := r.chunks()
+	var walked map[segKey]bool // rkeys whose list is done, when the call has several segments
+	for _, c := range cs {
 		for _, sg := range c.Segments {
+			if st := (segStart{r.Client, sg.Handle, sg.Offset}); s.starts[st].rpc == r {
+				delete(s.starts, st)
+			}
 			k := segKey{Owner: r.Client, RKey: sg.Handle}
+			if walked[k] {
+				continue
+			}
+			if len(cs) > 1 || len(c.Segments) > 1 {
+				if walked == nil {
+					walked = map[segKey]bool{}
+				}
+				walked[k] = true
+			}
 			refs := slices.DeleteFunc(s.segs[k], func(x segRef) bool { return x.rpc == r })
 			if len(refs) == 0 {
 				delete(s.segs, k)
