@@ -419,3 +419,36 @@ func TestManySegmentsOneRKey(t *testing.T) {
 		t.Errorf("a WRITE outside every segment: %+v, want the most recent segment, past it", ch)
 	}
 }
+
+// TestWriteFuzzSeeds writes the hostile captures as seeds of the fuzz
+// corpora (RDMALAB_WRITE_SEEDS=1; the files are committed): whole files
+// for FuzzCaptureFile, a call and what follows it for FuzzDecodeFrames.
+func TestWriteFuzzSeeds(t *testing.T) {
+	if os.Getenv("RDMALAB_WRITE_SEEDS") != "1" {
+		t.Skip("RDMALAB_WRITE_SEEDS=1 writes the seeds")
+	}
+	seed := func(target, name, data string) {
+		path := filepath.Join("testdata", "fuzz", target, name)
+		if err := os.WriteFile(path, []byte("go test fuzz v1\n"+data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, c := range map[string]*conv{
+		"hostile-readzero":   hostileReadZero(t, 4),
+		"hostile-replychunk": hostileReplyChunk(t, 4),
+	} {
+		seed("FuzzCaptureFile", name, fmt.Sprintf("[]byte(%q)\n", readFileBytes(t, c.write(t, name+".pcap"))))
+		seed("FuzzDecodeFrames", name, fmt.Sprintf("byte('\\x00')\n[]byte(%q)\n[]byte(%q)\n", c.frames[0], c.frames[1]))
+	}
+	c := &conv{t: t}
+	x := uint32(0xe0000001)
+	c.clientSend(rpcrdmaMsg(rpcrdma.Header{XID: x, Proc: rpcrdma.ProcMsg}, nfsCall(x, 3, 3, evil,
+		xdrOf(func(w *xdr.Writer) { w.OpaqueVar([]byte{1, 2, 3, 4}); w.String(evil) }))))
+	c.serverSend(rpcrdmaMsg(rpcrdma.Header{XID: x, Proc: rpcrdma.ProcMsg}, nfsReply(x, xdrOf(func(w *xdr.Writer) {
+		w.Uint32(0)
+		w.Bool(false)
+		w.String(evil) // as a READLINK reply
+	}))))
+	seed("FuzzDecodeFrames", "hostile-names", fmt.Sprintf("byte('\\x00')\n[]byte(%q)\n[]byte(%q)\n", c.frames[0], c.frames[1]))
+	seed("FuzzCaptureFile", "hostile-names", fmt.Sprintf("[]byte(%q)\n", readFileBytes(t, c.write(t, "names.pcap"))))
+}
