@@ -126,8 +126,12 @@ func Interactive(o TerminalOptions) (err error) {
 		if text := strings.TrimSpace(line); text != "" {
 			if len(s.hist) == 0 || s.hist[len(s.hist)-1] != text {
 				s.hist = append(s.hist, text)
-				if err := hist.Append(text); err != nil {
-					fmt.Fprintf(o.Err, "rdmalab: %v\n", err)
+				// A line a terminal would act on is not written: the
+				// next session would skip it anyway (openHistory).
+				if shown(text) == text {
+					if err := hist.Append(text); err != nil {
+						fmt.Fprintf(o.Err, "rdmalab: %s\n", shown(err.Error()))
+					}
 				}
 			}
 		}
