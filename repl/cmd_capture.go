@@ -256,7 +256,7 @@ func (c *Ctx) captureOpen(file string, out io.Writer) error {
 	if s.capture.index != nil {
 		s.capture.index.Close()
 	}
-	s.capture.index, s.capture.src = x, viz.NewCaptureSource(x, filepath.Base(file))
+	s.capture.index, s.capture.src = x, viz.NewCaptureSource(x, shown(filepath.Base(file)))
 	s.capture.name, s.capture.path = file, path
 	// A script waits for the whole file, so that what follows is the same
 	// every run; at a terminal a big file goes on in the background.
