@@ -1,8 +1,10 @@
 package viz
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -32,14 +34,15 @@ func Attach(ctx context.Context, path string) (Source, error) {
 		return nil, fmt.Errorf("attach to %s: %w", path, err)
 	}
 	a := &attached{path: path, events: newRing(DefaultEvents),
-		status: "attached to " + path}
+		status: "attached to " + path, limit: maxFrame}
 	go a.run(ctx, c)
 	return a, nil
 }
 
 // attached is the Source Attach returns.
 type attached struct {
-	path string
+	path  string
+	limit int // bytes of a frame
 
 	mu     sync.Mutex
 	snap   engine.Snapshot
@@ -69,11 +72,47 @@ func (a *attached) run(ctx context.Context, c net.Conn) {
 		if ctx.Err() != nil {
 			return
 		}
-		a.setStatus(fmt.Sprintf("session gone (%v): waiting for it on %s", err, a.path))
+		var bad *badFrameError
+		if errors.As(err, &bad) {
+			a.setStatus(fmt.Sprintf("%v: reconnecting to %s", err, a.path))
+		} else {
+			a.setStatus(fmt.Sprintf("session gone (%v): waiting for it on %s", err, a.path))
+		}
 		if c = redial(ctx, a.path); c == nil {
 			return
 		}
 		a.setStatus("attached to " + a.path)
+	}
+}
+
+// maxFrame bounds one frame: a frame is a snapshot file's worth (a
+// variable for tests).
+var maxFrame = maxSnapshotFile
+
+// badFrameError is a frame the session sent that is no frame.
+type badFrameError struct{ err error }
+
+func (e *badFrameError) Error() string {
+	return "the session sent a bad frame: " + cellText(e.err.Error())
+}
+func (e *badFrameError) Unwrap() error { return e.err }
+
+// readFrame reads one line of r, at most limit bytes of it; the reader
+// never holds more than limit plus r's buffer, whatever the peer sends.
+func readFrame(r *bufio.Reader, buf []byte, limit int) ([]byte, error) {
+	buf = buf[:0]
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(buf)+len(chunk) > limit {
+			return nil, &badFrameError{fmt.Errorf("a frame longer than the %d MiB limit", limit>>20)}
+		}
+		buf = append(buf, chunk...)
+		if err == nil {
+			return buf, nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, err
+		}
 	}
 }
 
@@ -88,13 +127,21 @@ func (a *attached) read(ctx context.Context, c net.Conn) error {
 		}
 		c.Close()
 	}()
-	dec := json.NewDecoder(c)
+	r := bufio.NewReaderSize(c, 64<<10)
+	var buf []byte
 	for {
-		var f Frame
-		if err := dec.Decode(&f); err != nil {
+		line, err := readFrame(r, buf, a.limit)
+		if err != nil {
 			return err
 		}
+		var f Frame
+		if err := json.Unmarshal(line, &f); err != nil {
+			return &badFrameError{placeJSONError(line, err)}
+		}
 		a.take(f)
+		if buf = line; cap(buf) > 1<<20 {
+			buf = nil // one big frame does not keep its buffer
+		}
 	}
 }
 

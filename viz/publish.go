@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -29,25 +30,20 @@ const pollEvery = time.Second
 // read; anything they send is ignored.
 type Publisher struct {
 	path string
-	ln   *net.UnixListener
+	ln   net.Listener
 }
 
 // Listen makes the socket at path (mode 0600, in a 0700 directory). A
-// stale socket left by a session that died is replaced; one a running
-// session listens on is an error.
+// stale socket left by a session that died (a socket that refuses
+// connections) is replaced; one a running session listens on is an
+// error, and so is anything at path that is not a socket: it is left
+// alone.
 func Listen(path string) (*Publisher, error) {
 	if err := privateDir(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	if _, err := os.Lstat(path); err == nil {
-		c, err := net.DialTimeout("unix", path, 200*time.Millisecond)
-		if err == nil {
-			c.Close()
-			return nil, fmt.Errorf("an rdmalab session already publishes on %s", path)
-		}
-		if err := os.Remove(path); err != nil {
-			return nil, fmt.Errorf("remove stale socket: %w", err)
-		}
+	if err := removeStale(path); err != nil {
+		return nil, err
 	}
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
@@ -59,6 +55,57 @@ func Listen(path string) (*Publisher, error) {
 	}
 	return &Publisher{path: path, ln: ln}, nil
 }
+
+// removeStale removes path if it is a socket nobody listens on.
+func removeStale(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	if fi.Mode().Type() != fs.ModeSocket {
+		return fmt.Errorf("%s exists and is not a socket (%s): leaving it alone; remove it if it is not needed", path, fileKind(fi.Mode()))
+	}
+	c, err := net.DialTimeout("unix", path, 200*time.Millisecond)
+	if err == nil {
+		c.Close()
+		return fmt.Errorf("an rdmalab session already publishes on %s", path)
+	}
+	if !errors.Is(err, errConnRefused) {
+		return fmt.Errorf("%s neither answers nor refuses (%v): leaving it alone", path, err)
+	}
+	if err := os.Remove(path); err != nil {
+		return fmt.Errorf("remove stale socket: %w", err)
+	}
+	return nil
+}
+
+// fileKind names a file type for a message.
+func fileKind(m fs.FileMode) string {
+	switch t := m.Type(); {
+	case t == 0:
+		return "a regular file"
+	case t&fs.ModeDir != 0:
+		return "a directory"
+	case t&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case t&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
+// Accept backoff after a temporary failure (out of file descriptors),
+// as net/http's server does: the session keeps publishing once some
+// descriptors are free again.
+const (
+	acceptRetryFirst = 5 * time.Millisecond
+	acceptRetryMax   = time.Second
+)
 
 // Path is the socket's path.
 func (p *Publisher) Path() string { return p.path }
@@ -102,14 +149,25 @@ func (p *Publisher) Serve(ctx context.Context, src Source) error {
 		<-ctx.Done()
 		p.ln.Close()
 	}()
+	var wait time.Duration
 	for {
-		c, err := p.ln.AcceptUnix()
+		c, err := p.ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return nil
 			}
-			return fmt.Errorf("publish on %s: %w", p.path, err)
+			if !acceptRetry(err) {
+				return fmt.Errorf("publish on %s: %w", p.path, err)
+			}
+			wait = min(max(2*wait, acceptRetryFirst), acceptRetryMax)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(wait):
+			}
+			continue
 		}
+		wait = 0
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -120,7 +178,7 @@ func (p *Publisher) Serve(ctx context.Context, src Source) error {
 
 // serveViewer feeds one viewer until it leaves, a write fails or ctx is
 // done. A panic in the source ends this viewer, not the session.
-func serveViewer(ctx context.Context, c *net.UnixConn, src Source, h *hub) {
+func serveViewer(ctx context.Context, c net.Conn, src Source, h *hub) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer c.Close()

@@ -28,7 +28,7 @@ type snapshotFile struct {
 // JSON error names the file and the byte offset (and line and column)
 // where it was found, a bad value the file and the field's JSON path.
 func LoadSnapshot(path string) (Frame, error) {
-	data, err := readSnapshotFile(path)
+	data, err := readSnapshotFile(path, maxSnapshotFile)
 	if err != nil {
 		return Frame{}, err
 	}
@@ -39,20 +39,20 @@ func LoadSnapshot(path string) (Frame, error) {
 	return f, nil
 }
 
-// readSnapshotFile reads at most maxSnapshotFile bytes of path: a FIFO or
-// /dev/zero is a file too.
-func readSnapshotFile(path string) ([]byte, error) {
+// readSnapshotFile reads at most limit bytes of path: a FIFO or /dev/zero
+// is a file too.
+func readSnapshotFile(path string, limit int) ([]byte, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot: %w", err)
 	}
 	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, maxSnapshotFile+1))
+	data, err := io.ReadAll(io.LimitReader(fh, int64(limit)+1))
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot %s: %w", safe.Text(path), err)
 	}
-	if len(data) > maxSnapshotFile {
-		return nil, fmt.Errorf("%s: more than %d MiB: not a snapshot", safe.Text(path), maxSnapshotFile>>20)
+	if len(data) > limit {
+		return nil, fmt.Errorf("%s: more than %d MiB: not a snapshot", safe.Text(path), limit>>20)
 	}
 	return data, nil
 }
