@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -55,6 +56,13 @@ type Index struct {
 	watch   map[int]func()
 	watchID int
 
+	// The notes of compact frames (a malformed or bad-CRC frame's, mostly):
+	// noteList[noteEnd[k-1]:noteEnd[k]] are those of the frame whose
+	// data is at noteOff[k]. Frame offsets only grow.
+	noteOff  []int64
+	noteEnd  []int32
+	noteList []Note
+
 	// Reading frames back (under mu).
 	fd     frameDecoder
 	pkt    Packet
@@ -88,6 +96,7 @@ const (
 	recChunk                // Chunk is Msg.Chunk moved by chunkDelta
 	recPast                 // ... and runs past its segment
 	recNoHeader             // hdr did not fit: Offset is unknown (shown as DataOff)
+	recNotes                // the notes are in Index.noteList
 )
 
 const blockLen = 1 << 14
@@ -392,18 +401,37 @@ func (x *Index) keep(fr *frameRec, p *Packet) {
 	if an.Flow != nil {
 		fr.flow = int32(an.Flow.ID)
 	}
-	if x.compact(fr, p) {
+	if x.compact(fr, p) && x.keepNotes(fr, an.Notes) {
 		return
 	}
 	full := *an
 	full.Notes = slices.Clone(an.Notes)
 	fr.full = &full
-	fr.flags &^= recPSNOK | recChunk | recPast
+	fr.flags &^= recPSNOK | recChunk | recPast | recNotes
 }
 
+// keepNotes keeps a compact frame's notes beside the frame records: a
+// hostile capture can be nothing but malformed frames, and a copy of each
+// one's analysis would be three times the record.
+func (x *Index) keepNotes(fr *frameRec, notes []Note) bool {
+	if len(notes) == 0 {
+		return true
+	}
+	if len(x.noteList)+len(notes) > math.MaxInt32 {
+		return false
+	}
+	x.noteOff = append(x.noteOff, fr.off)
+	x.noteList = append(x.noteList, notes...)
+	x.noteEnd = append(x.noteEnd, int32(len(x.noteList)))
+	fr.flags |= recNotes
+	return true
+}
+
+// compact reports whether rebuild can give p's analysis back, its notes
+// apart.
 func (x *Index) compact(fr *frameRec, p *Packet) bool {
 	an := &p.Analysis
-	if an.Ack != nil || an.RPC != nil || an.NotRPC != "" || an.Short || an.CM != nil || len(an.Notes) > 0 ||
+	if an.Ack != nil || an.RPC != nil || an.NotRPC != "" || an.Short || an.CM != nil ||
 		an.MsgIndex < 0 || int(int32(an.MsgIndex)) != an.MsgIndex {
 		return false
 	}
@@ -461,6 +489,15 @@ func (x *Index) analysis(fr *frameRec, bth *ib.BTH, an *Analysis) {
 		c.Len = int(fr.chunkLen)
 		c.Past = fr.flags&recPast != 0
 		an.Chunk = c
+	}
+	if fr.flags&recNotes != 0 {
+		if k, ok := slices.BinarySearch(x.noteOff, fr.off); ok {
+			start := int32(0)
+			if k > 0 {
+				start = x.noteEnd[k-1]
+			}
+			an.Notes = slices.Clip(x.noteList[start:x.noteEnd[k]]) // appending must not write into the list
+		}
 	}
 }
 

@@ -117,7 +117,7 @@ func TestIndexKeepsAnalysis(t *testing.T) {
 		var rec pcapfile.Record
 		for r.Next(&rec) == nil {
 			p := x.dec.Decode(&rec)
-			var fr frameRec
+			fr := frameRec{off: rec.DataOff}
 			x.keep(&fr, p)
 			var an Analysis
 			x.analysis(&fr, p.BTH, &an)
