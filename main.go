@@ -7,6 +7,8 @@
 //	rdmalab view            a live view of the session running in another terminal
 //	rdmalab decode FILE     decode a RoCE / InfiniBand / RPC-over-RDMA capture
 //	rdmalab replay FILE     step through an NFS/RDMA capture as the server's work
+//	rdmalab learn [NAME]    list the lessons, or take one
+//	rdmalab lesson check    run lessons unattended, stopping at an unmet check
 //	rdmalab help            this summary
 package main
 
@@ -52,6 +54,11 @@ const usage = `usage:
                              (the view on a terminal, a transcript otherwise)
   decode, replay and view --capture take --max-expand SIZE (512M, 4G, 1T): how far
   a gzip capture may decompress, by default 64 times its size and 256M at least
+  rdmalab learn [--lessons DIR]... [NAME]
+                             list the lessons (✓ finished), or take one, paced
+  rdmalab lesson check [--lessons DIR]... [-v] [FILE|DIR]...
+                             run lessons without a terminal; stop at an unmet check
+  --lessons DIR (or RDMALAB_LESSONS=DIR:DIR) adds a trainer's lessons to the REPL's learn
   rdmalab help               this summary; inside rdmalab, help lists the commands
 `
 
@@ -67,6 +74,8 @@ func subcommands() []subcommand {
 		{"view", runView},
 		{"decode", runDecode},
 		{"replay", runReplay},
+		{"learn", runLearn},
+		{"lesson", runLesson},
 		{"help", func(_ []string, _ io.Reader, stdout, _ io.Writer) int {
 			fmt.Fprint(stdout, usage)
 			return exitOK
@@ -150,7 +159,12 @@ func runScript(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer f.Close()
 		in, name = f, file
 	}
-	s, err := repl.NewSession(repl.Options{})
+	return runSession(in, name, stdout, stderr, o, envLessonDirs())
+}
+
+// runSession runs a script in a new session.
+func runSession(in io.Reader, name string, stdout, stderr io.Writer, o repl.ScriptOptions, dirs lessonDirs) int {
+	s, err := repl.NewSession(repl.Options{LessonDirs: dirs, ProgressFile: repl.DefaultProgressFile(), Warn: stderr})
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmalab: %v\n", err)
 		return exitRuntime
@@ -169,8 +183,16 @@ func runScript(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // interactive is the REPL on a terminal.
 func interactive(tty *os.File, stdout, stderr io.Writer, onLine func(string)) int {
-	err := repl.Interactive(repl.TerminalOptions{In: tty, Out: stdout, Err: stderr, OnLine: onLine,
-		NoColor: os.Getenv("NO_COLOR") != "", HistoryFile: repl.DefaultHistoryFile()})
+	return interactiveWith(tty, stdout, stderr, repl.TerminalOptions{OnLine: onLine}, envLessonDirs())
+}
+
+// interactiveWith is the REPL on a terminal with o's extras (a lesson to
+// start, a line recorder) and a trainer's lesson folders.
+func interactiveWith(tty *os.File, stdout, stderr io.Writer, o repl.TerminalOptions, dirs lessonDirs) int {
+	o.In, o.Out, o.Err = tty, stdout, stderr
+	o.NoColor, o.HistoryFile = os.Getenv("NO_COLOR") != "", repl.DefaultHistoryFile()
+	o.Session = repl.Options{LessonDirs: dirs, ProgressFile: repl.DefaultProgressFile(), Warn: stderr}
+	err := repl.Interactive(o)
 	if err != nil {
 		var p *repl.PanicError
 		if errors.As(err, &p) {

@@ -289,3 +289,23 @@ func (l *Lab) Snapshot() Snapshot {
 	}
 	return s
 }
+
+// Page finds a server page by the name views and events print ("pg3"):
+// one an nfsd thread holds in rq_pages, or one a Read is filling.
+func (l *Lab) Page(name string) (*svcrdma.Page, bool) {
+	for _, rq := range l.Rqsts {
+		for _, p := range rq.Pages {
+			if p != nil && p.Name() == name {
+				return p, true
+			}
+		}
+	}
+	for _, rc := range l.Server.ActiveReads() {
+		for _, p := range rc.Pages {
+			if p != nil && p.Name() == name {
+				return p, true
+			}
+		}
+	}
+	return nil, false
+}

@@ -70,17 +70,7 @@ func Load(validate Validator, dirs ...Dir) (*Catalog, error) {
 			if strings.EqualFold(n, "README.md") {
 				continue
 			}
-			e := &Entry{File: n, Dir: d}
-			label := n
-			if d.Name != "shipped" {
-				label = path.Join(d.Name, n)
-			}
-			data, err := readLimited(d.FS, n)
-			if err != nil {
-				e.Err = fmt.Errorf("%s: %w", label, err)
-			} else {
-				e.Lesson, e.Err = Parse(label, data, validate)
-			}
+			e := LoadEntry(d, n, validate)
 			if i, dup := byName[e.Name()]; dup {
 				c.entries[i] = e
 				continue
@@ -90,6 +80,22 @@ func Load(validate Validator, dirs ...Dir) (*Catalog, error) {
 		}
 	}
 	return c, nil
+}
+
+// LoadEntry reads and parses one lesson file of a folder.
+func LoadEntry(d Dir, name string, validate Validator) *Entry {
+	e := &Entry{File: name, Dir: d}
+	label := name
+	if d.Name != "shipped" {
+		label = path.Join(d.Name, name)
+	}
+	data, err := readLimited(d.FS, name)
+	if err != nil {
+		e.Err = fmt.Errorf("%s: %w", label, err)
+	} else {
+		e.Lesson, e.Err = Parse(label, data, validate)
+	}
+	return e
 }
 
 func readLimited(fsys fs.FS, name string) ([]byte, error) {

@@ -179,3 +179,11 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestPlain(t *testing.T) {
+	in := "# The Send\n\nThe **Send** lands; see [RFC 8166](https://www.rfc-editor.org/rfc/rfc8166) and `show sq`.\n#hashtag stays"
+	want := "The Send\n\nThe Send lands; see RFC 8166 (https://www.rfc-editor.org/rfc/rfc8166) and `show sq`.\n#hashtag stays"
+	if got := Plain(in); got != want {
+		t.Errorf("Plain:\n%s\nwant\n%s", got, want)
+	}
+}

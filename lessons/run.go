@@ -116,14 +116,20 @@ func (t *Tutor) Back() error {
 	return nil
 }
 
-// CheckLesson runs every step of l on m without pausing and returns the
-// first unmet check as a *CheckError. progress, when not nil, is told
-// after each step.
+// CheckLesson runs every step of l on a fresh machine without pausing
+// and returns the first unmet check as a *CheckError. progress, when not
+// nil, is told after each step.
 func CheckLesson(l *Lesson, m Machine, progress func(st *Step, r Result, v []Verdict)) error {
 	t, err := NewTutor(l, m)
 	if err != nil {
 		return err
 	}
+	return t.Check(progress)
+}
+
+// Check runs the remaining steps without pausing and returns the first
+// unmet check as a *CheckError.
+func (t *Tutor) Check(progress func(st *Step, r Result, v []Verdict)) error {
 	for !t.Done() {
 		st := t.Current()
 		i := t.i
@@ -135,7 +141,7 @@ func CheckLesson(l *Lesson, m Machine, progress func(st *Step, r Result, v []Ver
 			if x.OK {
 				continue
 			}
-			pos := Pos{l.File, st.Line, st.Col}
+			pos := Pos{t.L.File, st.Line, st.Col}
 			if x.Check != nil {
 				pos = x.Check.Pos
 			}

@@ -124,6 +124,8 @@ type Ctx struct {
 	hasData   bool          // data was set
 	events    []trace.Event // collected instead of printed, in run --json mode
 	collect   bool
+	keep      bool // collect events into kept even with trace off (lessons check them)
+	kept      []trace.Event
 	errnos    []errnoReturn // errnos functions returned during the command, once each
 	lastErrno lastErrno
 	noHint    bool // the command already said what to do next

@@ -189,8 +189,10 @@ func completeHelpTopics(s *Session, prev []string) []Suggestion {
 
 func completeLessons(s *Session, _ []string) []Suggestion {
 	var out []Suggestion
-	for _, l := range s.lessons.Lessons() {
-		out = append(out, Suggestion{l.Name, l.Title})
+	for _, e := range s.catalog.Entries() {
+		if e.Lesson != nil {
+			out = append(out, Suggestion{e.Lesson.Name, e.Lesson.Title})
+		}
 	}
 	return out
 }

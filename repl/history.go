@@ -14,7 +14,14 @@ const maxHistoryLoad = 1000
 
 // DefaultHistoryFile is $XDG_STATE_HOME/rdmalab/history, or
 // ~/.local/state/rdmalab/history; "" when neither can be found.
-func DefaultHistoryFile() string {
+func DefaultHistoryFile() string { return stateFile("history") }
+
+// DefaultProgressFile is where the lessons finished are recorded, beside
+// the history.
+func DefaultProgressFile() string { return stateFile("lessons.json") }
+
+// stateFile is name in rdmalab's XDG state directory, or "" without one.
+func stateFile(name string) string {
 	dir := os.Getenv("XDG_STATE_HOME")
 	if dir == "" || !filepath.IsAbs(dir) {
 		home, err := os.UserHomeDir()
@@ -23,7 +30,7 @@ func DefaultHistoryFile() string {
 		}
 		dir = filepath.Join(home, ".local", "state")
 	}
-	return filepath.Join(dir, "rdmalab", "history")
+	return filepath.Join(dir, "rdmalab", name)
 }
 
 // historyFile appends each line entered to the history file as it is

@@ -24,6 +24,8 @@ type TerminalOptions struct {
 	// OnLine, if set, sees each line before it runs (a recorder; the
 	// tests make it panic to check the terminal is restored).
 	OnLine func(line string)
+	// Lesson, if set, is started (paced) once the prompt is up.
+	Lesson string
 }
 
 // PanicError is a panic caught on the way out, after the terminal was
@@ -114,6 +116,12 @@ func Interactive(o TerminalOptions) (err error) {
 
 	writeBanner(o.Out, s)
 	defer s.finishRecording(o.Out)
+	if o.Lesson != "" {
+		if err := s.Exec("learn "+o.Lesson, Pos{}, o.Out); err != nil {
+			fmt.Fprintf(o.Err, "error: %s\n", shownLines(Explain(err)))
+		}
+		s.Refresh()
+	}
 	for !leaving.Load() {
 		line, long, eof := r.readLine()
 		if eof || leaving.Load() {
@@ -138,8 +146,14 @@ func Interactive(o TerminalOptions) (err error) {
 		if o.OnLine != nil {
 			o.OnLine(line)
 		}
-		if err := s.Exec(line, Pos{}, o.Out); err != nil {
-			fmt.Fprintf(o.Err, "error: %s\n", shownLines(Explain(err)))
+		if !s.LessonInput(line, o.Out, o.Err) {
+			inLesson := s.lesson != nil
+			if err := s.Exec(line, Pos{}, o.Out); err != nil {
+				fmt.Fprintf(o.Err, "error: %s\n", shownLines(Explain(err)))
+			}
+			if inLesson {
+				s.remind(o.Out) // the learner looked around: the step still waits
+			}
 		}
 		s.Refresh()
 		r.invalidate()
@@ -170,6 +184,9 @@ func writeBanner(w io.Writer, s *Session) {
 // PromptText is the prompt: the engine, the behaviour and the focused
 // thread, from the last snapshot.
 func (s *Session) PromptText() string {
+	if r := s.lesson; r != nil {
+		return fmt.Sprintf("%s %d/%d> ", r.entry.Name(), r.tutor.Index()+1, len(r.entry.Lesson.Steps))
+	}
 	p := "sim " + s.snap.Behaviour
 	for _, t := range s.snap.Threads {
 		if t.Focused {

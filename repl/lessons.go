@@ -2,89 +2,434 @@ package repl
 
 import (
 	"bytes"
-	"embed"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"path"
-	"sort"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/rdmalab/rdmalab/lessons"
 )
 
-// LessonInfo names a lesson.
-type LessonInfo struct {
-	Name  string
-	Title string
+// lessonForbidden are the commands a lesson file may not run: they read
+// other files, leave the session, or take the screen. A learner may still
+// type any of them during a paced lesson.
+var lessonForbidden = map[string]string{
+	"source":  "reads another file of commands",
+	"learn":   "starts another lesson",
+	"quit":    "ends the session",
+	"history": "shows the learner's own history",
+	"view":    "takes the screen (the narration can tell the learner to type it)",
+	"engine":  "changes the provider",
 }
 
-// LessonSource lists lessons and opens one as a command script. The
-// lessons package plugs in here; without it the REPL has the built-in
-// walkthroughs.
-type LessonSource interface {
-	Lessons() []LessonInfo
-	Open(name string) (io.Reader, error)
-}
-
-//go:embed lessons/*.rdl
-var builtinFS embed.FS
-
-// fsLessons serves the *.rdl files of a file system; a lesson's title is
-// its first line, a comment.
-type fsLessons struct{ fsys fs.FS }
-
-func builtinLessons() LessonSource { return fsLessons{builtinFS} }
-
-func (f fsLessons) Lessons() []LessonInfo {
-	names, _ := fs.Glob(f.fsys, "lessons/*.rdl")
-	sort.Strings(names)
-	var out []LessonInfo
-	for _, n := range names {
-		b, err := fs.ReadFile(f.fsys, n)
-		if err != nil {
+// loadLessons builds the session's catalog: the shipped lessons, then
+// each of dirs. A folder that cannot be read is reported and left out.
+func (s *Session) loadLessons(dirs []string, warn io.Writer) {
+	list := []lessons.Dir{{FS: lessons.Shipped(), Name: "shipped"}}
+	for _, d := range dirs {
+		st, err := os.Stat(d)
+		if err != nil || !st.IsDir() {
+			if err == nil {
+				err = errors.New("not a directory")
+			}
+			fmt.Fprintf(warn, "rdmalab: lessons folder %s: %s (left out)\n", shown(d), shown(err.Error()))
 			continue
 		}
-		title, _, _ := strings.Cut(string(b), "\n")
-		out = append(out, LessonInfo{Name: strings.TrimSuffix(path.Base(n), ".rdl"),
-			Title: strings.TrimSpace(strings.TrimPrefix(title, "#"))})
+		list = append(list, lessons.Dir{FS: os.DirFS(d), Name: d})
 	}
-	return out
+	c, err := lessons.Load(s.validateLessonLine, list...)
+	if err != nil {
+		fmt.Fprintf(warn, "rdmalab: lessons: %s\n", shown(err.Error()))
+		c, _ = lessons.Load(s.validateLessonLine, list[0])
+	}
+	s.catalog = c
 }
 
-func (f fsLessons) Open(name string) (io.Reader, error) {
-	b, err := fs.ReadFile(f.fsys, "lessons/"+name+".rdl")
+// validateLessonLine vets one command of a lesson file before anything
+// runs: a known command, allowed in a lesson, whose arguments parse, and
+// whose FILE arguments are plain names in the lesson's own folder.
+func (s *Session) validateLessonLine(line string) (int, error) {
+	toks, err := Tokenize(line)
 	if err != nil {
-		return nil, fmt.Errorf("no lesson %q", name)
+		return 0, err
 	}
-	return bytes.NewReader(b), nil
+	if len(toks) == 0 {
+		return 0, errors.New("an empty command")
+	}
+	w := words(toks)
+	cmd := s.lookup(w[0])
+	if cmd == nil {
+		return 1, s.unknownCommand(w)
+	}
+	if why, ok := lessonForbidden[cmd.Name]; ok {
+		return 1, fmt.Errorf("%s cannot run in a lesson: it %s", cmd.Name, why)
+	}
+	a, err := cmd.parse(w[1:])
+	if err != nil {
+		col := 1
+		if len(toks) > 1 {
+			col = toks[1].Start + 1
+		}
+		return col, errors.New(Explain(err))
+	}
+	// A FILE argument stands where the positional arguments do; map each
+	// positional value back to its token for the column.
+	pi := 0
+	for _, t := range toks[1:] {
+		if strings.HasPrefix(t.Text, "--") || pi >= len(a.Pos) || t.Text != a.Pos[pi] {
+			continue
+		}
+		arg, ok := argAt(cmd, pi)
+		pi++
+		if !ok || !arg.Paths {
+			continue
+		}
+		if t.Text == "" || strings.ContainsAny(t.Text, `/\`) || t.Text == "." || t.Text == ".." {
+			return t.Start + 1, fmt.Errorf("file %q: a lesson names files in its own folder, as plain names", t.Text)
+		}
+	}
+	return 0, nil
+}
+
+// lessonMachine runs a lesson's commands on the session.
+type lessonMachine struct {
+	s    *Session
+	file string
+	echo io.Writer // where command output also goes as it is printed; nil: nowhere
+	// echoCmd prints each command before its output, as a transcript.
+	echoCmd bool
+}
+
+func (m *lessonMachine) Reset(set []lessons.Setting) error {
+	if err := m.s.Exec("reset --defaults", Pos{}, io.Discard); err != nil {
+		return err
+	}
+	for _, x := range set {
+		if err := m.s.Exec("set "+x.Name+" "+x.Value, Pos{File: m.file, Line: x.Line}, io.Discard); err != nil {
+			return fmt.Errorf("line %d: %s", x.Line, Explain(err))
+		}
+	}
+	return nil
+}
+
+func (m *lessonMachine) Exec(line string) lessons.Result {
+	var buf bytes.Buffer
+	var w io.Writer = &buf
+	if m.echo != nil {
+		w = io.MultiWriter(&buf, m.echo)
+		if m.echoCmd {
+			fmt.Fprintf(m.echo, "> %s\n", shown(line))
+		}
+	}
+	c := &Ctx{S: m.s, out: w, keep: true}
+	err := m.s.exec(c, line)
+	return lessons.Result{Output: buf.String(), Events: c.kept, Err: err}
+}
+
+func (m *lessonMachine) State() (any, error) {
+	b, err := json.Marshal(m.s.lab.Snapshot())
+	if err != nil {
+		return nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	return v, d.Decode(&v)
+}
+
+func (m *lessonMachine) PageByte(name string, off int) (byte, string, error) {
+	p, ok := m.s.lab.Page(name)
+	if !ok {
+		return 0, "", fmt.Errorf("no page %s is held by a thread or a Read now", name)
+	}
+	if off < 0 || off >= len(p.Data) {
+		return 0, "", fmt.Errorf("%s[%d]: a page has %d bytes", name, off, len(p.Data))
+	}
+	src := ""
+	for _, e := range p.Extents {
+		if off >= e.Off && off < e.Off+e.Len {
+			src = e.Source
+		}
+	}
+	return p.Data[off], src, nil
+}
+
+// lessonRun is a lesson being taken: its tutor and its working folder.
+type lessonRun struct {
+	entry   *lessons.Entry
+	tutor   *lessons.Tutor
+	machine *lessonMachine
+	dir     string // the lesson's folder, removed at the end
+	prevDir string
+	paced   bool
+}
+
+// beginLesson prepares a lesson: a folder of its own holding its files,
+// the session reading and writing there, and a fresh lab.
+func (s *Session) beginLesson(e *lessons.Entry, echo io.Writer, paced bool) (*lessonRun, error) {
+	dir, err := os.MkdirTemp("", "rdmalab-lesson-*")
+	if err != nil {
+		return nil, fmt.Errorf("a folder for the lesson: %w", err)
+	}
+	run := &lessonRun{entry: e, dir: dir, prevDir: s.dir, paced: paced}
+	for _, f := range e.Lesson.Files {
+		data, err := e.ReadFile(f)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, f), data, 0o600)
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("%s: file %s: %w", e.Lesson.File, f, err)
+		}
+	}
+	s.dir = dir
+	run.machine = &lessonMachine{s: s, file: e.Lesson.File, echo: echo}
+	if run.tutor, err = lessons.NewTutor(e.Lesson, run.machine); err != nil {
+		run.end(s)
+		return nil, err
+	}
+	return run, nil
+}
+
+// end gives the session its folder back and removes the lesson's.
+func (r *lessonRun) end(s *Session) {
+	s.dir = r.prevDir
+	os.RemoveAll(r.dir)
 }
 
 func runLearn(c *Ctx, a Args, out io.Writer) error {
 	s := c.S
-	list := s.lessons.Lessons()
 	if len(a.Pos) == 0 {
-		if len(list) == 0 {
-			fmt.Fprintln(out, "no lessons in this build")
-			return nil
-		}
-		var b strings.Builder
-		fmt.Fprintln(&b, "lessons (learn NAME runs one):")
-		for _, l := range list {
-			fmt.Fprintf(&b, "  %-14s %s\n", l.Name, l.Title)
-		}
-		fmt.Fprint(out, fitText(b.String(), textWidth))
+		s.listLessons(out)
 		return nil
 	}
-	name := a.Pos[0]
-	r, err := s.lessons.Open(name)
+	e, err := s.catalog.Find(a.Pos[0])
 	if err != nil {
-		var names []string
-		for _, l := range list {
-			names = append(names, l.Name)
-		}
-		if near := nearest(name, names); near != "" {
-			return fmt.Errorf("no lesson %q: did you mean `learn %s`?", name, near)
-		}
-		return fmt.Errorf("no lesson %q (learn lists them)", name)
+		return errors.New(shownLines(err.Error()))
 	}
-	return s.runLines(r, "lesson "+name, out)
+	if s.lesson != nil {
+		return fmt.Errorf("lesson %s is running: quit it first", s.lesson.entry.Name())
+	}
+	if s.tty && c.Pos.File == "" && s.depth == 0 {
+		return s.startPaced(e, out)
+	}
+	return s.runLessonThrough(e, out)
+}
+
+// listLessons prints the catalog: finished ones marked, broken ones with
+// their fault.
+func (s *Session) listLessons(out io.Writer) {
+	entries := s.catalog.Entries()
+	if len(entries) == 0 {
+		fmt.Fprintln(out, "no lessons")
+		return
+	}
+	fmt.Fprintln(out, "lessons (learn NAME takes one; ✓ finished):")
+	for _, e := range entries {
+		if e.Err != nil {
+			fmt.Fprintf(out, "  ! %-20s %s\n", shown(e.Name()), shownLines(e.Err.Error()))
+			continue
+		}
+		l := e.Lesson
+		mark := " "
+		if s.progress != nil && s.progress.Done(l.Name) {
+			mark = "✓"
+		}
+		from := ""
+		if e.Dir.Name != "shipped" {
+			from = " (" + shown(e.Dir.Name) + ")"
+		}
+		fmt.Fprintf(out, "  %s %-20s %s%s\n", mark, l.Name, shown(l.Title), from)
+		if l.Summary != "" {
+			fmt.Fprintf(out, "    %-20s %s · %s\n", "", l.Level, shown(l.Summary))
+		}
+	}
+}
+
+// runLessonThrough runs a whole lesson at once, for scripts: the
+// narration as comments, each command and its output, each check's
+// verdict. It fails when a check did not hold.
+func (s *Session) runLessonThrough(e *lessons.Entry, out io.Writer) error {
+	r, err := s.beginLesson(e, out, false)
+	if err != nil {
+		return err
+	}
+	defer r.end(s)
+	l := e.Lesson
+	fmt.Fprintf(out, "# lesson %s: %s\n", l.Name, shown(l.Title))
+	checks := 0
+	for !r.tutor.Done() {
+		st := r.tutor.Current()
+		writeNarration(out, st.Narration, "# ")
+		fmt.Fprintf(out, "> %s\n", shown(st.Command))
+		res, verdicts := r.tutor.Run()
+		if res.Err != nil {
+			fmt.Fprintf(out, "error: %s\n", shownLines(Explain(res.Err)))
+		}
+		writeVerdicts(out, st, verdicts)
+		checks += len(st.Checks)
+	}
+	writeNarration(out, l.Outro, "# ")
+	if r.tutor.Failed > 0 {
+		return fmt.Errorf("lesson %s: %d of %d checks did not hold", l.Name, r.tutor.Failed, checks)
+	}
+	s.lessonPassed(l.Name, out)
+	return nil
+}
+
+// startPaced begins a lesson at the terminal: each step waits for the
+// learner.
+func (s *Session) startPaced(e *lessons.Entry, out io.Writer) error {
+	r, err := s.beginLesson(e, out, true)
+	if err != nil {
+		return err
+	}
+	s.lesson = r
+	l := e.Lesson
+	fmt.Fprintf(out, "lesson %s: %s (%s, %d steps)\n", l.Name, shown(l.Title), l.Level, len(l.Steps))
+	if l.KeepLab != "" {
+		fmt.Fprintf(out, "it runs on the lab as it stands: %s\n", shown(l.KeepLab))
+	} else {
+		fmt.Fprintln(out, "a fresh lab with the lesson's settings is ready")
+	}
+	fmt.Fprintln(out, "Enter runs the proposed command; type any command to look around; skip, back, hint, again, quit")
+	s.propose(out)
+	return nil
+}
+
+// propose shows the next step: quiet steps run at once, then the
+// narration and the command Enter will run.
+func (s *Session) propose(out io.Writer) {
+	r := s.lesson
+	t := r.tutor
+	for !t.Done() && t.Current().Quiet {
+		st := t.Current()
+		writeNarration(out, st.Narration, "")
+		fmt.Fprintf(out, "> %s\n", shown(st.Command))
+		_, v := t.Run()
+		writeVerdicts(out, st, v)
+	}
+	if t.Done() {
+		s.endPaced(out)
+		return
+	}
+	st := t.Current()
+	fmt.Fprintf(out, "\n── step %d of %d ──\n", t.Index()+1, len(r.entry.Lesson.Steps))
+	writeNarration(out, st.Narration, "")
+	s.remind(out)
+}
+
+// remind repeats the proposed command.
+func (s *Session) remind(out io.Writer) {
+	if s.lesson == nil || s.lesson.tutor.Done() {
+		return
+	}
+	fmt.Fprintf(out, "  ⏎ %s\n", shown(s.lesson.tutor.Current().Command))
+}
+
+// LessonInput handles a line typed while a paced lesson runs: Enter runs
+// the proposed command, and skip, back, hint, again and quit steer the
+// lesson. Any other line is left to the session (it returns false), and
+// the proposal is repeated after it.
+func (s *Session) LessonInput(line string, out, errw io.Writer) bool {
+	r := s.lesson
+	if r == nil {
+		return false
+	}
+	t := r.tutor
+	switch strings.TrimSpace(line) {
+	case "":
+		st := t.Current()
+		fmt.Fprintf(out, "> %s\n", shown(st.Command))
+		res, v := t.Run()
+		if res.Err != nil {
+			fmt.Fprintf(errw, "error: %s\n", shownLines(Explain(res.Err)))
+		}
+		writeVerdicts(out, st, v)
+		s.propose(out)
+	case "skip":
+		fmt.Fprintf(out, "skipped: %s (the checks after it may not hold)\n", shown(t.Current().Command))
+		t.Skip()
+		s.propose(out)
+	case "back":
+		if err := t.Back(); err != nil {
+			fmt.Fprintf(errw, "error: %s\n", err)
+			s.remind(out)
+			return true
+		}
+		fmt.Fprintf(out, "a fresh lab, the steps before step %d run again\n", t.Index()+1)
+		s.propose(out)
+	case "hint":
+		if h := t.Current().Hint; h != "" {
+			fmt.Fprintf(out, "hint: %s\n", shown(h))
+		} else {
+			fmt.Fprintln(out, "no hint for this step: Enter runs it")
+		}
+		s.remind(out)
+	case "again":
+		s.propose(out)
+	case "quit", "exit":
+		fmt.Fprintf(out, "left lesson %s at step %d; the lab stays as it is\n", r.entry.Name(), t.Index()+1)
+		r.end(s)
+		s.lesson = nil
+	default:
+		return false
+	}
+	return true
+}
+
+// endPaced closes a lesson that reached its end.
+func (s *Session) endPaced(out io.Writer) {
+	r := s.lesson
+	t := r.tutor
+	l := r.entry.Lesson
+	writeNarration(out, l.Outro, "")
+	switch {
+	case t.Passed():
+		fmt.Fprintf(out, "lesson %s finished: every check held\n", l.Name)
+		s.lessonPassed(l.Name, out)
+	case t.Skipped > 0:
+		fmt.Fprintf(out, "lesson %s ended with %d step(s) skipped; learn %s takes it again\n", l.Name, t.Skipped, l.Name)
+	default:
+		fmt.Fprintf(out, "lesson %s ended with %d check(s) that did not hold; learn %s takes it again\n", l.Name, t.Failed, l.Name)
+	}
+	r.end(s)
+	s.lesson = nil
+}
+
+// lessonPassed records a finished lesson.
+func (s *Session) lessonPassed(name string, out io.Writer) {
+	if s.progress == nil {
+		return
+	}
+	if err := s.progress.MarkFinished(name, time.Now()); err != nil {
+		fmt.Fprintf(out, "note: progress not saved: %s\n", shown(err.Error()))
+	}
+}
+
+func writeNarration(out io.Writer, text, prefix string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	for _, ln := range strings.Split(fitText(shownLines(lessons.Plain(text)), textWidth-len(prefix)), "\n") {
+		fmt.Fprintln(out, strings.TrimRight(prefix+ln, " "))
+	}
+}
+
+func writeVerdicts(out io.Writer, st *lessons.Step, v []lessons.Verdict) {
+	failed := false
+	for _, x := range v {
+		mark := "✓"
+		if !x.OK {
+			mark, failed = "✗", true
+		}
+		fmt.Fprintf(out, "  %s %s\n", mark, shown(x.Say))
+	}
+	if failed && st.Hint != "" {
+		fmt.Fprintf(out, "    hint: %s\n", shown(st.Hint))
+	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/lessons"
 	"github.com/rdmalab/rdmalab/viz"
 )
 
@@ -18,8 +19,14 @@ import (
 type Options struct {
 	// Settings the first lab is built with; nil means engine.DefaultSettings.
 	Settings *engine.Settings
-	// Lessons lists and opens lessons; nil means the built-in walkthroughs.
-	Lessons LessonSource
+	// LessonDirs are trainers' lesson folders, offered beside the shipped
+	// lessons (a later lesson with a shipped lesson's name replaces it).
+	LessonDirs []string
+	// ProgressFile records the lessons finished; "" keeps no record.
+	ProgressFile string
+	// Warn receives what the session has to say before any command (a
+	// lessons folder that cannot be read); nil discards it.
+	Warn io.Writer
 	// Dir is the directory relative FILE arguments are read from; "" is the
 	// working directory.
 	Dir string
@@ -28,16 +35,18 @@ type Options struct {
 // Session is one REPL session: the lab it drives, the REPL's own switches,
 // and the cached snapshot the completer reads.
 type Session struct {
-	lab     *engine.Lab
-	src     *viz.LabSource  // every command runs through it, so views can read the lab safely
-	tty     bool            // the session runs at a terminal (view is possible)
-	set     engine.Settings // what the next rebuild uses (== lab.Set after one)
-	trace   bool
-	hints   bool
-	cmds    []*Command
-	byName  map[string]*Command
-	lessons LessonSource
-	dir     string
+	lab      *engine.Lab
+	src      *viz.LabSource  // every command runs through it, so views can read the lab safely
+	tty      bool            // the session runs at a terminal (view is possible)
+	set      engine.Settings // what the next rebuild uses (== lab.Set after one)
+	trace    bool
+	hints    bool
+	cmds     []*Command
+	byName   map[string]*Command
+	catalog  *lessons.Catalog
+	progress *lessons.Progress
+	lesson   *lessonRun // a paced lesson being taken, or nil
+	dir      string
 
 	// The completer's view, refreshed after each command.
 	snap     engine.Snapshot
@@ -61,9 +70,10 @@ func NewSession(o Options) (*Session, error) {
 	if o.Settings != nil {
 		set = *o.Settings
 	}
-	s := &Session{trace: true, hints: true, lessons: o.Lessons, dir: o.Dir, funcs: map[string]bool{}}
-	if s.lessons == nil {
-		s.lessons = builtinLessons()
+	s := &Session{trace: true, hints: true, dir: o.Dir, funcs: map[string]bool{}}
+	warn := o.Warn
+	if warn == nil {
+		warn = io.Discard
 	}
 	s.cmds = commandTable()
 	s.byName = map[string]*Command{}
@@ -72,6 +82,11 @@ func NewSession(o Options) (*Session, error) {
 		for _, a := range c.Aliases {
 			s.byName[a] = c
 		}
+	}
+	s.loadLessons(o.LessonDirs, warn)
+	var err error
+	if s.progress, err = lessons.LoadProgress(o.ProgressFile); err != nil {
+		fmt.Fprintf(warn, "rdmalab: lesson progress: %s\n", shown(err.Error()))
 	}
 	if err := s.rebuild(set); err != nil {
 		return nil, err
@@ -83,6 +98,10 @@ func NewSession(o Options) (*Session, error) {
 
 // Close ends the lab.
 func (s *Session) Close() {
+	if s.lesson != nil {
+		s.lesson.end(s)
+		s.lesson = nil
+	}
 	s.closeCaptures()
 	if s.lab != nil {
 		s.lab.Close()
@@ -143,6 +162,9 @@ func (s *Session) onEvent(ev trace.Event) {
 	}
 	if ev.Kind == trace.Return && ev.Err != "" {
 		c.noteErrno(ev)
+	}
+	if c.keep {
+		c.kept = append(c.kept, ev)
 	}
 	if !s.trace {
 		return

@@ -1,0 +1,122 @@
+package repl
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rdmalab/rdmalab/lessons"
+)
+
+// LessonCheckOptions configure CheckLessons.
+type LessonCheckOptions struct {
+	// Targets are lesson files and folders of them; none means every
+	// lesson of the catalog (the shipped ones and Dirs).
+	Targets []string
+	Dirs    []string // trainers' folders, as Options.LessonDirs
+	// Transcript, when set, receives each lesson's commands, output and
+	// verdicts.
+	Transcript io.Writer
+	Out, Err   io.Writer
+}
+
+// CheckLessons runs lessons without a terminal, each in a fresh session,
+// and stops each at its first unmet check, which it reports as
+// FILE:LINE:COL. It returns how many lessons failed.
+func CheckLessons(o LessonCheckOptions) (failed int, err error) {
+	entries, err := lessonTargets(o)
+	if err != nil {
+		return 0, err
+	}
+	if len(entries) == 0 {
+		return 0, errors.New("no lessons to check")
+	}
+	for _, e := range entries {
+		if !checkOneLesson(e, o) {
+			failed++
+		}
+	}
+	fmt.Fprintf(o.Out, "%d lesson(s) checked, %d failed\n", len(entries), failed)
+	return failed, nil
+}
+
+// lessonTargets lists what CheckLessons runs. A file or folder is loaded
+// with a validator bound to a throw-away session: each lesson gets its
+// own session when it runs.
+func lessonTargets(o LessonCheckOptions) ([]*lessons.Entry, error) {
+	s, err := NewSession(Options{LessonDirs: o.Dirs, Warn: o.Err})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	if len(o.Targets) == 0 {
+		return s.catalog.Entries(), nil
+	}
+	var out []*lessons.Entry
+	for _, t := range o.Targets {
+		st, err := os.Stat(t)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", shown(t), errors.Unwrap(err))
+		}
+		dir, names := filepath.Dir(t), []string{filepath.Base(t)}
+		if st.IsDir() {
+			dir = t
+			m, _ := filepath.Glob(filepath.Join(t, "*.md"))
+			names = names[:0]
+			for _, f := range m {
+				if !strings.EqualFold(filepath.Base(f), "README.md") {
+					names = append(names, filepath.Base(f))
+				}
+			}
+			sort.Strings(names)
+		}
+		d := lessons.Dir{FS: os.DirFS(dir), Name: dir}
+		for _, n := range names {
+			out = append(out, lessons.LoadEntry(d, n, s.validateLessonLine))
+		}
+	}
+	return out, nil
+}
+
+func checkOneLesson(e *lessons.Entry, o LessonCheckOptions) bool {
+	if e.Err != nil {
+		fmt.Fprintf(o.Err, "%s\n", shownLines(e.Err.Error()))
+		return false
+	}
+	l := e.Lesson
+	s, err := NewSession(Options{})
+	if err != nil {
+		fmt.Fprintf(o.Err, "%s: %s\n", shown(l.File), shown(err.Error()))
+		return false
+	}
+	defer s.Close()
+	start := time.Now()
+	r, err := s.beginLesson(e, o.Transcript, false)
+	if o.Transcript != nil {
+		r.machine.echoCmd = true
+	}
+	if err != nil {
+		fmt.Fprintf(o.Err, "%s\n", shownLines(err.Error()))
+		return false
+	}
+	defer r.end(s)
+	checks := 0
+	err = r.tutor.Check(func(st *lessons.Step, res lessons.Result, v []lessons.Verdict) {
+		checks += len(st.Checks)
+		if o.Transcript != nil {
+			writeVerdicts(o.Transcript, st, v)
+		}
+	})
+	if err != nil {
+		fmt.Fprintf(o.Err, "%s\n", shownLines(err.Error()))
+		return false
+	}
+	fmt.Fprintf(o.Out, "ok  %-22s %3d steps %3d checks  %s\n", l.Name, len(l.Steps), checks,
+		time.Since(start).Round(time.Millisecond))
+	return true
+}
