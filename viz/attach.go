@@ -50,6 +50,7 @@ type attached struct {
 	seen   uint64
 	narr   string
 	status string
+	took   bool // a good frame came since goodFrames last asked
 	w      watchers
 }
 
@@ -67,22 +68,43 @@ func (a *attached) run(ctx context.Context, c net.Conn) {
 			a.setStatus(fmt.Sprintf("viewer stopped: %v", r))
 		}
 	}()
+	var pause time.Duration // grows while the session sends only bad frames
 	for {
 		err := a.read(ctx, c)
 		if ctx.Err() != nil {
 			return
 		}
 		var bad *badFrameError
+		refused := ""
 		if errors.As(err, &bad) {
 			a.setStatus(fmt.Sprintf("%v: reconnecting to %s", err, a.path))
+			refused = fmt.Sprintf(" (its last frame was refused: %v)", bad.err)
+			if a.goodFrames() {
+				pause = 0
+			}
+			pause = min(max(2*pause, retryFirst), retryMax)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(pause):
+			}
 		} else {
 			a.setStatus(fmt.Sprintf("session gone (%v): waiting for it on %s", err, a.path))
 		}
 		if c = redial(ctx, a.path); c == nil {
 			return
 		}
-		a.setStatus("attached to " + a.path)
+		a.setStatus("attached to " + a.path + cellText(refused))
 	}
+}
+
+// goodFrames reports whether a frame was taken since it was last asked.
+func (a *attached) goodFrames() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ok := a.took
+	a.took = false
+	return ok
 }
 
 // maxFrame bounds one frame: a frame is a snapshot file's worth (a
@@ -166,6 +188,9 @@ func redial(ctx context.Context, path string) net.Conn {
 func (a *attached) take(f Frame) {
 	a.mu.Lock()
 	a.snap, a.narr = f.Snapshot, f.Narration
+	if !a.took {
+		a.took, a.status = true, "attached to "+a.path
+	}
 	if n := len(f.Events); n > 0 && f.Events[n-1].Seq < a.seen {
 		a.events.reset() // the session restarted
 		a.seen = 0

@@ -372,6 +372,9 @@ func TestAttachRefusesBadFrame(t *testing.T) {
 		return strings.Contains(a.(Describer).Describe(), "bad frame: field events[0].depth: 1099511627776 is out of range (0..255): reconnecting")
 	})
 	waitFor(t, "the good frame", func() bool { return a.Snapshot().Clock != "" })
+	if d := a.(Describer).Describe(); d != "attached to "+path {
+		t.Errorf("after a good frame the status says %q", d)
+	}
 	if evs := a.Events(10); len(evs) != 0 {
 		t.Errorf("the bad frame's events were kept: %v", evs)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/svcrdma"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
@@ -17,7 +18,7 @@ import (
 // what the REPL's settings allow (page_size ≤ 65536, sizes ≤ 16 MiB,
 // sq_depth ≤ 2^20, 64 threads).
 const (
-	maxSnapshotFile = 64 << 20 // bytes of a snapshot file
+	maxSnapshotFile = 16 << 20 // bytes of a snapshot file or a frame (a real one is under 1 MiB)
 	maxItems        = 1 << 18  // list elements in a whole frame
 	maxList         = 1 << 14  // elements of one list: pages, SGL entries, WRs, events…
 	maxString       = 64 << 10 // bytes of one string
@@ -212,6 +213,22 @@ func checkSnapshot(s *engine.Snapshot, p string) error {
 	return nil
 }
 
+// extentOff and extentLen are the JSON names of svcrdma.Extent's fields,
+// for the paths errors name.
+var extentOff, extentLen = jsonName(svcrdma.Extent{}, "Off"), jsonName(svcrdma.Extent{}, "Len")
+
+// jsonName is the name field of v's struct type has in JSON.
+func jsonName(v any, field string) string {
+	f, ok := reflect.TypeOf(v).FieldByName(field)
+	if !ok {
+		return field
+	}
+	if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+		return name
+	}
+	return field
+}
+
 // checkPages checks page slots and the byte ranges drawn in them.
 func checkPages(pages []engine.PageSnap, p string, ps int) error {
 	for i, pg := range pages {
@@ -222,8 +239,8 @@ func checkPages(pages []engine.PageSnap, p string, ps int) error {
 		for j, e := range pg.Extents {
 			r := fmt.Sprintf("%sextents[%d].", q, j)
 			if err := checks(
-				inRange(r+"Off", e.Off, 0, ps),
-				inRange(r+"Len", e.Len, 0, ps-e.Off),
+				inRange(r+extentOff, e.Off, 0, ps),
+				inRange(r+extentLen, e.Len, 0, ps-e.Off),
 			); err != nil {
 				return err
 			}

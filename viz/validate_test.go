@@ -121,6 +121,9 @@ func set(t *testing.T, tree map[string]any, p string, v any) {
 // string or a list out of bounds: the file is refused with the field's
 // JSON path, in bounded time and memory, before anything is drawn.
 func TestLoadSnapshotRefusesClaims(t *testing.T) {
+	base := realFrame(t)
+	lastEv := len(base["events"].([]any)) - 1
+	lastPage := len(base["snapshot"].(map[string]any)["threads"].([]any)[0].(map[string]any)["pages"].([]any)) - 1
 	long := strings.Repeat("x", maxString+1)
 	many := make([]any, maxList+1)
 	for i := range many {
@@ -131,9 +134,9 @@ func TestLoadSnapshotRefusesClaims(t *testing.T) {
 		v    any
 		want string
 	}{
-		{"events[-1].depth", float64(1 << 40), "field events[61].depth: 1099511627776 is out of range (0..255)"},
-		{"events[-1].depth", float64(1 << 53), "field events[61].depth: 9007199254740992 is out of range"},
-		{"events[-1].depth", float64(math.MaxInt32), "field events[61].depth: 2147483647 is out of range"},
+		{"events[-1].depth", float64(1 << 40), fmt.Sprintf("field events[%d].depth: 1099511627776 is out of range (0..255)", lastEv)},
+		{"events[-1].depth", float64(1 << 53), fmt.Sprintf("field events[%d].depth: 9007199254740992 is out of range", lastEv)},
+		{"events[-1].depth", float64(math.MaxInt32), fmt.Sprintf("field events[%d].depth: 2147483647 is out of range", lastEv)},
 		{"events[0].depth", float64(-1), "field events[0].depth: -1 is out of range"},
 		{"snapshot.last_event.depth", float64(1 << 40), "field snapshot.last_event.depth: 1099511627776"},
 		{"snapshot.settings.page_size", float64(1 << 40), "field snapshot.settings.page_size: 1099511627776 is out of range (0..1048576)"},
@@ -146,8 +149,8 @@ func TestLoadSnapshotRefusesClaims(t *testing.T) {
 		{"snapshot.reads[0].rw_ctxts[0].first_sgl_nents", float64(-2), "field snapshot.reads[0].rw_ctxts[0].first_sgl_nents"},
 		{"snapshot.reads[0].rw_ctxts[0].sgl[0].off", float64(1 << 40), "field snapshot.reads[0].rw_ctxts[0].sgl[0].off"},
 		{"snapshot.reads[0].rw_ctxts[0].sgl[0].len", float64(-1), "field snapshot.reads[0].rw_ctxts[0].sgl[0].len"},
-		{"snapshot.threads[0].pages[-1].index", float64(1 << 40), "field snapshot.threads[0].pages[0].index"},
-		{"snapshot.threads[0].pages[-1].extents[0].Len", float64(1 << 40), "field snapshot.threads[0].pages[0].extents[0].Len"},
+		{"snapshot.threads[0].pages[-1].index", float64(1 << 40), fmt.Sprintf("field snapshot.threads[0].pages[%d].index", lastPage)},
+		{"snapshot.threads[0].pages[-1].extents[0]." + extentLen, float64(1 << 40), fmt.Sprintf("field snapshot.threads[0].pages[%d].extents[0].%s", lastPage, extentLen)},
 		{"snapshot.chains[-1].sqecount", float64(1 << 40), "field snapshot.chains[1].sqecount"},
 		{"snapshot.chains[-1].wrs[0].sges[0].len", float64(1 << 40), "field snapshot.chains[1].wrs[0].sges[0].len"},
 		{"snapshot.sq.sc_sq_depth", float64(1 << 40), "field snapshot.sq.sc_sq_depth"},
@@ -162,7 +165,9 @@ func TestLoadSnapshotRefusesClaims(t *testing.T) {
 		{"events[2].kind", "jump", `field events[2].kind: event 3: unknown event kind "jump"`},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
-			tree := realFrame(t)
+			var tree map[string]any
+			data, _ := json.Marshal(base)
+			json.Unmarshal(data, &tree)
 			set(t, tree, tc.path, tc.v)
 			data, err := json.Marshal(tree)
 			if err != nil {
