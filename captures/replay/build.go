@@ -336,7 +336,8 @@ func (b *builder) call(r *record, m *decode.RPCMessage) {
 	}
 	text := fmt.Sprintf("svc_rdma_recvfrom: call xid 0x%08x %v, %s%s", h.XID, h.Proc, clip(rpc.CallSummary), chunkSummary(rpc))
 	cs := &engine.ChunkSnap{XID: hexXID(h.XID), Proc: h.Proc.String(), Chunks: chunks}
-	call := callState{rpc: id, xid: h.XID, label: rpc.CallSummary, proc: h.Proc.String(), state: st}
+	// The picture is for a terminal: its strings are escaped once, here.
+	call := callState{rpc: id, xid: h.XID, label: termText(rpc.CallSummary), proc: h.Proc.String(), state: st}
 	b.step(r, KindCall, id, text, func(s *state) {
 		s.addCall(call)
 		s.call = cs
@@ -533,7 +534,7 @@ func (b *builder) rpcOfAck(r *record) int {
 
 // brk is the last step of a damaged capture: where it broke.
 func (b *builder) brk() {
-	frame, off, ok := breakPlace(b.tl.Err)
+	frame, off, gz, ok := breakPlace(b.tl.Err)
 	last, rel := 0, time.Duration(0)
 	if n := len(b.tl.Steps); n > 0 {
 		last, rel = b.tl.Steps[n-1].Frame, b.tl.Steps[n-1].Time
@@ -541,7 +542,11 @@ func (b *builder) brk() {
 	frame = max(frame, last+1, b.tl.Frames+1)
 	text := fmt.Sprintf("the capture breaks here: %v", b.tl.Err)
 	if ok {
-		text = fmt.Sprintf("the capture breaks at frame %d, byte offset %d: what follows is not in the file (%v)", frame, off, b.tl.Err)
+		where := "byte offset"
+		if gz {
+			where = "uncompressed byte offset"
+		}
+		text = fmt.Sprintf("the capture breaks at frame %d, %s %d: what follows is not in the file (%v)", frame, where, off, b.tl.Err)
 	}
 	b.evs = append(b.evs, trace.Event{Task: taskReplay, Kind: trace.Note, Func: "truncated", Text: b.tl.Err.Error()})
 	b.stepAt(frame, rel, KindBreak, 0, text, nil)

@@ -2,6 +2,8 @@ package replay
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/engine"
@@ -26,13 +28,67 @@ type readPlan struct {
 	wqes     map[segKey]int
 	snap     engine.ReadSnap
 	chain    engine.ChainSnap
+	outside  map[*decode.Message]string // READs outside their segment: why
+	srcs     map[segKey]string          // each segment's source name, made once
+	dense    bool                       // the capture holds the whole layout's bytes
+	planned  []int                      // the pages the SGLs point into, sorted
+}
+
+// maxUnbacked is how far past the bytes a READ's responses brought its SGL
+// is drawn: a capture cut before the responses still shows the pages they
+// were to fill, but a length the wire claims never sizes the picture.
+const maxUnbacked = 64 << 10
+
+// src is the source name of segment k's bytes.
+func (p *readPlan) src(k segKey) string {
+	s, ok := p.srcs[k]
+	if !ok {
+		s = readSource(k)
+		p.srcs[k] = s
+	}
+	return s
+}
+
+// readSegment returns segment seg of Read chunk chunk of rpc, or nil when
+// the call has none.
+func readSegment(rpc *decode.RPC, chunk, seg int) *decode.Segment {
+	if chunk < 0 || chunk >= len(rpc.ReadChunks) {
+		return nil
+	}
+	c := rpc.ReadChunks[chunk]
+	if seg < 0 || seg >= len(c.Segments) {
+		return nil
+	}
+	return c.Segments[seg]
+}
+
+// outsideSegment says why the c.Len bytes a READ (or its response) moves
+// at c.Offset do not fit the Read chunk segment c names, or "" when they
+// do. Both numbers come off the wire: only bytes inside the segment are
+// placed in rc_pages.
+func outsideSegment(rpc *decode.RPC, c decode.ChunkRef) string {
+	sg := readSegment(rpc, c.Chunk, c.Segment)
+	if sg == nil {
+		return "the call has no such segment"
+	}
+	if c.Past || c.Offset > uint64(sg.Length) || uint64(c.Len) > uint64(sg.Length)-c.Offset {
+		return fmt.Sprintf("outside the %d-byte segment the call advertised", sg.Length)
+	}
+	return ""
+}
+
+// chunkPlace is "N B at +OFF of read chunk C segment S", OFF signed: a
+// place below its segment wraps.
+func chunkPlace(c decode.ChunkRef) string {
+	return fmt.Sprintf("%d B at %+d of read chunk %d segment %d", c.Len, int64(c.Offset), c.Chunk, c.Segment)
 }
 
 // planRead lays the Read list out as the kernel does: rc_pages filled in
 // order from rc_curpage 0, rc_pageoff 0, one chunk after the other (with
 // the inline bytes between them for several chunks).
 func (b *builder) planRead(rpc *decode.RPC, id int) *readPlan {
-	p := &readPlan{id: id, rpc: rpc, base: map[segKey]int{}, index: map[*decode.Message]int{}, wqes: map[segKey]int{}}
+	p := &readPlan{id: id, rpc: rpc, base: map[segKey]int{}, index: map[*decode.Message]int{}, wqes: map[segKey]int{},
+		outside: map[*decode.Message]string{}, srcs: map[segKey]string{}}
 	chunks := rpc.ReadChunks
 	inline := 0
 	if rpc.Call != nil {
@@ -83,15 +139,34 @@ func (b *builder) planRead(rpc *decode.RPC, id int) *readPlan {
 		}
 		p.index[m] = len(p.reads)
 		p.reads = append(p.reads, m)
+		if why := outsideSegment(rpc, *m.Chunk); why != "" {
+			p.outside[m] = why
+			continue
+		}
 		p.wqes[segKey{m.Chunk.Chunk, m.Chunk.Segment}]++
+	}
+	// The bytes the capture holds of the layout: the inline ranges, and
+	// what each READ's responses brought.
+	backed := 0
+	for _, in := range p.inline {
+		backed += in[1]
 	}
 	var wrs []engine.WRSnap
 	sgl := map[segKey][]engine.SGESnap{}
+	planned := map[int]bool{}
 	for i, m := range p.reads {
-		k := segKey{m.Chunk.Chunk, m.Chunk.Segment}
-		sges := pageSGEs(p.base[k]+int(m.Chunk.Offset), int(m.DMALen), ps, readSource(k))
-		sgl[k] = append(sgl[k], sges...)
-		w := engine.WRSnap{Opcode: "RDMA_READ", SGEs: sges, Bytes: int(m.DMALen), Remote: fmt.Sprintf("0x%x", m.VA), RKey: fmt.Sprintf("0x%x", m.RKey)}
+		w := engine.WRSnap{Opcode: "RDMA_READ", Bytes: int(m.DMALen), Remote: fmt.Sprintf("0x%x", m.VA), RKey: fmt.Sprintf("0x%x", m.RKey)}
+		if p.outside[m] == "" {
+			k := segKey{m.Chunk.Chunk, m.Chunk.Segment}
+			got := min(int(m.DMALen), max(m.RespBytes, 0))
+			backed += got
+			off, n := p.base[k]+int(m.Chunk.Offset), min(int(m.DMALen), got+maxUnbacked)
+			w.SGEs = pageSGEs(off, n, ps, p.src(k))
+			sgl[k] = append(sgl[k], w.SGEs...)
+			for pg := off / ps; pg*ps < off+n; pg++ {
+				planned[pg] = true
+			}
+		}
 		if i == len(p.reads)-1 {
 			w.Signaled, w.CQE = true, "svc_rdma_wc_read_done"
 		}
@@ -114,6 +189,13 @@ func (b *builder) planRead(rpc *decode.RPC, id int) *readPlan {
 		if len(lines) < len(chunks) {
 			lines = append(lines, l)
 		}
+	}
+	// Every page of the layout is drawn only when the capture holds its
+	// bytes; else the layout's length is a claim, and only the pages
+	// planned or landed in are.
+	p.dense = stream <= backed+maxUnbacked
+	if !p.dense {
+		p.planned = slices.Sorted(maps.Keys(planned))
 	}
 	xid := hexXID(rpc.XID)
 	p.snap = engine.ReadSnap{XID: xid, CurPage: stream / ps, PageOff: stream % ps, ReadBytes: readBytes(rpc),
@@ -155,7 +237,7 @@ func (b *builder) readRequest(r *record) {
 		b.other(r, "an RDMA READ request the analysis could not follow")
 		return
 	}
-	if m.Chunk == nil || m.Chunk.Kind != decode.ChunkRead {
+	if m.Chunk == nil || m.Chunk.Kind != decode.ChunkRead || len(m.Chunk.RPC.ReadChunks) == 0 {
 		b.other(r, fmt.Sprintf("RDMA READ of %d B at 0x%x, rkey 0x%x: no call in the capture advertised it as a Read chunk", m.DMALen, m.VA, m.RKey))
 		return
 	}
@@ -173,12 +255,25 @@ func (b *builder) readRequest(r *record) {
 	}
 	text := fmt.Sprintf("RDMA READ %d/%d on the wire: %s", k+1, len(p.reads), readWhat(m))
 	b.wire(r, readWhat(m))
+	text += b.readOutside(r, p, m)
 	b.step(r, KindRead, id, text, nil)
 }
 
 func readWhat(m *decode.Message) string {
 	c := m.Chunk
-	return fmt.Sprintf("%d B of read chunk %d segment %d at +%d (rkey 0x%x)", m.DMALen, c.Chunk, c.Segment, c.Offset, m.RKey)
+	return fmt.Sprintf("%d B of read chunk %d segment %d at %+d (rkey 0x%x)", m.DMALen, c.Chunk, c.Segment, int64(c.Offset), m.RKey)
+}
+
+// readOutside adds the anomaly of a READ request outside its segment and
+// returns the words for its step ("" when it is inside).
+func (b *builder) readOutside(r *record, p *readPlan, m *decode.Message) string {
+	why := p.outside[m]
+	if why == "" {
+		return ""
+	}
+	b.evs = append(b.evs, trace.Event{Task: taskWire, Kind: trace.Note, Func: "outside_segment",
+		Text: fmt.Sprintf("frame %d: RDMA READ of %s: %s; its bytes are not placed in rc_pages", r.frame, chunkPlace(*m.Chunk), why)})
+	return fmt.Sprintf("; frame %d: %s, not placed in rc_pages", r.frame, why)
 }
 
 // postRead is svc_rdma_process_read_list: the Read list laid out in
@@ -215,17 +310,18 @@ func (b *builder) postRead(r *record, rpc *decode.RPC, id int) {
 	m := r.an.Msg
 	k := p.index[m]
 	b.wire(r, readWhat(m))
+	outside := b.readOutside(r, p, m)
 	posted := "1 RDMA READ posted"
 	if len(p.reads) > 1 {
 		posted = fmt.Sprintf("%d RDMA READs posted as one chain", len(p.reads))
 	}
 	text := fmt.Sprintf("svc_rdma_process_read_list (%s): %s, %d B into %s → %s; RDMA READ %d/%d: %s",
 		p.fn, plural(len(rpc.ReadChunks), "chunk"), p.snap.ReadBytes, plural(p.snap.PageCount, "rc_page"), posted,
-		k+1, len(p.reads), readWhat(m))
-	snap, chain, rw := p.snap, p.chain, b.rwNext
+		k+1, len(p.reads), readWhat(m)) + outside
+	snap, chain, rw, dense, planned := p.snap, p.chain, b.rwNext, p.dense, p.planned
 	b.step(r, KindReadPost, id, text, func(s *state) {
-		s.reads = append(s.reads, readState{rpc: id, snap: snap})
-		s.chains = append(s.chains, chainState{rpc: id, snap: chain})
+		s.addRead(readState{rpc: id, snap: snap, dense: dense, planned: planned})
+		s.addChain(chainState{rpc: id, snap: chain})
 		s.rwCreated = rw
 	})
 }
@@ -278,26 +374,39 @@ func (b *builder) readData(r *record) {
 	}
 	ref := r.an.Chunk
 	k := segKey{ref.Chunk, ref.Segment}
-	off := p.base[k] + int(ref.Offset)
-	n := ref.Len
 	ps := b.tl.pageSize
-	landed := n
-	if rs := b.st.readOf(p.id); rs != nil {
-		landed += rs.landed
-	}
 	wr := p.index[m]
-	text := fmt.Sprintf("READ response %d/%d of RDMA READ %d/%d: %d B → read chunk %d segment %d +%d (%s+%d); %d of %d B landed",
-		r.an.MsgIndex+1, m.RespPackets, wr+1, len(p.reads), n, ref.Chunk, ref.Segment, ref.Offset, pageName(off/ps), off%ps, landed, p.snap.ReadBytes)
-	b.wire(r, fmt.Sprintf("%d B for read chunk %d segment %d +%d", n, ref.Chunk, ref.Segment, ref.Offset))
-	src, id := readSource(k), p.id
-	land := func(s *state) {
-		if rs := s.readOf(id); rs != nil {
-			rs.land(off, n, ps, src)
-		}
-		if ackApply != nil {
-			ackApply(s)
+	before := 0
+	if rs := b.st.readOf(p.id); rs != nil {
+		before = rs.landed
+	}
+	var text, odd string
+	var land func(*state)
+	if why := outsideSegment(p.rpc, ref); why != "" {
+		// An anomaly to show, never a place in rc_pages.
+		odd = fmt.Sprintf("frame %d: %s: %s; not placed in rc_pages", r.frame, chunkPlace(ref), why)
+		text = fmt.Sprintf("READ response %d/%d of RDMA READ %d/%d, %s (%d of %d B landed)",
+			r.an.MsgIndex+1, m.RespPackets, wr+1, len(p.reads), odd, before, p.snap.ReadBytes)
+		b.wire(r, chunkPlace(ref)+": "+why)
+		b.evs = append(b.evs, trace.Event{Task: taskWire, Kind: trace.Note, Func: "outside_segment", Text: "READ response, " + odd})
+		land = ackApply
+	} else {
+		off, n := p.base[k]+int(ref.Offset), ref.Len
+		text = fmt.Sprintf("READ response %d/%d of RDMA READ %d/%d: %d B → read chunk %d segment %d +%d (%s+%d); %d of %d B landed",
+			r.an.MsgIndex+1, m.RespPackets, wr+1, len(p.reads), n, ref.Chunk, ref.Segment, ref.Offset, pageName(off/ps), off%ps, before+n, p.snap.ReadBytes)
+		b.wire(r, fmt.Sprintf("%d B for read chunk %d segment %d +%d", n, ref.Chunk, ref.Segment, ref.Offset))
+		src, id := p.src(k), p.id
+		before += n
+		land = func(s *state) {
+			if rs := s.readOf(id); rs != nil {
+				rs.land(off, n, src)
+			}
+			if ackApply != nil {
+				ackApply(s)
+			}
 		}
 	}
+	landed, id := before, p.id
 	last := r.frame == m.RespLastFrame && m.RespDone && wr == len(p.reads)-1
 	if !last {
 		if acked != "" {
@@ -309,12 +418,17 @@ func (b *builder) readData(r *record) {
 	b.readDone(r, p, landed)
 	text = fmt.Sprintf("svc_rdma_wc_read_done: the last READ response landed, %d of %d B in %s → %s: xid 0x%08x goes to nfsd",
 		landed, p.snap.ReadBytes, plural(p.snap.PageCount, "rc_page"), p.complete, p.rpc.XID)
+	if odd != "" {
+		text += "; its READ response, " + odd
+	}
 	if acked != "" {
 		text += "; " + acked
 	}
 	owner := p.chain.Owner
 	b.step(r, KindReadDone, id, text, func(s *state) {
-		land(s)
+		if land != nil {
+			land(s)
+		}
 		if rs := s.readOf(id); rs != nil {
 			rs.done = true
 		}

@@ -38,6 +38,7 @@ type replyPlan struct {
 	owner  string
 	index  map[*decode.Message]int
 	totals map[chunkKey]int // bytes the chain pushes into each chunk
+	writes map[chunkKey]int // and its RDMA WRITEs
 	send   *decode.Message
 	chain  engine.ChainSnap
 	ctxts  []engine.RWCtxtSnap
@@ -58,7 +59,7 @@ func (b *builder) replyOfSend(m *decode.Message) *replyPlan {
 func (b *builder) planReply(rpc *decode.RPC, id int) *replyPlan {
 	b.postSeq++
 	p := &replyPlan{id: id, rpc: rpc, pos: b.postSeq, owner: "reply xid " + hexXID(rpc.XID),
-		index: map[*decode.Message]int{}, totals: map[chunkKey]int{}}
+		index: map[*decode.Message]int{}, totals: map[chunkKey]int{}, writes: map[chunkKey]int{}}
 	var wrs []engine.WRSnap
 	var run *engine.RWCtxtSnap
 	var runKey segKey
@@ -71,6 +72,7 @@ func (b *builder) planReply(rpc *decode.RPC, id int) *replyPlan {
 		ck := chunkKey{w.Chunk.Kind, w.Chunk.Chunk}
 		p.index[w] = len(wrs)
 		p.totals[ck] += int(w.DMALen)
+		p.writes[ck]++
 		wrs = append(wrs, engine.WRSnap{Opcode: "RDMA_WRITE", Bytes: int(w.DMALen), Remote: fmt.Sprintf("0x%x", w.VA), RKey: fmt.Sprintf("0x%x", w.RKey)})
 		// One R/W context per segment the chain writes (svc_rdma_build_writes).
 		sk := segKey{w.Chunk.Chunk, w.Chunk.Segment}
@@ -112,12 +114,7 @@ func (b *builder) postReply(rpc *decode.RPC, id int) (*replyPlan, func(*state)) 
 		b.ev(taskNfsd, trace.Call, 0, "svc_rdma_sendto", "xid", xid)
 	}
 	for _, ck := range p.chunkOrder() {
-		n := 0
-		for w := range p.index {
-			if w.Chunk != nil && (chunkKey{w.Chunk.Kind, w.Chunk.Chunk}) == ck {
-				n++
-			}
-		}
+		n := p.writes[ck]
 		if ck.kind == decode.ChunkWrite {
 			b.ev(taskNfsd, trace.Call, 1, "svc_rdma_send_write_chunk", "chunk", ck.chunk, "payload", p.totals[ck])
 		} else {
@@ -149,10 +146,10 @@ func (b *builder) postReply(rpc *decode.RPC, id int) (*replyPlan, func(*state)) 
 		b.ev(taskNfsd, trace.Return, 0, "svc_rdma_sendto")
 	}
 	chain, ctxts, rw, pos := p.chain, p.ctxts, b.rwNext, p.pos
-	reply := replyState{xid: rpc.XID, proc: procName(rpc), pos: pos}
+	reply := replyState{xid: rpc.XID, proc: termText(procName(rpc)), pos: pos} // for the picture: escaped
 	hasSend := p.send != nil
 	return p, func(s *state) {
-		s.chains = append(s.chains, chainState{rpc: id, snap: chain, ctxts: ctxts})
+		s.addChain(chainState{rpc: id, snap: chain, ctxts: ctxts})
 		s.postSeq = max(s.postSeq, pos)
 		s.rwCreated = rw
 		if hasSend {
@@ -181,12 +178,7 @@ func (p *replyPlan) chunkOrder() []chunkKey {
 func (p *replyPlan) describe() string {
 	var parts []string
 	for _, ck := range p.chunkOrder() {
-		n := 0
-		for w := range p.index {
-			if w.Chunk != nil && (chunkKey{w.Chunk.Kind, w.Chunk.Chunk}) == ck {
-				n++
-			}
-		}
+		n := p.writes[ck]
 		to := ck.String()
 		if ck.kind == decode.ChunkReply {
 			to = "the " + to
@@ -251,12 +243,38 @@ func (b *builder) write(r *record) {
 	what := fmt.Sprintf("RDMA WRITE %d/%d packet %s: %d B → %s segment %d +%d (%d of %d B filled)",
 		p.index[m]+1, len(p.index)-boolInt(p.send != nil), packetOf(r, m), ref.Len, ck, ref.Segment, ref.Offset,
 		b.filled[fk], p.totals[ck])
-	b.wire(r, fmt.Sprintf("%d B for %s segment %d +%d", ref.Len, ck, ref.Segment, ref.Offset))
+	b.wire(r, fmt.Sprintf("%d B for %s segment %d %+d", ref.Len, ck, ref.Segment, int64(ref.Offset)))
+	if why := writeOutside(rpc, ref); why != "" {
+		what += fmt.Sprintf("; frame %d: %s", r.frame, why)
+		b.evs = append(b.evs, trace.Event{Task: taskWire, Kind: trace.Note, Func: "outside_segment",
+			Text: fmt.Sprintf("frame %d: RDMA WRITE of %s", r.frame, why)})
+	}
 	if post != nil {
 		b.step(r, KindReplyPost, id, fmt.Sprintf("svc_rdma_sendto xid 0x%08x: %s; %s", rpc.XID, p.describe(), what), post)
 		return
 	}
 	b.step(r, KindWrite, id, what, nil)
+}
+
+// writeOutside says why the bytes a WRITE packet moves do not fit the
+// Write or Reply chunk segment it names, or "" when they do.
+func writeOutside(rpc *decode.RPC, c decode.ChunkRef) string {
+	var ch *decode.Chunk
+	switch {
+	case c.Kind == decode.ChunkReply:
+		ch = rpc.ReplyChunk
+	case c.Chunk >= 0 && c.Chunk < len(rpc.WriteChunks):
+		ch = rpc.WriteChunks[c.Chunk]
+	}
+	place := fmt.Sprintf("%d B at %+d of %s segment %d", c.Len, int64(c.Offset), chunkKey{c.Kind, c.Chunk}, c.Segment)
+	if ch == nil || c.Segment < 0 || c.Segment >= len(ch.Segments) {
+		return place + ": the call has no such segment"
+	}
+	sg := ch.Segments[c.Segment]
+	if c.Past || c.Offset > uint64(sg.Length) || uint64(c.Len) > uint64(sg.Length)-c.Offset {
+		return fmt.Sprintf("%s: outside the %d-byte segment the call advertised", place, sg.Length)
+	}
+	return ""
 }
 
 // packetOf is "k/n", the packet's place in its message ("k/?" when the

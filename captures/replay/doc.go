@@ -24,4 +24,14 @@
 // its Send Queue depth, its page size, its source pages for WRITEs and
 // Sends, anything before a capture that starts mid-stream) is left empty
 // and said once, in Timeline.Unknown.
+//
+// A capture is a claim. The lengths, offsets and counts it carries are
+// numbers the steps quote, never sizes: bytes a READ or WRITE places
+// outside the segment its call advertised are an anomaly its step names,
+// with the frame, and are not placed; a Read list's pages are all listed
+// only when the capture holds their bytes (else those planned or landed
+// in); and a picture keeps the newest calls, chains and Read lists, since
+// each checkpoint copies it. What goes to a terminal (the text transcript,
+// what a Player hands a view) is escaped; the Timeline's own strings and
+// the JSON transcript are as the decoder gave them.
 package replay

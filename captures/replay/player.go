@@ -2,8 +2,10 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
+	"github.com/rdmalab/rdmalab/captures/safe"
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
@@ -158,22 +160,44 @@ func (p *Player) End() bool {
 	return true
 }
 
-// Events returns the newest n events up to the current step, oldest first.
+// Events returns the newest n events up to the current step, oldest first,
+// escaped for a terminal (Timeline.StepEvents has them exact).
 func (p *Player) Events(n int) []trace.Event {
 	end := p.tl.prelude
 	if p.at >= 0 {
 		end = p.tl.Steps[p.at].evTo
 	}
 	n = min(max(n, 0), end)
-	return p.tl.log.slice(end-n, end)
+	evs := p.tl.log.slice(end-n, end)
+	for i := range evs {
+		evs[i] = safeEvent(evs[i])
+	}
+	return evs
 }
 
-// Snapshot is the server's picture after the current step.
+// safeEvent is e with its strings escaped for a terminal (termText):
+// texts quote names and summaries off the wire.
+func safeEvent(e trace.Event) trace.Event {
+	e.Task, e.Func, e.Err, e.Text = termText(e.Task), termText(e.Func), termText(e.Err), termText(e.Text)
+	for i, a := range e.Args {
+		if !termSafe(a.Key) || !termSafe(a.Val) {
+			e.Args = slices.Clone(e.Args) // the log's slice may be shared
+			for j := i; j < len(e.Args); j++ {
+				e.Args[j] = trace.Arg{Key: termText(e.Args[j].Key), Val: termText(e.Args[j].Val)}
+			}
+			break
+		}
+	}
+	return e
+}
+
+// Snapshot is the server's picture after the current step, its strings
+// escaped for a terminal.
 func (p *Player) Snapshot() engine.Snapshot {
 	s := p.st.snapshot()
 	s.Behaviour = p.Where()
 	if p.at >= 0 {
-		ev := p.tl.log.at(p.tl.Steps[p.at].evTo - 1)
+		ev := safeEvent(p.tl.log.at(p.tl.Steps[p.at].evTo - 1))
 		s.LastEvent = &ev
 	}
 	return s
@@ -212,7 +236,7 @@ func (p *Player) Describe() string {
 	if s := p.Step(); s != nil {
 		frame = s.Frame
 	}
-	d := fmt.Sprintf("replay of %s · frame %d of %d", p.tl.File, frame, p.tl.Frames)
+	d := fmt.Sprintf("replay of %s · frame %d of %d", safe.Text(p.tl.File), frame, p.tl.Frames)
 	if r := p.rpcNow(); r != nil {
 		d += fmt.Sprintf(" · RPC %d of %d", r.ID, len(p.tl.RPCs))
 	}
@@ -228,9 +252,9 @@ func (p *Player) Narration() string {
 			p.Describe(), p.tl.Server, p.tl.Client, len(p.tl.Steps), len(p.tl.RPCs))
 	}
 	// The step first: a small view shows only the first lines.
-	text := fmt.Sprintf("frame %d: %s", s.Frame, p.tl.Text(p.at))
+	text := fmt.Sprintf("frame %d: %s", s.Frame, termText(p.tl.Text(p.at)))
 	if r := p.tl.RPCOf(p.at); r != nil {
-		text += fmt.Sprintf("\nRPC %d of %d: xid 0x%08x %s", r.ID, len(p.tl.RPCs), r.XID, r.Label)
+		text += fmt.Sprintf("\nRPC %d of %d: xid 0x%08x %s", r.ID, len(p.tl.RPCs), r.XID, termText(r.Label))
 	}
 	return text
 }

@@ -110,7 +110,13 @@ func (c *collector) packet(p *decode.Packet) error {
 		r.recExtra = &x
 	}
 	if c.n%recBlock == 0 {
-		c.blocks = append(c.blocks, make([]record, 0, recBlock))
+		// The first block grows as a small capture needs it; the others
+		// are made whole.
+		n := recBlock
+		if len(c.blocks) == 0 {
+			n = 16
+		}
+		c.blocks = append(c.blocks, make([]record, 0, n))
 	}
 	last := &c.blocks[len(c.blocks)-1]
 	*last = append(*last, r)

@@ -458,28 +458,6 @@ func TestKernelNames(t *testing.T) {
 	}
 }
 
-// FuzzRead: a damaged capture replays as far as it goes, never panics.
-func FuzzRead(f *testing.F) {
-	data, err := os.ReadFile(nfs3)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(data[:4096])
-	f.Add(data[:24<<10])
-	f.Fuzz(func(t *testing.T, b []byte) {
-		tl, err := Read(bytes.NewReader(b), "fuzz.pcap")
-		if err != nil {
-			return
-		}
-		p := tl.Player()
-		for p.Forward() {
-			_ = p.Snapshot()
-		}
-		for p.Back() {
-		}
-	})
-}
-
 // rpcsWithReads are the calls of the timeline that had a Read list.
 func (tl *Timeline) rpcsWithReads() []*decode.RPC {
 	var out []*decode.RPC

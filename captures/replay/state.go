@@ -15,9 +15,17 @@ const (
 	defaultPageSize = 4096
 	// ckEvery is how many steps apart the player's checkpoints are.
 	ckEvery = 256
-	// maxReplies and maxCalls bound what a picture lists (the newest).
+	// maxReplies, maxCalls, maxReads and maxChains bound what a picture
+	// holds (the newest): a checkpoint copies them, so a capture that
+	// never completes anything must not grow each copy. A real server's
+	// credits and Send Queue keep far fewer in flight.
 	maxReplies = 64
 	maxCalls   = 200
+	maxReads   = 128
+	maxChains  = 256
+	// maxDrawnPages bounds the rc_pages a picture lists for one Read list
+	// (the kernel's own limit, rq_maxpages, is a few hundred).
+	maxDrawnPages = 16384
 )
 
 // The states a call goes through, as CallSnap.State says them.
@@ -42,11 +50,25 @@ type callState struct {
 // readState is a Read list being pulled (or landed, until the reply):
 // what rc_pages the kernel lays it in and how much has landed.
 type readState struct {
-	rpc    int
-	snap   engine.ReadSnap    // the parts that do not change (Pages empty)
-	pages  [][]svcrdma.Extent // landed bytes per rc_pages slot
+	rpc  int
+	snap engine.ReadSnap // the parts that do not change (Pages empty)
+	// dense: the capture holds the bytes of the whole layout, so every
+	// page of it is listed; otherwise only the pages planned (the SGLs
+	// point into them) and those bytes landed in, since the layout's
+	// length is only what the call claimed.
+	dense   bool
+	planned []int // sorted; shared, never changed
+	// runs are the bytes landed, in the order they landed: append-only,
+	// so a clone shares them (pages are cut from them for a picture).
+	runs   []landRun
 	landed int
 	done   bool
+}
+
+// landRun is n bytes at off of the rc_pages stream, landed from src.
+type landRun struct {
+	off, n int
+	src    string
 }
 
 // chainState is a posted chain not yet completed.
@@ -89,11 +111,9 @@ func (s *state) clone() *state {
 	c.replies = slices.Clone(s.replies)
 	c.reads = slices.Clone(s.reads)
 	for i := range c.reads {
-		pages := slices.Clone(c.reads[i].pages)
-		for j := range pages {
-			pages[j] = slices.Clone(pages[j])
-		}
-		c.reads[i].pages = pages
+		// Clipped: an append to either copy cannot write into the other's.
+		r := &c.reads[i]
+		r.runs = r.runs[:len(r.runs):len(r.runs)]
 	}
 	return &c
 }
@@ -130,23 +150,83 @@ func (s *state) readOf(id int) *readState {
 	return nil
 }
 
+func (s *state) addRead(r readState) {
+	if len(s.reads) == maxReads {
+		s.reads = slices.Delete(s.reads, 0, 1)
+	}
+	s.reads = append(s.reads, r)
+}
+
+func (s *state) addChain(c chainState) {
+	if len(s.chains) == maxChains {
+		s.chains = slices.Delete(s.chains, 0, 1)
+	}
+	s.chains = append(s.chains, c)
+}
+
 func (s *state) dropRead(id int) {
 	s.reads = slices.DeleteFunc(s.reads, func(r readState) bool { return r.rpc == id })
 }
 
-// land marks n bytes at byte off of the rc_pages stream as landed from src.
-func (r *readState) land(off, n, pageSize int, src string) {
+// land records n bytes at byte off of the rc_pages stream as landed from
+// src. The builder has checked the place against the segment.
+func (r *readState) land(off, n int, src string) {
 	r.landed += n
-	for n > 0 {
-		pg, po := off/pageSize, off%pageSize
-		k := min(n, pageSize-po)
-		for len(r.pages) <= pg {
-			r.pages = append(r.pages, nil)
+	r.runs = append(r.runs, landRun{off: off, n: n, src: src})
+}
+
+// pages cuts the landed runs into rc_pages, as the picture lists them:
+// every page of a dense layout, else the pages planned or landed in; at
+// most maxDrawnPages.
+func (r *readState) pages(pageSize int) []engine.PageSnap {
+	if r.dense {
+		exts := make([][]svcrdma.Extent, min(r.snap.PageCount, maxDrawnPages))
+		r.cut(pageSize, func(pg, po, k int, src string) {
+			if pg < len(exts) {
+				exts[pg] = mark(exts[pg], po, k, src)
+			}
+		})
+		out := make([]engine.PageSnap, len(exts))
+		for i, e := range exts {
+			out[i] = engine.PageSnap{Index: i, Name: pageName(i), Extents: e}
 		}
-		r.pages[pg] = mark(r.pages[pg], po, k, src)
-		off, n = off+k, n-k
+		return out
+	}
+	exts := map[int][]svcrdma.Extent{}
+	for _, pg := range r.planned {
+		if len(exts) < maxDrawnPages {
+			exts[pg] = nil
+		}
+	}
+	r.cut(pageSize, func(pg, po, k int, src string) {
+		if e, ok := exts[pg]; ok || len(exts) < maxDrawnPages {
+			exts[pg] = mark(e, po, k, src)
+		}
+	})
+	out := make([]engine.PageSnap, 0, len(exts))
+	for pg, e := range exts {
+		out = append(out, engine.PageSnap{Index: pg, Name: pageName(pg), Extents: e})
+	}
+	slices.SortFunc(out, func(a, b engine.PageSnap) int { return a.Index - b.Index })
+	return out
+}
+
+// cut calls fn for each page piece of each landed run, in landing order.
+func (r *readState) cut(pageSize int, fn func(pg, po, k int, src string)) {
+	for _, run := range r.runs {
+		off, n := run.off, run.n
+		for n > 0 {
+			pg, po := off/pageSize, off%pageSize
+			k := min(n, pageSize-po)
+			fn(pg, po, k, run.src)
+			off, n = off+k, n-k
+		}
 	}
 }
+
+// maxPageExtents bounds the extents a page is drawn with: a real Read
+// list has one or two sources a page, and a view draws a few cells.
+const maxPageExtents = 32
 
 // mark adds [off, off+n) from src to a page's extents, merging it with an
 // adjacent extent of the same source (responses land in order).
@@ -157,6 +237,9 @@ func mark(ext []svcrdma.Extent, off, n int, src string) []svcrdma.Extent {
 			e.Len += n
 			return ext
 		}
+	}
+	if len(ext) >= maxPageExtents {
+		return ext
 	}
 	ext = append(ext, svcrdma.Extent{Off: off, Len: n, Source: src})
 	slices.SortFunc(ext, func(a, b svcrdma.Extent) int { return a.Off - b.Off })
@@ -192,14 +275,7 @@ func (s *state) snapshot() engine.Snapshot {
 	}
 	for _, r := range s.reads {
 		rs := r.snap
-		rs.Pages = make([]engine.PageSnap, 0, rs.PageCount)
-		for i := range rs.PageCount {
-			ps := engine.PageSnap{Index: i, Name: pageName(i)}
-			if i < len(r.pages) {
-				ps.Extents = slices.Clone(r.pages[i])
-			}
-			rs.Pages = append(rs.Pages, ps)
-		}
+		rs.Pages = r.pages(s.pageSize)
 		snap.Reads = append(snap.Reads, rs)
 		if !r.done {
 			snap.RWCtxts.InUse = append(snap.RWCtxts.InUse, rs.RWCtxts...)

@@ -171,11 +171,12 @@ func (tl *Timeline) RPCOf(i int) *RPC {
 	return &tl.RPCs[tl.Steps[i].RPC-1]
 }
 
-// breakPlace reads the frame and byte offset out of a file error.
-func breakPlace(err error) (frame int, offset int64, ok bool) {
+// breakPlace reads the frame and byte offset out of a file error, and
+// whether the offset is in the uncompressed stream of a gzip file.
+func breakPlace(err error) (frame int, offset int64, gz, ok bool) {
 	var pe *pcapfile.Error
 	if errors.As(err, &pe) {
-		return pe.Frame, pe.Offset, true
+		return pe.Frame, pe.Offset, pe.Gzip, true
 	}
-	return 0, 0, false
+	return 0, 0, false, false
 }

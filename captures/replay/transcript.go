@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/rdmalab/rdmalab/captures/nfs"
+	"github.com/rdmalab/rdmalab/captures/safe"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
@@ -29,19 +32,75 @@ func (tl *Timeline) WriteTranscript(w io.Writer, o Options) error {
 	return bw.Flush()
 }
 
-// Header is the transcript's first lines.
+// Header is the transcript's first lines, escaped for a terminal.
 func (tl *Timeline) Header() []string {
 	out := []string{fmt.Sprintf("replay of %s: server %v, client %v; %d frames, %d steps, %d RPCs",
-		tl.File, tl.Server, tl.Client, tl.Frames, len(tl.Steps), len(tl.RPCs))}
+		safe.Text(tl.File), tl.Server, tl.Client, tl.Frames, len(tl.Steps), len(tl.RPCs))}
 	for _, u := range tl.Unknown {
-		out = append(out, "unknown: "+u)
+		out = append(out, termText("unknown: "+u))
 	}
 	return out
 }
 
+// termText is s with what a terminal would act on escaped, as safe.Text
+// spells it (\x1b, \r, \u202e, \xff for a byte that is not UTF-8), but
+// its backslashes kept: the strings the replay quotes mostly come escaped
+// already (the NFS summaries, with safe.Text), and escaping them again
+// would print \\x1b. It is idempotent, and allocates only when it
+// changes s.
+func termText(s string) string {
+	if termSafe(s) {
+		return s
+	}
+	return string(appendTerm(make([]byte, 0, len(s)+16), s))
+}
+
+// appendTerm appends s to dst as termText returns it.
+func appendTerm(dst []byte, s string) []byte {
+	if termSafe(s) {
+		return append(dst, s...)
+	}
+	for i := 0; i < len(s); {
+		n := 1
+		if s[i] >= utf8.RuneSelf {
+			_, n = utf8.DecodeRuneInString(s[i:])
+		}
+		if piece := s[i : i+n]; termSafe(piece) {
+			dst = append(dst, piece...)
+		} else {
+			dst = safe.AppendText(dst, piece)
+		}
+		i += n
+	}
+	return dst
+}
+
+// termSafe reports whether termText leaves s as it is.
+func termSafe(s string) bool {
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '\\')
+		if j < 0 {
+			return safe.IsSafe(s[i:])
+		}
+		if !safe.IsSafe(s[i : i+j]) {
+			return false
+		}
+		i += j + 1
+	}
+	return true
+}
+
+// writeText prints the text transcript. Every line goes through
+// appendTerm: the steps quote names and summaries off the wire, and the
+// replay's own words have nothing to escape.
 func (tl *Timeline) writeText(w *bufio.Writer, o Options) {
+	var buf []byte
+	line := func(format string, a ...any) {
+		buf = appendTerm(buf[:0], fmt.Sprintf(format, a...))
+		w.Write(append(buf, '\n'))
+	}
 	for _, h := range tl.Header() {
-		fmt.Fprintln(w, h)
+		w.WriteString(h + "\n")
 	}
 	starts := map[int]*RPC{}
 	if o.ByRPC {
@@ -52,16 +111,16 @@ func (tl *Timeline) writeText(w *bufio.Writer, o Options) {
 	for i := range tl.Steps {
 		s := &tl.Steps[i]
 		if r := starts[i]; r != nil {
-			fmt.Fprintf(w, "RPC %d of %d  xid 0x%08x  %s\n", r.ID, len(tl.RPCs), r.XID, r.Label)
+			line("RPC %d of %d  xid 0x%08x  %s", r.ID, len(tl.RPCs), r.XID, r.Label)
 		}
 		evs := tl.StepEvents(i)
-		fmt.Fprintf(w, "%6d  %s\n", s.Frame, evs[len(evs)-1].Text)
+		line("%6d  %s", s.Frame, evs[len(evs)-1].Text)
 		if o.Events {
 			for _, e := range evs {
 				if e.Task == taskReplay && e.Func == fmt.Sprintf("frame %d", s.Frame) {
 					continue // the step's own line
 				}
-				fmt.Fprintf(w, "          %s\n", strings.TrimRight(e.String(), " "))
+				line("          %s", strings.TrimRight(e.String(), " "))
 			}
 		}
 	}
@@ -78,6 +137,40 @@ type jsonStep struct {
 	Text   string        `json:"text"`
 	Events []trace.Event `json:"events"`
 	State  jsonState     `json:"state"`
+	// Strings are the names the step's call or reply carries, exactly as
+	// sent: the texts quote the decoder's summaries, which escape them.
+	Strings []jsonString `json:"strings,omitempty"`
+}
+
+// jsonString is a string from the wire under Wireshark's field name.
+type jsonString struct {
+	Field string `json:"field"`
+	Value string `json:"value"`
+}
+
+// wireStrings are the strings of the call or reply whose SEND completes at
+// step s: the AUTH_SYS machine name and the NFS names.
+func wireStrings(r *RPC, s *Step) []jsonString {
+	var out []jsonString
+	add := func(f *nfs.Fields) {
+		if f == nil {
+			return
+		}
+		for _, x := range f.Strings {
+			out = append(out, jsonString{x.Field, x.Value})
+		}
+	}
+	rpc := r.rpc
+	if c := rpc.Call; c != nil && c.Frame == s.Frame && s.Kind == KindCall {
+		if a := rpc.AuthSys; a != nil {
+			out = append(out, jsonString{"rpc.auth.machinename", a.MachineName})
+		}
+		add(rpc.CallNFS)
+	}
+	if m := rpc.Reply; m != nil && m.Frame == s.Frame && (s.Kind == KindSend || s.Kind == KindReplyPost) {
+		add(rpc.ReplyNFS)
+	}
+	return out
 }
 
 // jsonState is the picture after a step, in numbers.
@@ -99,6 +192,7 @@ func (tl *Timeline) writeJSON(w *bufio.Writer) {
 			Text: evs[len(evs)-1].Text, Events: evs}
 		if r := tl.RPCOf(s.Index); r != nil {
 			js.XID = hexXID(r.XID)
+			js.Strings = wireStrings(r, s)
 		}
 		js.State = jsonState{PostSeq: p.st.postSeq, AckedPos: p.st.ackedPos, InFlight: p.st.inFlight(), Chains: len(p.st.chains)}
 		if rs := p.st.readOf(s.RPC); rs != nil {
