@@ -11,6 +11,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/captures/replay"
+	"github.com/rdmalab/rdmalab/captures/safe"
 	"github.com/rdmalab/rdmalab/internal/cli"
 	"github.com/rdmalab/rdmalab/viz"
 )
@@ -90,29 +91,29 @@ func runReplay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if fi, err := os.Stat(o.file); err == nil && view && fi.Size() > bigReplay {
 		// The view opens once the whole timeline is built: say why the
 		// terminal is quiet meanwhile.
-		fmt.Fprintf(stderr, "rdmalab replay: reading %s (%d MB) before the view opens…\n", o.file, fi.Size()>>20)
+		fmt.Fprintf(stderr, "rdmalab replay: reading %s (%d MB) before the view opens…\n", safe.Text(o.file), fi.Size()>>20)
 	}
 	tl, err := replay.ReadFile(o.file)
 	if err != nil {
-		fmt.Fprintf(stderr, "rdmalab replay: %v\n", err)
+		fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
 		return decode.ExitProblems
 	}
 	if view {
 		screen, err := tcell.NewScreen()
 		if err != nil {
-			fmt.Fprintf(stderr, "rdmalab replay: %v\n", err)
+			fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
 			return exitRuntime
 		}
 		if err := viz.RunReplay(context.Background(), screen, tl, o.file); err != nil {
-			fmt.Fprintf(stderr, "rdmalab replay: %v\n", err)
+			fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
 			return exitRuntime
 		}
 	} else if err := tl.WriteTranscript(stdout, replay.Options{ByRPC: o.rpc, Events: o.verbose, JSON: o.json}); err != nil {
-		fmt.Fprintf(stderr, "rdmalab replay: %v\n", err)
+		fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
 		return decode.ExitProblems
 	}
 	if tl.Err != nil {
-		fmt.Fprintf(stderr, "rdmalab replay: %v (replayed up to there)\n", tl.Err)
+		fmt.Fprintf(stderr, "rdmalab replay: %s (replayed up to there)\n", safe.Text(tl.Err.Error()))
 		return decode.ExitProblems
 	}
 	return exitOK

@@ -38,6 +38,7 @@ func TestReplayCommandLine(t *testing.T) {
 		{"json and rpc", []string{"--json", "--rpc", pcap}, exitUsage, nil, "--json does not go with"},
 		{"missing", []string{"nosuch.pcap"}, 1, nil, "rdmalab replay: open nosuch.pcap: no such file or directory"},
 		{"no RPC", []string{"captures/testdata/rdmacm-rping.pcap"}, 1, nil, "rdmacm-rping.pcap: no RPC-over-RDMA traffic"},
+		{"escaped name", []string{"nosuch\x1b[2J.pcap"}, 1, nil, `rdmalab replay: open nosuch\x1b[2J.pcap: no such file`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
