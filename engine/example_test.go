@@ -52,6 +52,7 @@ func Example() {
 	// nfsd0  → nfsd3_proc_write(xid=0x5eed0010 data_in_pages=10000)
 	// nfsd0  → svc_rdma_sendto(xid=0x5eed0010 len=52)
 	// nfsd0    → svc_rdma_send_reply_msg(send=1)
+	// nfsd0  → svc_rdma_cc_release(cid=1 sqecount=1 ctxts=1 dir=DMA_FROM_DEVICE)
 	// wire   • execute: server qp 11798938 SEND 80B
 	// client • ib_poll_cq: xid 0x5eed0010: RDMA_MSG reply, 52 inline bytes, 0 write chunks, reply chunk 0 bytes
 	// cq     → svc_rdma_wc_send(send=1 status=SUCCESS pos=1)
@@ -68,6 +69,7 @@ func Example() {
 	// nfsd0    → svc_rdma_send_reply_msg(send=1)
 	// wire   • execute: server qp 11798938 RDMA_WRITE 10000B remote 0x11ed76e8b000 rkey 0xf4e555ce
 	// cq     → svc_rdma_write_done(cid=3 status=SUCCESS)
+	// cq       → svc_rdma_cc_release(cid=3 sqecount=1 ctxts=1 dir=DMA_TO_DEVICE)
 	// wire   • execute: server qp 11798938 SEND 180B
 	// client • ib_poll_cq: xid 0x5eed0011: RDMA_MSG reply, 128 inline bytes, 1 write chunks, reply chunk 0 bytes
 	// cq     → svc_rdma_wc_send(send=1 status=SUCCESS pos=2)

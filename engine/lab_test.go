@@ -24,6 +24,8 @@ func newLab(t testing.TB, mod func(*Settings)) *Lab {
 		t.Fatal(err)
 	}
 	t.Cleanup(l.Close)
+	// The tests compare the file with what the client wrote: start empty.
+	l.NFS.Lookup("data").Data = nil
 	return l
 }
 

@@ -243,9 +243,11 @@ func (s *Session) listLessons(out io.Writer) {
 		if e.Dir.Name != "shipped" {
 			from = " (" + shown(e.Dir.Name) + ")"
 		}
-		fmt.Fprintf(out, "  %s %-20s %s%s\n", mark, l.Name, shown(l.Title), from)
+		fmt.Fprintf(out, "  %s %-16s %s%s\n", mark, l.Name, shown(l.Title), from)
 		if l.Summary != "" {
-			fmt.Fprintf(out, "    %-20s %s · %s\n", "", l.Level, shown(l.Summary))
+			for _, ln := range strings.Split(fitText(l.Level+" · "+shown(l.Summary), textWidth-21), "\n") {
+				fmt.Fprintf(out, "  %-18s %s\n", "", ln)
+			}
 		}
 	}
 }

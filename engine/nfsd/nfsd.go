@@ -58,17 +58,32 @@ type Server struct {
 	verf    [8]byte
 }
 
-// New returns a server exporting a root directory with a file "data" and
-// enough entries that READDIR needs a Reply chunk.
+// DataSize is how much the file "data" holds before any WRITE, so that a
+// READ on a fresh lab moves real bytes.
+const DataSize = 1 << 20
+
+// New returns a server exporting a root directory with a file "data" of
+// DataSize bytes of text and enough entries that READDIR needs a Reply
+// chunk.
 func New() *Server {
 	s := &Server{byFH: map[string]*File{}, current: map[string]*DRCEntry{}}
 	s.Root = s.add("/", true)
-	s.add("data", false)
+	s.add("data", false).Data = dataPattern(DataSize)
 	for i := 0; i < 150; i++ {
 		s.add(fmt.Sprintf("file-%03d.txt", i), false)
 	}
 	copy(s.verf[:], "rdmalab!")
 	return s
+}
+
+// dataPattern is n bytes of numbered 64-byte lines, so a byte's place in
+// the file can be read from it: "data 000042 of the rdmalab export ...".
+func dataPattern(n int) []byte {
+	b := make([]byte, 0, n+64)
+	for i := 0; len(b) < n; i++ {
+		b = fmt.Appendf(b, "%-63s\n", fmt.Sprintf("data %06d of the rdmalab export: abcdefghijklmnopqrstuvwxyz", i))
+	}
+	return b[:n]
 }
 
 func (s *Server) add(name string, dir bool) *File {

@@ -24,7 +24,7 @@ func TestGC01SingleWRWriteOfHeadKvec(t *testing.T) {
 	r0 := h.x.allocPage()
 	chunk := &Chunk{Segments: []Segment{{Handle: 0x11, Length: 4096, Offset: 0x1000}}, Length: 4096}
 	info := &WriteInfo{Chunk: chunk}
-	h.x.ccInit(&info.CC)
+	h.run(func(tk *sched.Task) { h.x.ccInit(tk, &info.CC) })
 	var err error
 	h.run(func(tk *sched.Task) { err = h.x.iovWrite(tk, info, Kvec{Page: r0, Off: 0, Len: 100}) })
 	if err != nil {
@@ -73,7 +73,7 @@ func TestGC04IWARPReadUsesMR(t *testing.T) {
 	rq := h.rq()
 	for round := 1; round <= 2; round++ {
 		head := &RecvCtxt{}
-		h.x.ccInit(&head.CC)
+		h.run(func(tk *sched.Task) { h.x.ccInit(tk, &head.CC) })
 		c, err := h.readSegment(rq, head, Segment{Handle: 0x33, Length: 40000, Offset: 0x20000})
 		if err != nil {
 			t.Fatal(err)
@@ -104,7 +104,7 @@ func (h *harness) writePages(n int, seg Segment) (*WriteInfo, error) {
 		xdr.Pages = append(xdr.Pages, h.x.allocPage())
 	}
 	info := &WriteInfo{Chunk: &Chunk{Segments: []Segment{seg}, Length: seg.Length}}
-	h.x.ccInit(&info.CC)
+	h.run(func(tk *sched.Task) { h.x.ccInit(tk, &info.CC) })
 	var err error
 	h.run(func(tk *sched.Task) { err = h.x.pagesWrite(tk, info, xdr, 0, xdr.PageLen) })
 	return info, err
@@ -204,7 +204,7 @@ func TestGC07MaxSGLRdAndPoolExhaustion(t *testing.T) {
 				h.x.mrPool = nil
 			}
 			head := &RecvCtxt{}
-			h.x.ccInit(&head.CC)
+			h.run(func(tk *sched.Task) { h.x.ccInit(tk, &head.CC) })
 			c, err := h.readSegment(h.rq(), head, Segment{Handle: 0x77, Length: uint32(tc.pages * 4096), Offset: 0x5000})
 			if err != tc.wantErr {
 				t.Fatalf("err %v want %v", err, tc.wantErr)
@@ -222,7 +222,7 @@ func TestGC07MaxSGLRdAndPoolExhaustion(t *testing.T) {
 				h.x.rdmaRWCtxWrs(&c.RW, &head.CC.CQE, nil)
 				h.run(func(tk *sched.Task) { h.x.ccRelease(tk, &head.CC, FromDevice) })
 				head2 := &RecvCtxt{}
-				h.x.ccInit(&head2.CC)
+				h.run(func(tk *sched.Task) { h.x.ccInit(tk, &head2.CC) })
 				if _, err := h.readSegment(h.rq(), head2, Segment{Handle: 0x78, Length: 17 * 4096}); err != nil || head2.CC.SQECount != 3 {
 					t.Errorf("reuse: err %v wqes %d, want 3 (LOCAL_INV added)", err, head2.CC.SQECount)
 				}
@@ -234,9 +234,9 @@ func TestGC07MaxSGLRdAndPoolExhaustion(t *testing.T) {
 // GC-10: SQ credit thresholds for chunk posts and Sends.
 func TestGC10SQCreditThresholds(t *testing.T) {
 	attr, cfg := profileG()
-	chunk := func(h *harness, n int) *ChunkCtxt {
+	chunk := func(tk *sched.Task, h *harness, n int) *ChunkCtxt {
 		cc := &ChunkCtxt{}
-		h.x.ccInit(cc)
+		h.x.ccInit(tk, cc)
 		cc.CQE = CQE{Name: "test"}
 		rw := &RWCtxt{RW: RWCtx{Type: RWSingleWR, NrOps: 1, WRs: []*WR{{Op: verbs.WRRDMAWrite}}}}
 		cc.RWCtxts = []*RWCtxt{rw}
@@ -246,7 +246,7 @@ func TestGC10SQCreditThresholds(t *testing.T) {
 	t.Run("seed chunk waits at avail 3", func(t *testing.T) {
 		h := newHarness(t, attr, cfg, NewBehaviour(ProfileSeed))
 		h.x.SQAvail = 3
-		h.s.Go("nfsd0", false, func(tk *sched.Task) { _ = h.x.postChunkCtxt(tk, chunk(h, 3)) })
+		h.s.Go("nfsd0", false, func(tk *sched.Task) { _ = h.x.postChunkCtxt(tk, chunk(tk, h, 3)) })
 		for {
 			ev, ok := h.s.Step()
 			if !ok {
@@ -273,7 +273,7 @@ func TestGC10SQCreditThresholds(t *testing.T) {
 	t.Run("new2026 chunk posts at avail 3", func(t *testing.T) {
 		h := newHarness(t, attr, cfg, NewBehaviour(ProfileNew2026))
 		h.x.SQAvail = 3
-		h.run(func(tk *sched.Task) { _ = h.x.postChunkCtxt(tk, chunk(h, 3)) })
+		h.run(func(tk *sched.Task) { _ = h.x.postChunkCtxt(tk, chunk(tk, h, 3)) })
 		if h.x.SQAvail != 0 || len(h.pd.qp.chains) != 1 {
 			t.Fatalf("avail %d posted %d", h.x.SQAvail, len(h.pd.qp.chains))
 		}
@@ -293,7 +293,7 @@ func TestGC10SQCreditThresholds(t *testing.T) {
 	})
 	t.Run("seed chunk of exactly sc_sq_depth hangs", func(t *testing.T) {
 		h := newHarness(t, attr, cfg, NewBehaviour(ProfileSeed))
-		h.s.Go("nfsd0", false, func(tk *sched.Task) { _ = h.x.postChunkCtxt(tk, chunk(h, 100)) })
+		h.s.Go("nfsd0", false, func(tk *sched.Task) { _ = h.x.postChunkCtxt(tk, chunk(tk, h, 100)) })
 		for {
 			ev, ok := h.s.Step()
 			if !ok {
@@ -306,7 +306,7 @@ func TestGC10SQCreditThresholds(t *testing.T) {
 		}
 		// new2026's >= 0 threshold posts it.
 		h2 := newHarness(t, attr, cfg, NewBehaviour(ProfileNew2026))
-		h2.run(func(tk *sched.Task) { _ = h2.x.postChunkCtxt(tk, chunk(h2, 100)) })
+		h2.run(func(tk *sched.Task) { _ = h2.x.postChunkCtxt(tk, chunk(tk, h2, 100)) })
 		if h2.x.SQAvail != 0 || len(h2.pd.qp.chains) != 1 {
 			t.Fatalf("new2026: avail %d posted %d", h2.x.SQAvail, len(h2.pd.qp.chains))
 		}
@@ -314,7 +314,7 @@ func TestGC10SQCreditThresholds(t *testing.T) {
 	t.Run("chunk larger than the SQ", func(t *testing.T) {
 		h := newHarness(t, attr, cfg, NewBehaviour(ProfileSeed))
 		var err error
-		h.run(func(tk *sched.Task) { err = h.x.postChunkCtxt(tk, chunk(h, 101)) })
+		h.run(func(tk *sched.Task) { err = h.x.postChunkCtxt(tk, chunk(tk, h, 101)) })
 		if err != errInval || h.x.SQAvail != 100 {
 			t.Fatalf("err %v avail %d", err, h.x.SQAvail)
 		}

@@ -27,8 +27,9 @@ func (p *Page) Name() string {
 
 // Extent is a byte range of a page and where its bytes came from.
 type Extent struct {
-	Off, Len int
-	Source   string // "inline", "read chunk 1 seg 0", "call chunk", "reply", ...
+	Off    int    `json:"off"`
+	Len    int    `json:"len"`
+	Source string `json:"source"` // "inline", "read chunk 1 seg 0", "call chunk", "reply", ...
 }
 
 // mark records that [off, off+n) of p now holds bytes from src.

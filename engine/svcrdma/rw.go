@@ -66,8 +66,9 @@ func (x *Xprt) putRWCtxt(t *sched.Task, ctxt *RWCtxt) {
 	t.Point("svc_rdma_put_rw_ctxt", "rw", ctxt.ID, "cached", len(x.RWCache))
 }
 
-// DestroyRWCtxts is svc_rdma_destroy_rw_ctxts: free the whole cache.
-func (x *Xprt) DestroyRWCtxts() {
+// destroyRWCtxts is svc_rdma_destroy_rw_ctxts: free the whole cache.
+func (x *Xprt) destroyRWCtxts(t *sched.Task) {
+	t.Point("svc_rdma_destroy_rw_ctxts", "freed", len(x.RWCache))
 	for _, c := range x.RWCache {
 		c.Where = "freed"
 		x.rwFreed++
@@ -77,14 +78,22 @@ func (x *Xprt) DestroyRWCtxts() {
 
 // rwCtxInit is svc_rdma_rw_ctx_init: rdma_rw_ctx_init over the ctxt's SGL;
 // on failure the ctxt goes back to the cache.
-func (x *Xprt) rwCtxInit(t *sched.Task, ctxt *RWCtxt, offset uint64, handle uint32, dir Dir) (int, error) {
+func (x *Xprt) rwCtxInit(t *sched.Task, ctxt *RWCtxt, offset uint64, handle uint32, dir Dir) (n int, err error) {
+	ret := t.CallV("svc_rdma_rw_ctx_init", "rw", ctxt.ID, "offset", hex(offset), "handle", hex32(handle), "dir", dir)
+	defer func() {
+		if err != nil {
+			ret(err)
+		} else {
+			ret(n)
+		}
+	}()
 	if x.Inject.takeFailure(&x.Inject.DMAMap) {
 		t.Pointf("ib_dma_map_sgtable_attrs", "DMA mapping failed (injected)")
 		t.Point("svcrdma_dma_map_rw_err", "offset", hex(offset), "handle", hex32(handle), "nents", ctxt.NEnts, "ret", "-EIO")
 		x.putRWCtxt(t, ctxt)
 		return 0, errIO
 	}
-	n, err := x.rdmaRWCtxInit(t, &ctxt.RW, ctxt.SGL[:ctxt.NEnts], offset, handle, dir)
+	n, err = x.rdmaRWCtxInit(t, &ctxt.RW, ctxt.SGL[:ctxt.NEnts], offset, handle, dir)
 	if err != nil {
 		t.Point("svcrdma_dma_map_rw_err", "offset", hex(offset), "handle", hex32(handle), "nents", ctxt.NEnts, "ret", "-"+err.Error())
 		x.putRWCtxt(t, ctxt)
@@ -93,45 +102,59 @@ func (x *Xprt) rwCtxInit(t *sched.Task, ctxt *RWCtxt, offset uint64, handle uint
 	return n, nil
 }
 
-// ccInit is svc_rdma_cc_init.
-func (x *Xprt) ccInit(cc *ChunkCtxt) {
+// ccInit is svc_rdma_cc_init: a completion id the first time, an empty
+// list of rw ctxts, no SQEs.
+func (x *Xprt) ccInit(t *sched.Task, cc *ChunkCtxt) {
 	if cc.CID == 0 {
 		cc.CID = x.newCID()
 	}
 	cc.RWCtxts = nil
 	cc.SQECount = 0
+	t.Point("svc_rdma_cc_init", "cid", cc.CID)
 }
 
 // ccRelease is svc_rdma_cc_release: destroy every rw ctxt of cc and push
 // them on the cache in one batch, the first built ending on top.
 func (x *Xprt) ccRelease(t *sched.Task, cc *ChunkCtxt, dir Dir) {
-	t.Point("svcrdma_cc_release", "cid", cc.CID, "sqecount", cc.SQECount, "ctxts", len(cc.RWCtxts))
+	defer t.Call("svc_rdma_cc_release", "cid", cc.CID, "sqecount", cc.SQECount, "ctxts", len(cc.RWCtxts), "dir", dir)(nil)
 	var batch []*RWCtxt
+	// The kernel walks the list with svc_rdma_next_ctxt until it is empty.
 	for _, c := range cc.RWCtxts {
 		x.rdmaRWCtxDestroy(&c.RW)
-		c.SGL, c.NEnts, c.Chained, c.Where = nil, 0, false, "cache"
+		c.SGL, c.NEnts, c.Chained, c.Where = nil, 0, false, "release batch"
 		batch = append([]*RWCtxt{c}, batch...)
+		t.Point("__svc_rdma_put_rw_ctxt", "rw", c.ID, "onto", "the release batch")
 	}
 	cc.RWCtxts = nil
+	for _, c := range batch {
+		c.Where = "cache"
+	}
 	x.RWCache = append(batch, x.RWCache...)
+	if len(batch) > 0 {
+		t.Point("llist_add_batch", "ctxts", len(batch), "cached", len(x.RWCache))
+	}
 }
 
 // writeInfoAlloc is svc_rdma_write_info_alloc.
 func (x *Xprt) writeInfoAlloc(t *sched.Task, chunk *Chunk) *WriteInfo {
 	if x.Inject.takeFailure(&x.Inject.WriteInfoAlloc) {
-		t.Pointf("kzalloc_node", "write_info allocation failed (injected)")
+		t.Pointf("svc_rdma_write_info_alloc", "kzalloc_node failed (injected)")
 		return nil
 	}
+	t.Point("svc_rdma_write_info_alloc", "write_chunk", chunk.Index)
 	info := &WriteInfo{Chunk: chunk}
-	x.ccInit(&info.CC)
+	x.ccInit(t, &info.CC)
 	info.CC.CQE = CQE{Name: "svc_rdma_write_done", done: func(t *sched.Task, wc verbs.WC) { x.writeDone(t, info, wc) }}
 	info.CC.Owner = fmt.Sprintf("write chunk %d", chunk.Index)
 	return info
 }
 
 // writeInfoFree is svc_rdma_write_info_free: the release runs from a
-// workqueue in the kernel; the model runs it at once.
+// workqueue in the kernel (svc_rdma_write_info_free_async); the model
+// runs it at once.
 func (x *Xprt) writeInfoFree(t *sched.Task, info *WriteInfo) {
+	t.Point("svc_rdma_write_info_free", "cid", info.CC.CID, "queued", "svc_rdma_write_info_free_async")
+	t.Point("svc_rdma_write_info_free_async", "cid", info.CC.CID)
 	x.ccRelease(t, &info.CC, ToDevice)
 }
 
@@ -141,6 +164,7 @@ func (x *Xprt) replyChunkRelease(t *sched.Task, sctxt *SendCtxt) {
 	if cc.SQECount == 0 {
 		return
 	}
+	t.Point("svc_rdma_reply_chunk_release", "send", sctxt.ID, "cid", cc.CID, "sqecount", cc.SQECount)
 	x.ccRelease(t, cc, ToDevice)
 }
 
@@ -343,12 +367,14 @@ func (x *Xprt) buildWrites(t *sched.Task, info *WriteInfo, ctor func(*WriteInfo,
 
 // iovWrite is svc_rdma_iov_write.
 func (x *Xprt) iovWrite(t *sched.Task, info *WriteInfo, iov Kvec) error {
+	t.Point("svc_rdma_iov_write", "page", iov.Page.Name(), "off", iov.Off, "len", iov.Len)
 	info.Base = iov
 	return x.buildWrites(t, info, x.vecToSG, "svc_rdma_vec_to_sg", iov.Len)
 }
 
 // pagesWrite is svc_rdma_pages_write.
 func (x *Xprt) pagesWrite(t *sched.Task, info *WriteInfo, xdr *XdrBuf, offset, length int) error {
+	t.Point("svc_rdma_pages_write", "offset", offset, "length", length, "pages", len(xdr.Pages))
 	info.Xdr = xdr
 	info.NextOff = offset - xdr.Head.Len
 	return x.buildWrites(t, info, x.pagelistToSG, "svc_rdma_pagelist_to_sg", length)
@@ -769,7 +795,7 @@ func (x *Xprt) processReadList(t *sched.Task, rq *Rqst, head *RecvCtxt) (ret int
 		}
 	}()
 	cc := &head.CC
-	x.ccInit(cc)
+	x.ccInit(t, cc)
 	cc.CQE = CQE{Name: "svc_rdma_wc_read_done", done: func(t *sched.Task, wc verbs.WC) { x.wcReadDone(t, head, wc) }}
 	cc.Owner = "read chunk"
 	cc.SQECount = 0

@@ -32,7 +32,7 @@ func (x *Xprt) sendCtxtGet(t *sched.Task) *SendCtxt {
 			s.Hdr.DMA = addr
 		}
 	}
-	x.ccInit(&s.ReplyInfo.CC)
+	x.ccInit(t, &s.ReplyInfo.CC)
 	s.ReplyInfo = WriteInfo{CC: s.ReplyInfo.CC}
 	s.SendWR = WR{Op: verbs.WRSend, Signaled: true, Owner: "send"}
 	s.SendWR.CQE = &CQE{Name: "svc_rdma_wc_send", done: func(t *sched.Task, wc verbs.WC) { x.wcSend(t, s, wc) }}

@@ -109,7 +109,7 @@ func (x *Xprt) free(t *sched.Task) {
 	}
 	x.ReadComplete, x.recvQ = nil, nil
 	x.Data = false
-	x.DestroyRWCtxts()
+	x.destroyRWCtxts(t)
 }
 
 // detach is svc_delete_xprt → svc_rdma_detach: disconnect; the provider
