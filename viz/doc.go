@@ -11,4 +11,12 @@
 // (Publish, Attach), or a snapshot saved as JSON (RunSnapshot). Panes never
 // carry meaning in colour alone: every source of bytes, the signaled WR and
 // the position markers also have a glyph, so NO_COLOR still reads.
+//
+// What a view draws may come from a file, a capture or a socket, and is
+// treated as a claim. A snapshot or a published frame is checked before
+// it is drawn (validate.go: every number used as a size, index or loop
+// bound, every string and list, the file or frame as a whole); the panes
+// clamp what they loop over anyway; and no rune a terminal acts on
+// reaches a cell (celltext.go). Screens come from NewScreen, whose keyTty
+// keeps tcell's input parser from swallowing keys after Esc ] or Esc X.
 package viz
