@@ -38,7 +38,7 @@ const (
 )
 
 const usage = `usage:
-  rdmalab                    start the REPL (as "run -" without a terminal)
+  rdmalab [--lessons DIR]... start the REPL (as "run -" without a terminal)
   rdmalab run [--keep-going] [--json] FILE|-
                              run the commands of FILE (- = stdin), print a transcript;
                              the exit status is 1 if a command failed
@@ -97,11 +97,24 @@ func runDecode(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 // run is rdmalab: it returns the exit status, and nothing below it exits.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// rdmalab [--lessons DIR]...: the REPL with a trainer's lessons.
+	dirs := envLessonDirs()
+	for len(args) > 0 && (args[0] == "--lessons" || strings.HasPrefix(args[0], "--lessons=")) {
+		if v, ok := strings.CutPrefix(args[0], "--lessons="); ok {
+			dirs, args = append(dirs, v), args[1:]
+			continue
+		}
+		if len(args) < 2 {
+			fmt.Fprintf(stderr, "rdmalab: --lessons needs a folder\n%s", usage)
+			return exitUsage
+		}
+		dirs, args = append(dirs, args[1]), args[2:]
+	}
 	if len(args) == 0 {
 		if f, ok := stdin.(*os.File); ok && isTerminal(f) && isTerminal(stdout) {
-			return interactive(f, stdout, stderr, nil)
+			return interactiveWith(f, stdout, stderr, repl.TerminalOptions{}, dirs)
 		}
-		return runScript([]string{"-"}, stdin, stdout, stderr)
+		return runSession(stdin, "stdin", stdout, stderr, repl.ScriptOptions{Stderr: stderr}, dirs)
 	}
 	switch args[0] {
 	case "-h", "--help", "-help":

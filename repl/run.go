@@ -105,9 +105,12 @@ func (s *Session) why() string {
 	if len(waits) > 0 {
 		msg += " (" + strings.Join(waits, ", ") + ")"
 	}
-	if p := l.Fabric.Pending(); len(p) > 0 {
+	switch p := l.Fabric.Pending(); {
+	case len(p) > 0:
 		msg += fmt.Sprintf("; %d operation(s) wait on the wire: complete delivers them", len(p))
-	} else if l.Client.Outstanding() == 0 {
+	case l.Server.Dead:
+		msg += "; the transport is closed: reset starts a new lab"
+	case l.Client.Outstanding() == 0:
 		msg += "; no call is outstanding"
 	}
 	return msg
@@ -137,6 +140,13 @@ func (s *Session) hint() string {
 		}
 		parts = append(parts, fmt.Sprintf("%d operation(s) on the wire, first %s %v %dB: %s",
 			len(p), op.Node, op.Opcode, op.Bytes, how))
+	}
+	if x := l.Server; x.Close || x.Dead {
+		closed := "the transport is closed (svc_xprt_deferred_close): no call on it will be answered; reset starts a new lab"
+		if !x.Dead {
+			closed = "the transport is closing (XPT_CLOSE is set): a thread will disconnect it; reset starts a new lab"
+		}
+		parts = append(parts, closed)
 	}
 	switch {
 	case len(parts) > 0:
