@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/gdamore/tcell/v2"
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/captures/replay"
 	"github.com/rdmalab/rdmalab/captures/safe"
@@ -99,7 +98,7 @@ func runReplay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return decode.ExitProblems
 	}
 	if view {
-		screen, err := tcell.NewScreen()
+		screen, err := viz.NewScreen()
 		if err != nil {
 			fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
 			return exitRuntime
