@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -89,9 +90,18 @@ func (t *keyTty) Start() error {
 }
 
 // pump reads the terminal until it fails: tcell's Drain makes it fail
-// (a read deadline) before Stop.
+// (a read deadline) before Stop. A panic becomes tcell's read error, so
+// the view ends and gives the terminal back.
 func (t *keyTty) pump(in chan<- ttyRead, stop <-chan struct{}) {
 	defer t.done.Done()
+	defer func() {
+		if r := recover(); r != nil {
+			select {
+			case in <- ttyRead{err: fmt.Errorf("viz: reading the terminal panicked: %v", r)}:
+			case <-stop:
+			}
+		}
+	}()
 	for {
 		buf := make([]byte, 4096)
 		n, err := t.Tty.Read(buf)
