@@ -218,47 +218,48 @@ func readWithin(t *testing.T, tty tcell.Tty, limit time.Duration) (string, time.
 func TestKeyTtyTiming(t *testing.T) {
 	fake := newFakeTty()
 	kt := newKeyTty(fake)
-	kt.quiet = 150 * time.Millisecond
+	hold := 300 * time.Millisecond // longer than holdFor: a loaded machine cannot blur the two
+	kt.hold, kt.quiet = hold, 600*time.Millisecond
 	if err := kt.Start(); err != nil {
 		t.Fatal(err)
 	}
 	fake.keys <- []byte("\x1bX")
-	if got, d := readWithin(t, kt, time.Second); got != "\x1b[27uX" || d < holdFor-5*time.Millisecond {
-		t.Errorf("Esc X: %q after %v, want the Escape key and X after %v", got, d, holdFor)
+	if got, d := readWithin(t, kt, 3*time.Second); got != "\x1b[27uX" || d < hold-5*time.Millisecond {
+		t.Errorf("Esc X: %q after %v, want the Escape key and X after %v", got, d, hold)
 	}
 	fake.keys <- []byte("\x1b]0;title\x07")
-	if got, d := readWithin(t, kt, time.Second); got != "\x1b]0;title\x07" || d > holdFor/2 {
+	if got, d := readWithin(t, kt, 3*time.Second); got != "\x1b]0;title\x07" || d > hold/2 {
 		t.Errorf("a whole reply: %q after %v", got, d)
 	}
 	fake.keys <- []byte("j")
-	if got, d := readWithin(t, kt, time.Second); got != "j" || d > holdFor/2 {
+	if got, d := readWithin(t, kt, 3*time.Second); got != "j" || d > hold/2 {
 		t.Errorf("a key: %q after %v", got, d)
 	}
 	// Bytes that keep arriving do not hold a keypress back for ever.
 	fake.keys <- []byte("\x1bX")
 	go func() {
 		for range 5 {
-			time.Sleep(holdFor / 4)
+			time.Sleep(hold / 4)
 			fake.keys <- []byte("k")
 		}
 	}()
 	var got string
 	start := time.Now()
 	for !strings.Contains(got, "kkkkk") {
-		s, _ := readWithin(t, kt, time.Second)
+		s, _ := readWithin(t, kt, 3*time.Second)
 		got += s
 	}
-	if !strings.HasPrefix(got, "\x1b[27uX") || time.Since(start) > 4*holdFor {
+	if !strings.HasPrefix(got, "\x1b[27uX") || time.Since(start) > 4*hold {
 		t.Errorf("Esc X then keys: %q after %v", got, time.Since(start))
 	}
 	// A string too long to hold, never ended: ST after quiet.
 	fake.keys <- []byte("\x1b_" + strings.Repeat("x", maxHold+1))
 	got = ""
 	for len(got) < maxHold+3 {
-		s, _ := readWithin(t, kt, time.Second)
+		s, _ := readWithin(t, kt, 3*time.Second)
 		got += s
 	}
-	if s, d := readWithin(t, kt, time.Second); s != "\x1b\\" || d < kt.quiet/2 {
+	if s, d := readWithin(t, kt, 3*time.Second); s != "\x1b\\" || d < kt.quiet/2 {
 		t.Errorf("unterminated string: %q after %v", s, d)
 	}
 	done := make(chan error, 1)
@@ -281,7 +282,7 @@ func TestKeyTtyTiming(t *testing.T) {
 		t.Fatal(err)
 	}
 	fake.keys <- []byte("q")
-	if got, _ := readWithin(t, kt, time.Second); got != "q" {
+	if got, _ := readWithin(t, kt, 3*time.Second); got != "q" {
 		t.Errorf("after a restart: %q", got)
 	}
 	fake.Drain()
