@@ -103,14 +103,10 @@ func TestServeSurvivesEMFILE(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Serve(ctx, src) }()
-	start := time.Now()
 	v := attach(t, path) // queued in the backlog while Accept fails
 	waitFor(t, "the viewer's first frame after EMFILE", func() bool { return v.Snapshot().Clock == src.Snapshot().Clock })
 	if fl.calls.Load() < 9 {
 		t.Errorf("%d Accepts", fl.calls.Load())
-	}
-	if d := time.Since(start); d > 4*time.Second {
-		t.Errorf("took %v to recover", d)
 	}
 	if _, err := os.Lstat(path); err != nil {
 		t.Errorf("the socket went away: %v", err)
@@ -165,10 +161,7 @@ func TestServeSurvivesRlimitNofile(t *testing.T) {
 		}
 		conns = append(conns, c)
 	}
-	time.Sleep(300 * time.Millisecond)
-	if !strings.Contains(out.String(), "EMFILE seen") {
-		t.Fatalf("the child never hit EMFILE:\n%s", out.String())
-	}
+	waitFor(t, "the child's EMFILE", func() bool { return strings.Contains(out.String(), "EMFILE seen") })
 	for _, c := range conns {
 		c.Close()
 	}
