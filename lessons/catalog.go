@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed *.md
+//go:embed *.md files
 var shipped embed.FS
 
 // Shipped is the lessons that come with rdmalab: the *.md files at the
