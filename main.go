@@ -20,7 +20,6 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
-	"github.com/rdmalab/rdmalab/internal/cli"
 	"github.com/rdmalab/rdmalab/repl"
 	"golang.org/x/term"
 )
@@ -83,15 +82,8 @@ func subcommands() []subcommand {
 	}
 }
 
-// runDecode is `rdmalab decode`, with --max-expand taken here: it sets
-// the limit of every capture the process reads.
+// runDecode is `rdmalab decode`.
 func runDecode(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	args, size, err := cli.TakeMaxExpand(args)
-	if err != nil {
-		fmt.Fprintf(stderr, "rdmalab decode: %v\n", err)
-		return exitUsage
-	}
-	cli.ApplyMaxExpand(size)
 	return decode.Main(args, stdout, stderr)
 }
 

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmalab/rdmalab/internal/cli"
 )
 
 // gzipBomb writes a pcap header and mib MiB of zeros (empty records) as
@@ -61,7 +60,6 @@ func truncatedGzip(t *testing.T) string {
 // --max-expand on every command that reads a capture: a run that stops
 // at the limit prints what it read, then says so, and exits 1.
 func TestMaxExpandCommandLine(t *testing.T) {
-	t.Cleanup(func() { cli.ApplyMaxExpand(0) })
 	bomb := gzipBomb(t, 64)
 	const stop = "bomb.pcap.gz: frame 4097, uncompressed offset 65560: gzip data expands past 1 MiB at compressed offset "
 	for _, tc := range []struct {

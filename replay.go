@@ -85,14 +85,13 @@ func runReplay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rdmalab replay: %v\n%s", err, replayUsage)
 		return exitUsage
 	}
-	cli.ApplyMaxExpand(o.maxExpand)
 	view := !o.text && !o.rpc && !o.json && isTerminal(stdout)
 	if fi, err := os.Stat(o.file); err == nil && view && fi.Size() > bigReplay {
 		// The view opens once the whole timeline is built: say why the
 		// terminal is quiet meanwhile.
 		fmt.Fprintf(stderr, "rdmalab replay: reading %s (%d MB) before the view opens…\n", safe.Text(o.file), fi.Size()>>20)
 	}
-	tl, err := replay.ReadFile(o.file)
+	tl, err := replay.ReadFileWith(o.file, replay.ReadOptions{MaxExpand: int64(o.maxExpand)})
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
 		return decode.ExitProblems
@@ -103,7 +102,7 @@ func runReplay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
 			return exitRuntime
 		}
-		if err := viz.RunReplay(context.Background(), screen, tl, o.file); err != nil {
+		if err := viz.RunReplay(context.Background(), screen, tl, o.file, int64(o.maxExpand)); err != nil {
 			fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
 			return exitRuntime
 		}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -15,41 +17,36 @@ import (
 // read-only to the session running in another terminal, draw a saved
 // snapshot, or browse a capture.
 func runView(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	snapshot, capture := "", ""
-	args, maxExpand, err := cli.TakeMaxExpand(args)
-	if err != nil {
-		fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
-		return exitUsage
+	fs := flag.NewFlagSet("rdmalab view", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	snapshot := fs.String("snapshot", "", "draw a state saved with the REPL's save FILE")
+	capture := fs.String("capture", "", "browse a capture's packets: list, tree, hex")
+	maxExpand := cli.MaxExpandFlag(fs)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: rdmalab view [--snapshot FILE | --capture FILE [--max-expand SIZE]]\n"+
+			"  without a flag, a live view of the session running in another terminal\n")
+		fs.PrintDefaults()
 	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--capture" && i+1 < len(args):
-			capture = args[i+1]
-			i++
-		case strings.HasPrefix(a, "--capture="):
-			capture = strings.TrimPrefix(a, "--capture=")
-		case a == "--snapshot" && i+1 < len(args):
-			snapshot = args[i+1]
-			i++
-		case strings.HasPrefix(a, "--snapshot="):
-			snapshot = strings.TrimPrefix(a, "--snapshot=")
-		default:
-			fmt.Fprintf(stderr, "rdmalab view: unknown argument %q\n%s", a, usage)
-			return exitUsage
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
 		}
-	}
-	if snapshot != "" && capture != "" {
-		fmt.Fprintf(stderr, "rdmalab view: --snapshot or --capture, not both\n%s", usage)
 		return exitUsage
 	}
-	if maxExpand != 0 && capture == "" {
-		fmt.Fprintf(stderr, "rdmalab view: --max-expand goes with --capture\n%s", usage)
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "rdmalab view: unknown argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return exitUsage
+	case *snapshot != "" && *capture != "":
+		fmt.Fprintln(stderr, "rdmalab view: --snapshot or --capture, not both")
+		return exitUsage
+	case *maxExpand != 0 && *capture == "":
+		fmt.Fprintln(stderr, "rdmalab view: --max-expand goes with --capture")
 		return exitUsage
 	}
-	cli.ApplyMaxExpand(maxExpand)
-	if capture != "" {
-		if err := checkCapture(capture); err != nil {
+	if *capture != "" {
+		if err := checkCapture(*capture, int64(*maxExpand)); err != nil {
 			fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
 			return exitFailed
 		}
@@ -59,12 +56,12 @@ func runView(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	ctx := context.Background()
-	if capture != "" {
-		return viewCapture(ctx, capture, stderr)
+	if *capture != "" {
+		return viewCapture(ctx, *capture, int64(*maxExpand), stderr)
 	}
-	if snapshot != "" {
+	if *snapshot != "" {
 		// A bad file is reported before the screen is touched.
-		if _, err := viz.LoadSnapshot(snapshot); err != nil {
+		if _, err := viz.LoadSnapshot(*snapshot); err != nil {
 			fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
 			return exitFailed
 		}
@@ -73,7 +70,7 @@ func runView(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
 			return exitRuntime
 		}
-		if err := viz.RunSnapshot(ctx, screen, snapshot); err != nil {
+		if err := viz.RunSnapshot(ctx, screen, *snapshot); err != nil {
 			fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
 			return exitFailed
 		}
@@ -98,8 +95,8 @@ func runView(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 // checkCapture says what is wrong with a file that is no capture, before
 // the screen is touched.
-func checkCapture(path string) error {
-	f, err := pcapfile.Open(path)
+func checkCapture(path string, maxExpand int64) error {
+	f, err := pcapfile.OpenWith(path, pcapfile.Options{MaxExpand: maxExpand})
 	if err != nil {
 		if !strings.Contains(err.Error(), path) {
 			err = fmt.Errorf("%s: %w", path, err)
@@ -110,13 +107,13 @@ func checkCapture(path string) error {
 }
 
 // viewCapture browses a capture in the packets layout.
-func viewCapture(ctx context.Context, path string, stderr io.Writer) int {
+func viewCapture(ctx context.Context, path string, maxExpand int64, stderr io.Writer) int {
 	screen, err := viz.NewScreen()
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
 		return exitRuntime
 	}
-	if err := viz.RunCapture(ctx, screen, path); err != nil {
+	if err := viz.RunCapture(ctx, screen, path, maxExpand); err != nil {
 		fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
 		return exitFailed
 	}

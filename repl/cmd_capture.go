@@ -77,11 +77,30 @@ const openWait = time.Second
 
 func captureJSONFlag() Flag { return Flag{Name: "json", Usage: "print the result as JSON"} }
 
+// maxExpandFlag is --max-expand SIZE, for the commands that read captures.
+func maxExpandFlag() Flag {
+	return Flag{Name: "max-expand", Value: "SIZE",
+		Usage: "how far a gzip capture may decompress (512M, 4G; default 64 times its size, 256M at least)"}
+}
+
+// maxExpandOf reads --max-expand (0 when not given: the reader's default).
+func maxExpandOf(a Args) (int64, error) {
+	v, ok := a.Flag("max-expand")
+	if !ok {
+		return 0, nil
+	}
+	n, err := cli.ParseSize(v)
+	if err != nil {
+		return 0, fmt.Errorf("--max-expand: %w", err)
+	}
+	return int64(n), nil
+}
+
 func captureCommands() []*Command {
 	return []*Command{
 		{
 			Name: "capture", Group: GroupShow,
-			Usage: "capture [open FILE | close | save FILE | start FILE | stop] [--json]",
+			Usage: "capture [open FILE [--max-expand SIZE] | close | save FILE | start FILE | stop] [--json]",
 			Short: "decode a pcap, or write the lab's traffic as one",
 			Long: "capture open FILE decodes a pcap or pcapng file (gzip-compressed too) of RoCE,\n" +
 				"InfiniBand and RPC-over-RDMA traffic: packets and packet list it, and the view's\n" +
@@ -97,7 +116,7 @@ func captureCommands() []*Command {
 			Example: "capture open nfs3-rdma.pcap\ncapture\ncapture save lab.pcap\ncapture start run.pcap\ncapture stop",
 			Args: []Arg{{Name: "ACTION", Optional: true, Complete: completeCaptureActions},
 				{Name: "FILE", Optional: true, Paths: true}},
-			Flags: []Flag{captureJSONFlag()},
+			Flags: []Flag{captureJSONFlag(), maxExpandFlag()},
 			Run:   runCapture,
 		},
 		{
@@ -202,7 +221,11 @@ func runCapture(c *Ctx, a Args, out io.Writer) error {
 	}
 	switch action {
 	case "open":
-		return c.captureOpen(file, out)
+		maxExpand, err := maxExpandOf(a)
+		if err != nil {
+			return err
+		}
+		return c.captureOpen(file, maxExpand, out)
 	case "close":
 		if c.S.capture.index == nil {
 			return errNoCapture
@@ -246,10 +269,10 @@ func nameErr(err error, path, name string) error {
 	return errors.New(strings.ReplaceAll(err.Error(), path, shown(name)))
 }
 
-func (c *Ctx) captureOpen(file string, out io.Writer) error {
+func (c *Ctx) captureOpen(file string, maxExpand int64, out io.Writer) error {
 	s := c.S
 	path := s.resolve(file)
-	x, err := decode.OpenIndex(path)
+	x, err := decode.OpenIndexWith(path, decode.IndexOptions{MaxExpand: maxExpand})
 	if err != nil {
 		return nameErr(err, path, file)
 	}

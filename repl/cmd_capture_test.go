@@ -2,6 +2,7 @@ package repl
 
 import (
 	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,5 +150,43 @@ func TestParseSelector(t *testing.T) {
 		if _, err := parseSelector(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
+	}
+}
+
+// capture open and replay take --max-expand: a gzip capture that expands
+// past it stops with the limit named, and the session goes on.
+func TestCaptureMaxExpand(t *testing.T) {
+	// A pcap of 64k empty records (each counting 256 bytes against the
+	// limit): 16 MiB by the reader's count, a few KB compressed.
+	var raw bytes.Buffer
+	raw.Write([]byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0})
+	raw.Write(bytes.Repeat(make([]byte, 16), 64<<10))
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(raw.Bytes())
+	zw.Close()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bomb.pcap.gz"), z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSession(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var out bytes.Buffer
+	err = s.Exec("capture open bomb.pcap.gz --max-expand 1M", Pos{}, &out)
+	if err == nil || !strings.Contains(err.Error(), "expands past 1 MiB") || !strings.Contains(err.Error(), "--max-expand") {
+		t.Errorf("capture open --max-expand 1M: %v", err)
+	}
+	if err := s.Exec("capture open bomb.pcap.gz --max-expand 64M", Pos{}, &out); err != nil {
+		t.Errorf("capture open --max-expand 64M: %v", err)
+	}
+	err = s.Exec("replay --text bomb.pcap.gz --max-expand 1M", Pos{}, &out)
+	if err == nil || !strings.Contains(err.Error(), "expands past 1 MiB") {
+		t.Errorf("replay --max-expand 1M: %v", err)
+	}
+	if err := s.Exec("capture open bomb.pcap.gz --max-expand lots", Pos{}, &out); err == nil || !strings.Contains(err.Error(), `size "lots"`) {
+		t.Errorf("a bad size: %v", err)
 	}
 }

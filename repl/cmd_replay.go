@@ -43,6 +43,7 @@ func replayCommand() *Command {
 			{Name: "rpc", Usage: "print the steps with a heading where each RPC starts"},
 			{Name: "events", Usage: "print each step's events under it"},
 			{Name: "json", Usage: "one JSON object per step (in run --json: a summary)"},
+			maxExpandFlag(),
 		},
 		OwnsLock: true, // the lab is not touched
 		Run:      runReplayCmd,
@@ -55,13 +56,17 @@ func runReplayCmd(c *Ctx, a Args, out io.Writer) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(s.curDir(), path)
 	}
+	maxExpand, err := maxExpandOf(a)
+	if err != nil {
+		return err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	// Named as the user wrote it: transcripts stay the same wherever they run.
-	tl, err := replay.Read(f, a.Pos[0])
+	tl, err := replay.ReadWith(f, a.Pos[0], replay.ReadOptions{MaxExpand: maxExpand})
 	if err != nil {
 		return err
 	}
@@ -82,7 +87,7 @@ func runReplayCmd(c *Ctx, a Args, out io.Writer) error {
 		cur := s.cur
 		s.cur = nil // the view owns the screen
 		defer func() { s.cur = cur }()
-		if err := viz.RunReplay(context.Background(), screen, tl, path); err != nil {
+		if err := viz.RunReplay(context.Background(), screen, tl, path, maxExpand); err != nil {
 			return fmt.Errorf("the view stopped: %w", err)
 		}
 	default:

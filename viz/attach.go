@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rdmalab/rdmalab/captures/safe"
 	"net"
 	"sync"
 	"time"
@@ -94,7 +95,7 @@ func (a *attached) run(ctx context.Context, c net.Conn) {
 		if c = redial(ctx, a.path); c == nil {
 			return
 		}
-		a.setStatus("attached to " + a.path + cellText(refused))
+		a.setStatus("attached to " + a.path + safe.Display(refused))
 	}
 }
 
@@ -115,7 +116,7 @@ var maxFrame = maxSnapshotFile
 type badFrameError struct{ err error }
 
 func (e *badFrameError) Error() string {
-	return "the session sent a bad frame: " + cellText(e.err.Error())
+	return "the session sent a bad frame: " + safe.Display(e.err.Error())
 }
 func (e *badFrameError) Unwrap() error { return e.err }
 

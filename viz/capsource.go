@@ -167,8 +167,9 @@ var (
 // until q: what `rdmalab view --capture FILE` runs. The first screen shows
 // as soon as the first frames are read; indexing goes on behind it with a
 // progress bar.
-func RunCapture(ctx context.Context, s tcell.Screen, path string) error {
-	x, err := decode.OpenIndex(path)
+// maxExpand bounds how far a gzip capture may decompress (0: the default).
+func RunCapture(ctx context.Context, s tcell.Screen, path string, maxExpand int64) error {
+	x, err := decode.OpenIndexWith(path, decode.IndexOptions{MaxExpand: maxExpand})
 	if err != nil {
 		return err
 	}

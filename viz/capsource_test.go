@@ -388,7 +388,7 @@ func BenchmarkCaptureRedraw(b *testing.B) {
 func TestRunCapture(t *testing.T) {
 	s := &countScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
 	done := make(chan error, 1)
-	go func() { done <- RunCapture(context.Background(), s, nfs3Capture) }()
+	go func() { done <- RunCapture(context.Background(), s, nfs3Capture, 0) }()
 	waitFor(t, "the capture's packets", func() bool {
 		txt := s.text()
 		return strings.Contains(txt, "nfs3-rdma.pcap · 1 of 752") && strings.Contains(txt, "CM: ConnectRequest")
@@ -401,7 +401,7 @@ func TestRunCapture(t *testing.T) {
 	if err := waitRun(t, done); err != nil {
 		t.Fatalf("RunCapture: %v", err)
 	}
-	if err := RunCapture(context.Background(), tcell.NewSimulationScreen("UTF-8"), "capsource.go"); err == nil {
+	if err := RunCapture(context.Background(), tcell.NewSimulationScreen("UTF-8"), "capsource.go", 0); err == nil {
 		t.Fatal("RunCapture on a Go file: no error")
 	}
 }

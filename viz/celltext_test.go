@@ -2,6 +2,7 @@ package viz
 
 import (
 	"fmt"
+	"github.com/rdmalab/rdmalab/captures/safe"
 	"reflect"
 	"strings"
 	"testing"
@@ -27,18 +28,18 @@ func TestCellText(t *testing.T) {
 		{"bad \xff byte", `bad \xff byte`},
 		{"\x7f", `\x7f`},
 	} {
-		got := cellText(tc.in)
+		got := safe.Display(tc.in)
 		if got != tc.want {
-			t.Errorf("cellText(%q) = %q, want %q", tc.in, got, tc.want)
+			t.Errorf("safe.Display(%q) = %q, want %q", tc.in, got, tc.want)
 		}
-		if again := cellText(got); again != got {
+		if again := safe.Display(got); again != got {
 			t.Errorf("cellText is not idempotent on %q: %q", got, again)
 		}
-		if !cellSafe(got) {
-			t.Errorf("cellText(%q) = %q is not safe", tc.in, got)
+		if !safe.IsDisplayable(got) {
+			t.Errorf("safe.Display(%q) = %q is not safe", tc.in, got)
 		}
 	}
-	if n := testing.AllocsPerRun(100, func() { _ = cellText("a safe line of text · 42") }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { _ = safe.Display("a safe line of text · 42") }); n != 0 {
 		t.Errorf("safe text allocates %.0f times", n)
 	}
 }
@@ -50,11 +51,11 @@ func unsafeCells(s tcell.SimulationScreen) []string {
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			for _, r := range cells[y*w+x].Runes {
-				if !cellSafe(string(r)) {
+				if !safe.IsDisplayable(string(r)) {
 					bad = append(bad, fmt.Sprintf("(%d,%d) %U", x, y, r))
 				}
 			}
-			if b := cells[y*w+x].Bytes; !cellSafe(string(b)) {
+			if b := cells[y*w+x].Bytes; !safe.IsDisplayable(string(b)) {
 				bad = append(bad, fmt.Sprintf("(%d,%d) bytes %q", x, y, b))
 			}
 		}

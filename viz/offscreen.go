@@ -1,6 +1,10 @@
 package viz
 
-import "github.com/gdamore/tcell/v2"
+import (
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rdmalab/rdmalab/captures/safe"
+)
 
 // offscreen collects a frame before it reaches the screen. tcell marks a
 // cell dirty whenever its text is rewritten with something else, so
@@ -21,14 +25,18 @@ func (o *offscreen) reset(s tcell.Screen, st tcell.Style) {
 
 func (o *offscreen) Size() (int, int) { return o.buf.Size() }
 
-// Put is the one place text goes into cells (celltext.go): the grapheme
-// it took is checked, and if it holds a control, the text is put again
-// escaped, so the caller goes on with the escaped rest. Safe text costs a
-// check of the few bytes of one cell.
+// Put is the one place text goes into cells, and it lets no rune a
+// terminal would act on into one: the strings drawn come from captures,
+// snapshot files and a socket, and tcell writes a cell's text to the
+// terminal as it is (an ESC in a file name would clear the screen). The
+// grapheme it took is checked, and if it holds a control, the text is put
+// again escaped by safe.Display (backslashes kept: the decoder's strings
+// come escaped already), so the caller goes on with the escaped rest.
+// Safe text costs a check of the few bytes of one cell.
 func (o *offscreen) Put(x, y int, str string, st tcell.Style) (string, int) {
 	rest, w := o.buf.Put(x, y, str, st)
-	if !cellSafe(str[:len(str)-len(rest)]) {
-		return o.buf.Put(x, y, cellText(str), st)
+	if !safe.IsDisplayable(str[:len(str)-len(rest)]) {
+		return o.buf.Put(x, y, safe.Display(str), st)
 	}
 	return rest, w
 }
@@ -50,7 +58,7 @@ func (o *offscreen) PutStr(x, y int, str string) { o.PutStrStyled(x, y, str, tce
 func (o *offscreen) Get(x, y int) (string, tcell.Style, int) { return o.buf.Get(x, y) }
 
 func (o *offscreen) Fill(r rune, st tcell.Style) {
-	if !cellSafe(string(r)) {
+	if !safe.IsDisplayable(string(r)) {
 		r = '?'
 	}
 	o.buf.Fill(r, st)
@@ -82,7 +90,7 @@ func (o *offscreen) GetContent(x, y int) (rune, []rune, tcell.Style, int) {
 }
 
 // SetTitle reaches the terminal as it is: it is escaped like a cell.
-func (o *offscreen) SetTitle(title string) { o.Screen.SetTitle(cellText(title)) }
+func (o *offscreen) SetTitle(title string) { o.Screen.SetTitle(safe.Display(title)) }
 
 // flush copies the cells that differ from what the screen holds.
 func (o *offscreen) flush() {

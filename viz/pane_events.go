@@ -2,6 +2,7 @@ package viz
 
 import (
 	"fmt"
+	"github.com/rdmalab/rdmalab/captures/safe"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -83,7 +84,7 @@ func wrap(text string, w, n int) []string {
 	}
 	var out []string
 	for para := range strings.SplitSeq(text, "\n") {
-		para = cellText(para) // widths are those of what is drawn
+		para = safe.Display(para) // widths are those of what is drawn
 		var cur []rune
 		for word := range strings.FieldsSeq(para) {
 			rw := []rune(word)

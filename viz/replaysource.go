@@ -165,9 +165,9 @@ func (r *ReplaySource) Act(a Action) error {
 // RunReplay draws tl full screen, from before its first step, until q:
 // what `rdmalab replay FILE` runs on a terminal. When path indexes, the
 // Packets pane (5) lists the capture's packets beside the replay.
-func RunReplay(ctx context.Context, s tcell.Screen, tl *replay.Timeline, path string) error {
+func RunReplay(ctx context.Context, s tcell.Screen, tl *replay.Timeline, path string, maxExpand int64) error {
 	v := Viewer{Layout: LayoutRead}
-	if x, err := decode.OpenIndex(path); err == nil {
+	if x, err := decode.OpenIndexWith(path, decode.IndexOptions{MaxExpand: maxExpand}); err == nil {
 		defer x.Close()
 		v.Packets = NewCaptureSource(x, tl.File)
 	}

@@ -27,6 +27,9 @@ type Options struct {
 	// that carry a whole RPC message (a position-zero Read chunk, a Reply
 	// chunk) are always kept.
 	DropChunkData bool
+	// MaxExpand bounds how far a gzip capture may decompress
+	// (pcapfile.Options.MaxExpand; 0: pcapfile's default).
+	MaxExpand int64
 }
 
 // Analyzer is the transport analysis of one capture, fed packet by packet

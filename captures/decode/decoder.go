@@ -81,7 +81,7 @@ func ReadFileWith(path string, opt Options, fn func(*Packet) error) (*Analyzer, 
 		return nil, err
 	}
 	defer f.Close()
-	pr, err := pcapfile.NewReader(f)
+	pr, err := pcapfile.NewReaderWith(f, pcapfile.Options{MaxExpand: opt.MaxExpand})
 	if err != nil {
 		return nil, fileError(path, err)
 	}

@@ -18,7 +18,7 @@ const (
 	ExitUsage    = 2 // the command line is wrong
 )
 
-const usage = `usage: rdmalab decode [-V | --json] [--rpc] [--check] [--filter EXPR] FILE
+const usage = `usage: rdmalab decode [-V | --json] [--rpc] [--check] [--filter EXPR] [--max-expand SIZE] FILE
 
 Decodes a pcap or pcapng capture (gzip-compressed or not) of RoCEv1,
 RoCEv2 or native InfiniBand traffic and its RPC-over-RDMA, ONC RPC and NFS
@@ -46,6 +46,9 @@ Selection:
                    send-only, "RC Acknowledge"), xid=N (the packets of one RPC);
                  "|" lists alternatives: opcode=4|23
 
+Limits:
+  ` + cli.MaxExpandHelp + `
+
 Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 2 usage error.
 `
@@ -54,6 +57,7 @@ type options struct {
 	verbose, json, rpc, check bool
 	filter                    string
 	file                      string
+	maxExpand                 int64
 }
 
 // Main runs "rdmalab decode" with args (after the word decode), writing to
@@ -94,10 +98,12 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&opt.rpc, "rpc", false, "RPC table")
 	fs.BoolVar(&opt.check, "check", false, "anomalies")
 	fs.StringVar(&opt.filter, "filter", "", "packet filter")
+	maxExpand := cli.MaxExpandFlag(fs)
 	file, err := cli.OneFile(fs, args)
 	if err != nil {
 		return opt, err
 	}
+	opt.maxExpand = int64(*maxExpand)
 	switch {
 	case opt.verbose && opt.json:
 		return opt, errors.New("-V and --json do not go together")
@@ -116,7 +122,7 @@ func run(opt options, filter *Filter, out *bufio.Writer) (int, error) {
 	var sb strings.Builder
 	// Keep only what this run prints: --json alone streams in bounded
 	// memory whatever the size of the capture.
-	keep := Options{DropRPCs: !opt.rpc, DropNotes: !opt.check, DropChunkData: true}
+	keep := Options{DropRPCs: !opt.rpc, DropNotes: !opt.check, DropChunkData: true, MaxExpand: opt.maxExpand}
 	an, ferr := ReadFileWith(opt.file, keep, func(p *Packet) error {
 		if !packets || !filter.Match(p) {
 			return nil

@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/gopacket"
@@ -79,21 +78,10 @@ type Options struct {
 	Decompressed io.Writer
 }
 
-var defaultMaxExpand atomic.Int64
-
-// SetDefaultMaxExpand sets the MaxExpand of every reader whose Options
-// leave it at 0, those of NewReader and Open included: what a command's
-// --max-expand sets before it reads captures. 0 restores the default.
-func SetDefaultMaxExpand(n int64) { defaultMaxExpand.Store(max(n, 0)) }
-
 // DefaultMaxExpand is the MaxExpand of a gzip file of size compressed
-// bytes (0: unknown) when its Options give none: the one
-// SetDefaultMaxExpand set, else ExpandRatio times size, at least
-// MinExpand.
+// bytes (0: unknown) when its Options give none: ExpandRatio times size,
+// at least MinExpand.
 func DefaultMaxExpand(size int64) int64 {
-	if n := defaultMaxExpand.Load(); n > 0 {
-		return n
-	}
 	if size > math.MaxInt64/ExpandRatio {
 		return math.MaxInt64
 	}

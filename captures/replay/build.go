@@ -3,6 +3,7 @@ package replay
 import (
 	"cmp"
 	"fmt"
+	"github.com/rdmalab/rdmalab/captures/safe"
 	"strings"
 	"time"
 
@@ -337,7 +338,7 @@ func (b *builder) call(r *record, m *decode.RPCMessage) {
 	text := fmt.Sprintf("svc_rdma_recvfrom: call xid 0x%08x %v, %s%s", h.XID, h.Proc, clip(rpc.CallSummary), chunkSummary(rpc))
 	cs := &engine.ChunkSnap{XID: hexXID(h.XID), Proc: h.Proc.String(), Chunks: chunks}
 	// The picture is for a terminal: its strings are escaped once, here.
-	call := callState{rpc: id, xid: h.XID, label: termText(rpc.CallSummary), proc: h.Proc.String(), state: st}
+	call := callState{rpc: id, xid: h.XID, label: safe.Display(rpc.CallSummary), proc: h.Proc.String(), state: st}
 	b.step(r, KindCall, id, text, func(s *state) {
 		s.addCall(call)
 		s.call = cs

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"github.com/rdmalab/rdmalab/captures/safe"
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
@@ -146,7 +147,7 @@ func (b *builder) postReply(rpc *decode.RPC, id int) (*replyPlan, func(*state)) 
 		b.ev(taskNfsd, trace.Return, 0, "svc_rdma_sendto")
 	}
 	chain, ctxts, rw, pos := p.chain, p.ctxts, b.rwNext, p.pos
-	reply := replyState{xid: rpc.XID, proc: termText(procName(rpc)), pos: pos} // for the picture: escaped
+	reply := replyState{xid: rpc.XID, proc: safe.Display(procName(rpc)), pos: pos} // for the picture: escaped
 	hasSend := p.send != nil
 	return p, func(s *state) {
 		s.addChain(chainState{rpc: id, snap: chain, ctxts: ctxts})

@@ -327,17 +327,17 @@ func TestEscapedNames(t *testing.T) {
 // idempotent.
 func TestTermText(t *testing.T) {
 	for _, s := range []string{"", "plain · text", escName, escMachine, `bad \xff byte` + "\xff", "\u009b2J C1", "\u2067isolate\u2069"} {
-		got := termText(s)
+		got := safe.Display(s)
 		if !strings.Contains(s, `\`) && got != safe.Text(s) {
-			t.Errorf("termText(%q) = %q, safe.Text gives %q", s, got, safe.Text(s))
+			t.Errorf("safe.Display(%q) = %q, safe.Text gives %q", s, got, safe.Text(s))
 		}
-		if again := termText(got); again != got {
-			t.Errorf("termText(%q) = %q, then %q", s, got, again)
+		if again := safe.Display(got); again != got {
+			t.Errorf("safe.Display(%q) = %q, then %q", s, got, again)
 		}
-		checkTerminalSafe(t, fmt.Sprintf("termText(%q)", s), got)
+		checkTerminalSafe(t, fmt.Sprintf("safe.Display(%q)", s), got)
 	}
-	if s := `V3 LOOKUP Call, DH: 0x1/a\x1b[2J`; termText(s) != s {
-		t.Errorf("termText(%q) = %q: an escaped summary is escaped again", s, termText(s))
+	if s := `V3 LOOKUP Call, DH: 0x1/a\x1b[2J`; safe.Display(s) != s {
+		t.Errorf("safe.Display(%q) = %q: an escaped summary is escaped again", s, safe.Display(s))
 	}
 }
 

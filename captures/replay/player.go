@@ -178,12 +178,12 @@ func (p *Player) Events(n int) []trace.Event {
 // safeEvent is e with its strings escaped for a terminal (termText):
 // texts quote names and summaries off the wire.
 func safeEvent(e trace.Event) trace.Event {
-	e.Task, e.Func, e.Err, e.Text = termText(e.Task), termText(e.Func), termText(e.Err), termText(e.Text)
+	e.Task, e.Func, e.Err, e.Text = safe.Display(e.Task), safe.Display(e.Func), safe.Display(e.Err), safe.Display(e.Text)
 	for i, a := range e.Args {
-		if !termSafe(a.Key) || !termSafe(a.Val) {
+		if !safe.IsDisplayable(a.Key) || !safe.IsDisplayable(a.Val) {
 			e.Args = slices.Clone(e.Args) // the log's slice may be shared
 			for j := i; j < len(e.Args); j++ {
-				e.Args[j] = trace.Arg{Key: termText(e.Args[j].Key), Val: termText(e.Args[j].Val)}
+				e.Args[j] = trace.Arg{Key: safe.Display(e.Args[j].Key), Val: safe.Display(e.Args[j].Val)}
 			}
 			break
 		}
@@ -252,9 +252,9 @@ func (p *Player) Narration() string {
 			p.Describe(), p.tl.Server, p.tl.Client, len(p.tl.Steps), len(p.tl.RPCs))
 	}
 	// The step first: a small view shows only the first lines.
-	text := fmt.Sprintf("frame %d: %s", s.Frame, termText(p.tl.Text(p.at)))
+	text := fmt.Sprintf("frame %d: %s", s.Frame, safe.Display(p.tl.Text(p.at)))
 	if r := p.tl.RPCOf(p.at); r != nil {
-		text += fmt.Sprintf("\nRPC %d of %d: xid 0x%08x %s", r.ID, len(p.tl.RPCs), r.XID, termText(r.Label))
+		text += fmt.Sprintf("\nRPC %d of %d: xid 0x%08x %s", r.ID, len(p.tl.RPCs), r.XID, safe.Display(r.Label))
 	}
 	return text
 }

@@ -98,20 +98,33 @@ var ErrNoRPC = errors.New("no RPC-over-RDMA traffic: nothing to replay (rdmalab 
 // goes: the Timeline comes back with Err set (naming the file, frame and
 // byte offset) and a last step that says where it broke. The error is
 // non-nil, with a nil Timeline, only when nothing can be replayed.
-func ReadFile(path string) (*Timeline, error) {
+func ReadFile(path string) (*Timeline, error) { return ReadFileWith(path, ReadOptions{}) }
+
+// ReadOptions change how a capture is read.
+type ReadOptions struct {
+	// MaxExpand bounds how far a gzip capture may decompress
+	// (pcapfile.Options.MaxExpand; 0: pcapfile's default).
+	MaxExpand int64
+}
+
+// ReadFileWith is ReadFile with options.
+func ReadFileWith(path string, o ReadOptions) (*Timeline, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Read(f, path)
+	return ReadWith(f, path, o)
 }
 
 // Read is ReadFile for a capture read from r; name is the file name the
 // timeline and its errors give.
-func Read(r io.Reader, name string) (*Timeline, error) {
+func Read(r io.Reader, name string) (*Timeline, error) { return ReadWith(r, name, ReadOptions{}) }
+
+// ReadWith is Read with options.
+func ReadWith(r io.Reader, name string, o ReadOptions) (*Timeline, error) {
 	var c collector
-	an, err := readCapture(r, name, c.packet)
+	an, err := readCapture(r, name, o, c.packet)
 	if an == nil {
 		return nil, err
 	}
@@ -128,8 +141,8 @@ func Read(r io.Reader, name string) (*Timeline, error) {
 // readCapture is decode.Read with an analyzer that keeps where chunk data
 // landed and not the bytes: the replay draws ranges, and the bytes of a
 // capture's READs and WRITEs are most of its size.
-func readCapture(r io.Reader, name string, fn func(*decode.Packet) error) (*decode.Analyzer, error) {
-	pr, err := pcapfile.NewReader(r)
+func readCapture(r io.Reader, name string, o ReadOptions, fn func(*decode.Packet) error) (*decode.Analyzer, error) {
+	pr, err := pcapfile.NewReaderWith(r, pcapfile.Options{MaxExpand: o.MaxExpand})
 	if err != nil {
 		return nil, &decode.FileError{Path: name, Err: err}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/rdmalab/rdmalab/captures/nfs"
 	"github.com/rdmalab/rdmalab/captures/safe"
@@ -37,57 +36,9 @@ func (tl *Timeline) Header() []string {
 	out := []string{fmt.Sprintf("replay of %s: server %v, client %v; %d frames, %d steps, %d RPCs",
 		safe.Text(tl.File), tl.Server, tl.Client, tl.Frames, len(tl.Steps), len(tl.RPCs))}
 	for _, u := range tl.Unknown {
-		out = append(out, termText("unknown: "+u))
+		out = append(out, safe.Display("unknown: "+u))
 	}
 	return out
-}
-
-// termText is s with what a terminal would act on escaped, as safe.Text
-// spells it (\x1b, \r, \u202e, \xff for a byte that is not UTF-8), but
-// its backslashes kept: the strings the replay quotes mostly come escaped
-// already (the NFS summaries, with safe.Text), and escaping them again
-// would print \\x1b. It is idempotent, and allocates only when it
-// changes s.
-func termText(s string) string {
-	if termSafe(s) {
-		return s
-	}
-	return string(appendTerm(make([]byte, 0, len(s)+16), s))
-}
-
-// appendTerm appends s to dst as termText returns it.
-func appendTerm(dst []byte, s string) []byte {
-	if termSafe(s) {
-		return append(dst, s...)
-	}
-	for i := 0; i < len(s); {
-		n := 1
-		if s[i] >= utf8.RuneSelf {
-			_, n = utf8.DecodeRuneInString(s[i:])
-		}
-		if piece := s[i : i+n]; termSafe(piece) {
-			dst = append(dst, piece...)
-		} else {
-			dst = safe.AppendText(dst, piece)
-		}
-		i += n
-	}
-	return dst
-}
-
-// termSafe reports whether termText leaves s as it is.
-func termSafe(s string) bool {
-	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], '\\')
-		if j < 0 {
-			return safe.IsSafe(s[i:])
-		}
-		if !safe.IsSafe(s[i : i+j]) {
-			return false
-		}
-		i += j + 1
-	}
-	return true
 }
 
 // writeText prints the text transcript. Every line goes through
@@ -96,7 +47,7 @@ func termSafe(s string) bool {
 func (tl *Timeline) writeText(w *bufio.Writer, o Options) {
 	var buf []byte
 	line := func(format string, a ...any) {
-		buf = appendTerm(buf[:0], fmt.Sprintf(format, a...))
+		buf = safe.AppendDisplay(buf[:0], fmt.Sprintf(format, a...))
 		w.Write(append(buf, '\n'))
 	}
 	for _, h := range tl.Header() {

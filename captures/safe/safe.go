@@ -12,6 +12,10 @@
 // Printable text, non-ASCII letters included, passes unchanged and, when
 // nothing needs escaping, without an allocation.
 //
+// Display is Text for a string that may already hold such escapes (a
+// decoded packet's summary, a message quoting one): it leaves backslashes
+// as they are, so nothing is escaped twice, and escapes the rest.
+//
 // JSON output needs none of this: its encoder escapes control characters,
 // and the value there must stay exactly what the wire carried.
 package safe
@@ -22,15 +26,25 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
-// Text returns s with everything a terminal would act on escaped.
-func Text(s string) string {
-	i := firstUnsafe(s)
+// Text returns s with everything a terminal would act on escaped, and
+// backslashes doubled.
+func Text(s string) string { return escape(s, false) }
+
+// Display returns s with everything a terminal would act on escaped and
+// backslashes left alone: for text that may already be escaped.
+func Display(s string) string { return escape(s, true) }
+
+// AppendDisplay appends s to dst, escaped as Display escapes it.
+func AppendDisplay(dst []byte, s string) []byte { return appendEscaped(dst, s, true) }
+
+func escape(s string, keepBackslash bool) string {
+	i := firstUnsafe(s, keepBackslash)
 	if i < 0 {
 		return s
 	}
 	b := make([]byte, 0, len(s)+8)
 	b = append(b, s[:i]...)
-	return string(appendFrom(b, s[i:]))
+	return string(appendFrom(b, s[i:], keepBackslash))
 }
 
 // Bytes is Text for a byte slice (an XDR string not yet copied).
@@ -39,27 +53,30 @@ func Bytes(b []byte) string {
 }
 
 // AppendText appends s to dst, escaped as Text escapes it.
-func AppendText(dst []byte, s string) []byte {
-	i := firstUnsafe(s)
+func AppendText(dst []byte, s string) []byte { return appendEscaped(dst, s, false) }
+
+func appendEscaped(dst []byte, s string, keepBackslash bool) []byte {
+	i := firstUnsafe(s, keepBackslash)
 	if i < 0 {
 		return append(dst, s...)
 	}
 	dst = append(dst, s[:i]...)
-	return appendFrom(dst, s[i:])
+	return appendFrom(dst, s[i:], keepBackslash)
 }
 
-// IsSafe reports whether s prints as itself.
-func IsSafe(s string) bool {
-	return firstUnsafe(s) < 0
-}
+// IsSafe reports whether s prints as itself under Text.
+func IsSafe(s string) bool { return firstUnsafe(s, false) < 0 }
 
-// firstUnsafe returns the index of the first byte of s that Text would
-// change, or -1.
-func firstUnsafe(s string) int {
+// IsDisplayable reports whether s prints as itself under Display.
+func IsDisplayable(s string) bool { return firstUnsafe(s, true) < 0 }
+
+// firstUnsafe returns the index of the first byte of s that escaping
+// would change, or -1.
+func firstUnsafe(s string, keepBackslash bool) int {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f || c == '\\' {
+			if c < 0x20 || c == 0x7f || c == '\\' && !keepBackslash {
 				return i
 			}
 			i++
@@ -90,7 +107,7 @@ func unsafeRune(r rune) bool {
 	return false
 }
 
-func appendFrom(b []byte, s string) []byte {
+func appendFrom(b []byte, s string, keepBackslash bool) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -111,7 +128,11 @@ func appendFrom(b []byte, s string) []byte {
 			case '\r':
 				b = append(b, '\\', 'r')
 			case '\\':
-				b = append(b, '\\', '\\')
+				if keepBackslash {
+					b = append(b, c)
+				} else {
+					b = append(b, '\\', '\\')
+				}
 			default:
 				if c < 0x20 || c == 0x7f {
 					b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])

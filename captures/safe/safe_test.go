@@ -104,3 +104,50 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+func TestDisplayLeavesBackslashes(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{`DH: 0x1234/a\x1b[2J`, `DH: 0x1234/a\x1b[2J`}, // already escaped: as it is
+		{`back\slash`, `back\slash`},
+		{"raw\x1b[2J\\x1b", `raw\x1b[2J\x1b`},
+		{"a\r\nb\u202e", `a\r\nb\u202e`},
+		{"bad\xff", `bad\xff`},
+	} {
+		if got := Display(c.in); got != c.want {
+			t.Errorf("Display(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if got := string(AppendDisplay([]byte("p:"), c.in)); got != "p:"+c.want {
+			t.Errorf("AppendDisplay(%q) = %q", c.in, got)
+		}
+		if IsDisplayable(c.in) != (c.in == c.want) {
+			t.Errorf("IsDisplayable(%q) = %v", c.in, IsDisplayable(c.in))
+		}
+	}
+	// Display of Text is Text: an escaped string is never escaped twice.
+	for _, s := range []string{"a\x1b[2J", `x\y`, "\r\n\u009b"} {
+		if e := Text(s); Display(e) != e {
+			t.Errorf("Display(Text(%q)) = %q, want %q", s, Display(e), e)
+		}
+	}
+}
+
+func FuzzDisplay(f *testing.F) {
+	for _, s := range []string{"plain", "\x1b]0;t\a", `a\x1b`, "\xff", "\u202e"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out := Display(in)
+		if !utf8.ValidString(out) {
+			t.Fatalf("Display(%q) = %q is not UTF-8", in, out)
+		}
+		for _, r := range out {
+			if r < 0x20 || r == 0x7f || unsafeRune(r) {
+				t.Fatalf("Display(%q) = %q keeps %U", in, out, r)
+			}
+		}
+		if Display(out) != out {
+			t.Fatalf("Display is not idempotent on %q", in)
+		}
+	})
+}

@@ -57,29 +57,3 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
-
-func TestTakeMaxExpand(t *testing.T) {
-	for _, tc := range []struct {
-		args, rest string
-		size       Size
-		wantErr    string
-	}{
-		{"--check f.pcap", "--check f.pcap", 0, ""},
-		{"--max-expand 4G --check f.pcap", "--check f.pcap", 4 << 30, ""},
-		{"f.pcap --max-expand=512M", "f.pcap", 512 << 20, ""},
-		{"-max-expand 1T f.pcap", "f.pcap", 1 << 40, ""},
-		{"f.pcap --max-expand", "", 0, "needs a SIZE"},
-		{"--max-expand lots f.pcap", "", 0, "lots"},
-		{"-- --max-expand", "-- --max-expand", 0, ""},
-	} {
-		rest, size, err := TakeMaxExpand(strings.Fields(tc.args))
-		switch {
-		case tc.wantErr != "":
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Errorf("%q: err %v, want %q", tc.args, err, tc.wantErr)
-			}
-		case err != nil || strings.Join(rest, " ") != tc.rest || size != tc.size:
-			t.Errorf("%q: rest %q, size %d, err %v", tc.args, rest, size, err)
-		}
-	}
-}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -70,47 +69,10 @@ func (s *Size) String() string {
 	return pcapfile.FormatSize(int64(*s))
 }
 
-// MaxExpandFlag registers --max-expand on fs. Once fs is parsed,
-// ApplyMaxExpand makes it the limit of every capture read.
+// MaxExpandFlag registers --max-expand on fs: the limit a command passes
+// to every capture it reads (0: pcapfile's default).
 func MaxExpandFlag(fs *flag.FlagSet) *Size {
 	var s Size
 	fs.Var(&s, "max-expand", "how far a gzip capture may decompress")
 	return &s
-}
-
-// ApplyMaxExpand makes s (0: the default) the limit of every gzip capture
-// this process reads.
-func ApplyMaxExpand(s Size) { pcapfile.SetDefaultMaxExpand(int64(s)) }
-
-// TakeMaxExpand takes --max-expand SIZE (or --max-expand=SIZE) out of
-// args, for a command whose own flags do not know it, and returns the
-// other arguments and the size (0 when not given).
-func TakeMaxExpand(args []string) ([]string, Size, error) {
-	var rest []string
-	var size Size
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			rest = append(rest, args[i:]...)
-			break
-		}
-		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || name != "max-expand" {
-			rest = append(rest, a)
-			continue
-		}
-		if !hasVal {
-			if i+1 == len(args) {
-				return nil, 0, errors.New("--max-expand needs a SIZE (512M, 4G, 1T)")
-			}
-			i++
-			val = args[i]
-		}
-		n, err := ParseSize(val)
-		if err != nil {
-			return nil, 0, fmt.Errorf("--max-expand: %w", err)
-		}
-		size = n
-	}
-	return rest, size, nil
 }
