@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // gzipBomb writes a pcap header and mib MiB of zeros (empty records) as
