@@ -34,7 +34,7 @@ type Check struct {
 	Op    string // "==", "!=", "<", "<=", ">", ">=", "contains", or "" (PATH alone: present and not empty)
 	Value Value
 
-	Not  bool   // ExpectEvent: expect no event
+	Not  bool   // ExpectEvent, ExpectErrno: expect no event, expect no errno
 	Func string // ExpectEvent, ExpectErrno (optional)
 	Word string // ExpectErrno: the errno name; ExpectFault, ExpectError, ExpectOutput: the text (may be empty)
 
@@ -122,15 +122,20 @@ func parseCheck(s string, pos Pos) (Check, error) {
 		return c, nil
 	case "no":
 		w, more := cutWord(rest)
-		if w != "event" {
-			return c, bad(restOff, "expect no event FUNC")
+		switch w {
+		case "event":
+			f, more2 := cutWord(more)
+			if f == "" || strings.TrimSpace(more2) != "" {
+				return c, bad(at(more), "expect no event takes one function name")
+			}
+			c.Kind, c.Not, c.Func = ExpectEvent, true, f
+			return c, nil
+		case "errno":
+			c, err := parseCheck(strings.TrimSpace(rest), Pos{pos.File, pos.Line, pos.Col + restOff})
+			c.Not, c.Text = true, s
+			return c, err
 		}
-		f, more2 := cutWord(more)
-		if f == "" || strings.TrimSpace(more2) != "" {
-			return c, bad(at(more), "expect no event takes one function name")
-		}
-		c.Kind, c.Not, c.Func = ExpectEvent, true, f
-		return c, nil
+		return c, bad(restOff, "expect no event FUNC, or expect no errno NAME [from FUNC]")
 	case "errno":
 		c.Kind = ExpectErrno
 		w, more := cutWord(rest)

@@ -47,7 +47,9 @@
 //	expect no event FUNC
 //	expect errno EINVAL [from FUNC]
 //	                           a function returned -EINVAL during the step
-//	expect fault [TEXT]        the kernel would have crashed here (a FAULT event)
+//	expect no errno EINVAL [from FUNC]
+//	expect fault [TEXT]        the kernel would have crashed here (a FAULT event
+//	                           whose title or text holds TEXT: "hung task")
 //	expect error [TEXT]        the command fails (otherwise a failing command
 //	                           fails the step)
 //	expect output TEXT         what the command printed contains TEXT

@@ -158,10 +158,21 @@ func evalOne(c *Check, r Result, m Machine, state any, stateErr error) Verdict {
 	case ExpectErrno:
 		for _, e := range r.Events {
 			if e.Kind == trace.Return && strings.TrimPrefix(e.Err, "-") == c.Word && (c.Func == "" || e.Func == c.Func) {
-				v.OK = true
+				v.OK = !c.Not
 				v.Say = fmt.Sprintf("%s returned -%s", e.Func, c.Word)
+				if c.Not {
+					v.Say += ", and this step expected no function to"
+				}
 				return v
 			}
+		}
+		if c.Not {
+			v.OK = true
+			v.Say = fmt.Sprintf("no function returned -%s", c.Word)
+			if c.Func != "" {
+				v.Say = fmt.Sprintf("%s did not return -%s", c.Func, c.Word)
+			}
+			return v
 		}
 		if c.Func != "" {
 			v.Say = fmt.Sprintf("%s did not return -%s in this step", c.Func, c.Word)
@@ -170,9 +181,10 @@ func evalOne(c *Check, r Result, m Machine, state any, stateErr error) Verdict {
 		}
 	case ExpectFault:
 		for _, e := range r.Events {
-			if e.Kind == trace.Fault && strings.Contains(e.Text, c.Word) {
+			// A FAULT's title ("hung task", "BUG_ON(!nents)") is its Func.
+			if e.Kind == trace.Fault && (strings.Contains(e.Func, c.Word) || strings.Contains(e.Text, c.Word)) {
 				v.OK = true
-				v.Say = fmt.Sprintf("the kernel would fault here: %s", e.Text)
+				v.Say = fmt.Sprintf("the kernel would fault here: %s: %s", e.Func, e.Text)
 				return v
 			}
 		}

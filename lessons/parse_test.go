@@ -181,9 +181,18 @@ func FuzzParse(f *testing.F) {
 }
 
 func TestPlain(t *testing.T) {
-	in := "# The Send\n\nThe **Send** lands; see [RFC 8166](https://www.rfc-editor.org/rfc/rfc8166) and `show sq`.\n#hashtag stays"
-	want := "The Send\n\nThe Send lands; see RFC 8166 (https://www.rfc-editor.org/rfc/rfc8166) and `show sq`.\n#hashtag stays"
-	if got := Plain(in); got != want {
-		t.Errorf("Plain:\n%s\nwant\n%s", got, want)
+	for _, c := range []struct{ in, want string }{
+		{"# The Send\n\nThe **Send** lands; see [RFC 8166](https://www.rfc-editor.org/rfc/rfc8166) and `show sq`.\n#hashtag stays",
+			"The Send\n\nThe Send lands; see RFC 8166 (https://www.rfc-editor.org/rfc/rfc8166) and `show sq`.\n#hashtag stays"},
+		{"an *italic* word and _another_ one.", "an italic word and another one."},
+		{"bold **over a\nline break** here", "bold over a\nline break here"},
+		{"*emphasis over\na line*, then", "emphasis over\na line, then"},
+		{"rc_curpage and sc_sq_avail stay", "rc_curpage and sc_sq_avail stay"},
+		{"`*not* touched` but *this* is", "`*not* touched` but this is"},
+		{"2 * 3 * 4 stays", "2 * 3 * 4 stays"},
+	} {
+		if got := Plain(c.in); got != c.want {
+			t.Errorf("Plain(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

@@ -70,7 +70,7 @@ func TestChecksHoldAndFailInPlainWords(t *testing.T) {
 		"go": {Output: "delivered 1 operation(s)\n", Events: []trace.Event{
 			{Kind: trace.Call, Func: "svc_rdma_wc_send"},
 			{Kind: trace.Return, Func: "svc_rdma_copy_inline_range", Err: "-EINVAL"},
-			{Kind: trace.Fault, Func: "svc_rdma_pull_up_reply_msg", Text: "heap overflow: 12420 bytes past the buffer"},
+			{Kind: trace.Fault, Func: "heap overflow", Text: "12420 bytes past the buffer"},
 		}},
 		"bad": {Err: errors.New("EINVAL: a malformed chunk list")},
 	}}
@@ -112,6 +112,10 @@ func TestChecksHoldAndFailInPlainWords(t *testing.T) {
 		{"go", "errno ENOMEM", false, "no function returned -ENOMEM in this step"},
 		{"go", "fault heap overflow", true, "the kernel would fault here: heap overflow: 12420 bytes past the buffer"},
 		{"go", "fault BUG_ON", false, `no kernel fault mentioning "BUG_ON" in this step`},
+		{"go", "fault 12420 bytes", true, ""},
+		{"go", "no errno ENOMEM", true, "no function returned -ENOMEM"},
+		{"go", "no errno EINVAL", false, "svc_rdma_copy_inline_range returned -EINVAL, and this step expected no function to"},
+		{"go", "no errno EINVAL from svc_rdma_build_read_segment", true, "svc_rdma_build_read_segment did not return -EINVAL"},
 		{"go", "output \"delivered 1\"", true, ""},
 		{"go", "output delivered 2", false, `the output does not say "delivered 2"`},
 		{"go", "byte pg1[0] == 'A'", true, "pg1[0] holds 0x41"},

@@ -303,17 +303,24 @@ func (s *Session) startPaced(e *lessons.Entry, out io.Writer) error {
 	return nil
 }
 
-// propose shows the next step: quiet steps run at once, then the
-// narration and the command Enter will run.
+// propose shows the next step: quiet steps run at once, their output
+// left out so the narration stays on the screen, then the narration and
+// the command Enter will run.
 func (s *Session) propose(out io.Writer) {
 	r := s.lesson
 	t := r.tutor
 	for !t.Done() && t.Current().Quiet {
 		st := t.Current()
 		writeNarration(out, st.Narration, "")
-		fmt.Fprintf(out, "> %s\n", shown(st.Command))
-		_, v := t.Run()
-		writeVerdicts(out, st, v)
+		echo := r.machine.echo
+		r.machine.echo = nil
+		res, v := t.Run()
+		r.machine.echo = echo
+		fmt.Fprintf(out, "  (setting the scene) %s\n", shown(st.Command))
+		if res.Err != nil {
+			fmt.Fprintf(out, "error: %s\n", shownLines(Explain(res.Err)))
+		}
+		writeVerdicts(out, st, failedOnly(v))
 	}
 	if t.Done() {
 		s.endPaced(out)
@@ -420,6 +427,17 @@ func writeNarration(out io.Writer, text, prefix string) {
 	for _, ln := range strings.Split(fitText(shownLines(lessons.Plain(text)), textWidth-len(prefix)), "\n") {
 		fmt.Fprintln(out, strings.TrimRight(prefix+ln, " "))
 	}
+}
+
+// failedOnly keeps the verdicts that did not hold.
+func failedOnly(v []lessons.Verdict) []lessons.Verdict {
+	var out []lessons.Verdict
+	for _, x := range v {
+		if !x.OK {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func writeVerdicts(out io.Writer, st *lessons.Step, v []lessons.Verdict) {
