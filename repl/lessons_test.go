@@ -166,7 +166,9 @@ func TestLessonsCoverTheSeedAndThePatch(t *testing.T) {
 		{"P2 (teaching mode): without the lock, a Send posts out of sequence order",
 			has(func(e trace.Event) bool { return e.Func == "sc_post_seq" && arg(e, "locked") == "false" })},
 		{"P3: the send ctxt carries its position (sc_pos)",
-			has(func(e trace.Event) bool { return e.Func == "sc_post_seq" && arg(e, "sc_pos") != "" && arg(e, "sc_pos") == arg(e, "seq") })},
+			has(func(e trace.Event) bool {
+				return e.Func == "sc_post_seq" && arg(e, "sc_pos") != "" && arg(e, "sc_pos") == arg(e, "seq")
+			})},
 		{"P4: rq_reply_pos is written for an accepted reply",
 			has(fn("rq_reply_pos"))},
 		{"P4: a rejected post takes a number and leaves rq_reply_pos at 0",
