@@ -82,3 +82,6 @@ func (p *Progress) MarkFinished(name string, t time.Time) error {
 	})
 	return err
 }
+
+// Path is the file the progress is kept in ("" keeps none).
+func (p *Progress) Path() string { return p.path }

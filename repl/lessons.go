@@ -166,6 +166,7 @@ type lessonRun struct {
 	dir     string // the lesson's folder, removed at the end
 	prevDir string
 	paced   bool
+	last    string // how the last step went, for the views
 }
 
 // beginLesson prepares a lesson: a folder of its own holding its files,
@@ -195,10 +196,14 @@ func (s *Session) beginLesson(e *lessons.Entry, echo io.Writer, paced bool) (*le
 	return run, nil
 }
 
-// end gives the session its folder back and removes the lesson's.
+// end gives the session its folder back, removes the lesson's, and
+// clears the views' narration.
 func (r *lessonRun) end(s *Session) {
 	s.dir = r.prevDir
 	os.RemoveAll(r.dir)
+	if r.paced {
+		s.setNarration("")
+	}
 }
 
 func runLearn(c *Ctx, a Args, out io.Writer) error {
@@ -330,6 +335,41 @@ func (s *Session) propose(out io.Writer) {
 	fmt.Fprintf(out, "\n── step %d of %d ──\n", t.Index()+1, len(r.entry.Lesson.Steps))
 	writeNarration(out, st.Narration, "")
 	s.remind(out)
+	s.narrate(st)
+}
+
+// narrate shows the lesson's current step in the views, this session's
+// and every attached one, so a class follows at the trainer's pace: the
+// step and its command first, for a short pane, then its narration, then
+// how the last step went.
+func (s *Session) narrate(st *lessons.Step) {
+	r := s.lesson
+	if r == nil {
+		return
+	}
+	l := r.entry.Lesson
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s · step %d of %d · ⏎ %s\n", l.Title, r.tutor.Index()+1, len(l.Steps), st.Command)
+	if r.last != "" {
+		b.WriteString(r.last + "\n")
+	}
+	b.WriteString(reflow(lessons.Plain(st.Narration)))
+	s.setNarration(b.String())
+}
+
+
+// setNarration hands the views a lesson's text. Inside a command the
+// views' source is locked (runLocked), so the text waits for the
+// command's end.
+func (s *Session) setNarration(text string) {
+	if s.src == nil {
+		return
+	}
+	if s.cur != nil {
+		s.pendingNarr = &text
+		return
+	}
+	s.src.SetNarration(text)
 }
 
 // remind repeats the proposed command.
@@ -359,6 +399,7 @@ func (s *Session) LessonInput(line string, out, errw io.Writer) bool {
 			fmt.Fprintf(errw, "error: %s\n", shownLines(Explain(res.Err)))
 		}
 		writeVerdicts(out, st, v)
+		r.last = summarize(st, v)
 		s.propose(out)
 	case "skip":
 		fmt.Fprintf(out, "skipped: %s (the checks after it may not hold)\n", shown(t.Current().Command))
@@ -397,6 +438,8 @@ func (s *Session) endPaced(out io.Writer) {
 	t := r.tutor
 	l := r.entry.Lesson
 	writeNarration(out, l.Outro, "")
+	r.end(s)
+	s.lesson = nil
 	switch {
 	case t.Passed():
 		fmt.Fprintf(out, "lesson %s finished: every check held\n", l.Name)
@@ -406,8 +449,6 @@ func (s *Session) endPaced(out io.Writer) {
 	default:
 		fmt.Fprintf(out, "lesson %s ended with %d check(s) that did not hold; learn %s takes it again\n", l.Name, t.Failed, l.Name)
 	}
-	r.end(s)
-	s.lesson = nil
 }
 
 // lessonPassed records a finished lesson.
@@ -427,6 +468,22 @@ func writeNarration(out io.Writer, text, prefix string) {
 	for _, ln := range strings.Split(fitText(shownLines(lessons.Plain(text)), textWidth-len(prefix)), "\n") {
 		fmt.Fprintln(out, strings.TrimRight(prefix+ln, " "))
 	}
+}
+
+// summarize says in one line how a step went, for the views.
+func summarize(st *lessons.Step, v []lessons.Verdict) string {
+	held, failed := 0, ""
+	for _, x := range v {
+		if x.OK {
+			held++
+		} else if failed == "" {
+			failed = x.Say
+		}
+	}
+	if failed != "" {
+		return fmt.Sprintf("last step (%s): ✗ %s", st.Command, failed)
+	}
+	return fmt.Sprintf("last step (%s): ✓ %d check(s) held", st.Command, held)
 }
 
 // failedOnly keeps the verdicts that did not hold.

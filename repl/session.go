@@ -55,11 +55,13 @@ type Session struct {
 	funcs    map[string]bool
 	hist     []string // lines entered at the terminal, oldest first
 
-	cur       *Ctx // the command running, for the event sink
-	quit      bool
-	depth     int      // source nesting
-	dirs      []string // directories of the files being sourced
-	interrupt atomic.Bool
+	cur *Ctx // the command running, for the event sink
+	// pendingNarr is lesson text for the views, set while a command ran.
+	pendingNarr *string
+	quit        bool
+	depth       int      // source nesting
+	dirs        []string // directories of the files being sourced
+	interrupt   atomic.Bool
 
 	capture captureState // cmd_capture.go
 }
@@ -227,6 +229,10 @@ func (s *Session) exec(c *Ctx, line string) (err error) {
 		}
 	}()
 	err = s.runLocked(cmd, prev == nil, func() error { return cmd.Run(c, a, c.out) })
+	if prev == nil && s.pendingNarr != nil && s.src != nil {
+		s.src.SetNarration(*s.pendingNarr)
+		s.pendingNarr = nil
+	}
 	if err != nil && !strings.HasPrefix(err.Error(), cmd.Name+":") && !strings.HasPrefix(err.Error(), cmd.Name+" ") {
 		err = fmt.Errorf("%s: %w", cmd.Name, err)
 	}

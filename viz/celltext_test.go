@@ -2,13 +2,12 @@ package viz
 
 import (
 	"fmt"
-	"github.com/rdmalab/rdmalab/captures/safe"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
-
+	"github.com/rdmalab/rdmalab/captures/safe"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 

@@ -2,10 +2,10 @@ package viz
 
 import (
 	"fmt"
-	"github.com/rdmalab/rdmalab/captures/safe"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rdmalab/rdmalab/captures/safe"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 

@@ -3,12 +3,12 @@ package replay
 import (
 	"cmp"
 	"fmt"
-	"github.com/rdmalab/rdmalab/captures/safe"
 	"strings"
 	"time"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/captures/safe"
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )

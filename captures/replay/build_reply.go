@@ -2,11 +2,11 @@ package replay
 
 import (
 	"fmt"
-	"github.com/rdmalab/rdmalab/captures/safe"
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+	"github.com/rdmalab/rdmalab/captures/safe"
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )

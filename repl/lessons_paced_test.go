@@ -1,0 +1,182 @@
+package repl
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmalab/rdmalab/lessons"
+)
+
+// pacedSession is a session as the terminal runs it, with a progress file.
+func pacedSession(t *testing.T, o Options) (*Session, *bytes.Buffer) {
+	t.Helper()
+	if o.ProgressFile == "" {
+		o.ProgressFile = filepath.Join(t.TempDir(), "lessons.json")
+	}
+	s, err := NewSession(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	s.tty = true
+	return s, &bytes.Buffer{}
+}
+
+// input types a line at a paced lesson: the lesson's words, or a command.
+func input(t *testing.T, s *Session, out *bytes.Buffer, line string) string {
+	t.Helper()
+	out.Reset()
+	if !s.LessonInput(line, out, out) {
+		if err := s.Exec(line, Pos{}, out); err != nil {
+			out.WriteString("error: " + err.Error() + "\n")
+		}
+		s.remind(out)
+	}
+	return out.String()
+}
+
+// A paced lesson waits for Enter, shows each step in the views (the
+// session's source, which attached views read) and records the finish.
+func TestPacedLessonNarratesAndFinishes(t *testing.T) {
+	s, out := pacedSession(t, Options{})
+	if err := s.Exec("learn first-write", Pos{}, out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "── step 1 of 7 ──") || !strings.Contains(out.String(), "⏎ write 10000") {
+		t.Fatalf("the first step is not proposed:\n%s", out)
+	}
+	if len(s.lab.Client.Calls()) != 0 {
+		t.Fatal("the step ran before Enter")
+	}
+	if n := s.src.Narration(); !strings.Contains(n, "step 1 of 7 · ⏎ write 10000") || !strings.Contains(n, "registers the data") {
+		t.Errorf("the views' narration: %q", n)
+	}
+	if p := s.PromptText(); p != "first-write 1/7> " {
+		t.Errorf("prompt %q", p)
+	}
+
+	// A command of the learner's own runs, and the step still waits.
+	got := input(t, s, out, "show sq")
+	if !strings.Contains(got, "sc_sq_avail") || !strings.Contains(got, "⏎ write 10000") {
+		t.Errorf("show sq during the lesson:\n%s", got)
+	}
+	got = input(t, s, out, "hint")
+	if !strings.Contains(got, "hint: The WRITE is the first call") {
+		t.Errorf("hint:\n%s", got)
+	}
+
+	got = input(t, s, out, "")
+	if !strings.Contains(got, "> write 10000") || !strings.Contains(got, "✓ calls[0].state is \"sent\"") ||
+		!strings.Contains(got, "── step 2 of 7 ──") {
+		t.Errorf("Enter:\n%s", got)
+	}
+	if n := s.src.Narration(); !strings.Contains(n, "step 2 of 7 · ⏎ complete") || !strings.Contains(n, "last step (write 10000): ✓ 3 check(s) held") {
+		t.Errorf("the views' narration after a step: %q", n)
+	}
+
+	// back: a fresh lab, the steps before run again, the same state.
+	got = input(t, s, out, "back")
+	if !strings.Contains(got, "── step 1 of 7 ──") || len(s.lab.Client.Calls()) != 0 {
+		t.Errorf("back:\n%s", got)
+	}
+	for range 7 {
+		input(t, s, out, "")
+	}
+	if s.lesson != nil || !strings.Contains(out.String(), "lesson first-write finished: every check held") {
+		t.Fatalf("the end:\n%s", out)
+	}
+	if n := s.src.Narration(); n != "" {
+		t.Errorf("narration left after the lesson: %q", n)
+	}
+	if p, err := lessons.LoadProgress(s.progress.Path()); err != nil || !p.Done("first-write") {
+		t.Errorf("progress not recorded: %v", err)
+	}
+	out.Reset()
+	s.Exec("learn", Pos{}, out)
+	if !strings.Contains(out.String(), "✓ first-write") {
+		t.Errorf("the list does not mark it finished:\n%s", out)
+	}
+}
+
+func TestPacedLessonSkipAndQuit(t *testing.T) {
+	s, out := pacedSession(t, Options{})
+	s.Exec("learn first-read", Pos{}, out)
+	got := input(t, s, out, "skip")
+	if !strings.Contains(got, "skipped: read 64k --segments 2") || s.lesson.tutor.Index() != 1 {
+		t.Errorf("skip:\n%s", got)
+	}
+	got = input(t, s, out, "quit")
+	if !strings.Contains(got, "left lesson first-read at step 2") || s.lesson != nil || s.Quitting() {
+		t.Errorf("quit leaves the lesson, not the session:\n%s", got)
+	}
+	if s.src.Narration() != "" {
+		t.Error("narration left after quit")
+	}
+	if p, _ := lessons.LoadProgress(s.progress.Path()); p.Done("first-read") {
+		t.Error("a quit lesson counts as finished")
+	}
+	// The folder the lesson ran in is gone.
+	if s.dir != "" {
+		t.Errorf("the session's folder is still %q", s.dir)
+	}
+}
+
+// A trainer's folder adds lessons; a broken one shows in the list with
+// its place and the rest still run.
+func TestTrainerLessons(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("mine.md", "---\nname: mine\ntitle: Mine\nsummary: a trainer's\nlevel: beginner\n---\nHello.\n\n```rdmalab\nwrite 100\nexpect calls[0].state == sent\n```\n")
+	write("broken.md", "---\nname: broken\ntitle: B\nsummary: s\nlevel: beginner\n---\n```rdmalab\nsource /etc/passwd\n```\n")
+	s, out := pacedSession(t, Options{LessonDirs: []string{dir}})
+	s.Exec("learn", Pos{}, out)
+	list := out.String()
+	if !strings.Contains(list, "mine             Mine ("+dir+")") || !strings.Contains(list, "broken.md:8:1: source cannot run in a lesson") {
+		t.Errorf("list:\n%s", list)
+	}
+	s.tty = false
+	out.Reset()
+	if err := s.Exec("learn mine", Pos{}, out); err != nil {
+		t.Errorf("learn mine: %v\n%s", err, out)
+	}
+	if err := s.Exec("learn broken", Pos{}, out); err == nil || !strings.Contains(err.Error(), "broken.md:8:1") {
+		t.Errorf("learn broken: %v", err)
+	}
+	// The same checks run unattended.
+	var o, e bytes.Buffer
+	failed, err := CheckLessons(LessonCheckOptions{Targets: []string{dir}, Out: &o, Err: &e})
+	if err != nil || failed != 1 || !strings.Contains(o.String(), "ok  mine") || !strings.Contains(e.String(), "broken.md:8:1") {
+		t.Errorf("lesson check: %d failed, %v\n%s\n%s", failed, err, o.String(), e.String())
+	}
+}
+
+// A lesson's unmet check stops lesson check at its FILE:LINE:COL, and the
+// hint comes with it.
+func TestLessonCheckNamesTheCheck(t *testing.T) {
+	dir := t.TempDir()
+	text := "---\nname: wrong\ntitle: W\nsummary: s\nlevel: beginner\n---\n```rdmalab\nwrite 100\nexpect positions.xpt_acked_pos == 5\nhint Nothing was acknowledged yet.\ncomplete\n```\n"
+	if err := os.WriteFile(filepath.Join(dir, "wrong.md"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var o, e bytes.Buffer
+	start := time.Now()
+	failed, err := CheckLessons(LessonCheckOptions{Targets: []string{filepath.Join(dir, "wrong.md")}, Out: &o, Err: &e})
+	if err != nil || failed != 1 {
+		t.Fatalf("%d failed, %v", failed, err)
+	}
+	want := filepath.Join(dir, "wrong.md") + ":9:8: positions.xpt_acked_pos is 0, expected 5 (hint: Nothing was acknowledged yet.)"
+	if strings.TrimSpace(e.String()) != want {
+		t.Errorf("got %q\nwant %q", e.String(), want)
+	}
+	if time.Since(start) > time.Minute {
+		t.Error("too slow")
+	}
+}
