@@ -357,7 +357,6 @@ func (s *Session) narrate(st *lessons.Step) {
 	s.setNarration(b.String())
 }
 
-
 // setNarration hands the views a lesson's text. Inside a command the
 // views' source is locked (runLocked), so the text waits for the
 // command's end.
