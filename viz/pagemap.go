@@ -282,3 +282,103 @@ func (bx pageBox) cells(k, pageSize int, th Theme) line {
 	}
 	return l
 }
+
+// byteMap draws, one glyph a byte, the rows of a page where its bytes
+// change source: a page filled from one place says nothing more than its
+// box, but where an inline range meets a Read chunk the boundary is what
+// a lesson shows, and a copy landing a few bytes off (the seed's B1) is
+// visible only byte by byte. Each row is `per` bytes; rows without a
+// change are folded into "…".
+func (bx pageBox) byteMap(pageSize, per int, th Theme) []line {
+	if per < 8 || len(bx.ranges) == 0 {
+		return nil
+	}
+	end := 0
+	for _, r := range bx.ranges {
+		end = max(end, min(r.off+r.n, pageSize))
+	}
+	// src is the source of byte i: a landed range before a planned one.
+	src := func(i int) (pageRange, bool) {
+		var best pageRange
+		found := false
+		for _, r := range bx.ranges {
+			if i >= r.off && i < r.off+r.n && (!found || r.landed && !best.landed) {
+				best, found = r, true
+			}
+		}
+		return best, found
+	}
+	key := func(i int) string {
+		r, ok := src(i)
+		if !ok {
+			return ""
+		}
+		return fmt.Sprintf("%c%v", r.src.glyph(), r.landed)
+	}
+	// The ranges in order, holes included, for the summary line.
+	var runs []string
+	changes := map[int]bool{} // rows holding a change of source
+	start, prev := 0, key(0)
+	for i := 1; i <= end; i++ {
+		k := ""
+		if i < end {
+			k = key(i)
+		}
+		if i < end && k == prev {
+			continue
+		}
+		r, ok := src(start)
+		name := "nothing written"
+		if ok {
+			name = r.src.label()
+			if !r.landed {
+				name += " (to come)"
+			}
+		}
+		runs = append(runs, fmt.Sprintf("%d-%d %s", start, i-1, name))
+		if i < end {
+			changes[i/per] = true
+			if (i-1)/per != i/per {
+				changes[(i-1)/per] = true
+			}
+		}
+		start, prev = i, k
+	}
+	if len(runs) < 2 {
+		return nil
+	}
+	out := []line{line{}.add(bx.name+" byte by byte: ", th.Column).add(joinRuns(runs), th.Dim)}
+	folded := false
+	for row := 0; row*per < end; row++ {
+		if !changes[row] {
+			if !folded {
+				out = append(out, line{}.add("        …", th.Dim))
+				folded = true
+			}
+			continue
+		}
+		folded = false
+		l := line{}.add(fmt.Sprintf("  %5d ", row*per), th.Dim)
+		for i := row * per; i < min(end, (row+1)*per); i++ {
+			r, ok := src(i)
+			if !ok {
+				l = l.add("·", th.Dim)
+				continue
+			}
+			l = l.add(string(r.src.glyph()), th.bytes(r.src, r.landed))
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func joinRuns(runs []string) string {
+	s := ""
+	for i, r := range runs {
+		if i > 0 {
+			s += " · "
+		}
+		s += r
+	}
+	return s
+}

@@ -49,6 +49,21 @@ func (pagesPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 	} else {
 		lines = append(lines, compact...)
 	}
+	// Byte by byte, the pages whose bytes come from more than one place:
+	// when zoomed, or when there is room.
+	var bytes []line
+	per := 64
+	for per > 8 && per+8 > r.W {
+		per /= 2
+	}
+	for _, g := range groups {
+		for _, bx := range g.boxes {
+			bytes = append(bytes, bx.byteMap(ps, per, th)...)
+		}
+	}
+	if m.View.Zoomed || len(lines)+len(bytes)+1 <= r.H {
+		lines = append(lines, bytes...)
+	}
 	if len(lines)+1 <= r.H {
 		lines = append(lines, legend(th))
 	}
