@@ -43,8 +43,10 @@ func sessionCommands() []*Command {
 			Usage: "set [NAME [VALUE]]",
 			Short: "change a setting (alone: list the settings)",
 			Long: "Without arguments, lists the settings; with NAME only, explains it. Settings that shape\n" +
-				"the transport (sizes, limits, threads, seed) rebuild the lab, dropping calls in flight;\n" +
-				"the others (profile, bugs, auto_complete, link rate, latency...) change it live.\n" +
+				"the transport (sizes, limits, threads, seed, B9) rebuild the lab, dropping calls in\n" +
+				"flight; the others (bugs, auto_complete, link rate, latency...) change it live. profile\n" +
+				"changes it live too, unless it switches B9 (new2026 against seed or fix2025): B9 is how\n" +
+				"svc_rdma_accept sizes the Send Queue, so that change rebuilds the lab.\n" +
 				"NAME is one of:\n" + settingsHelp(),
 			Example: "set page_size 8192\nset profile seed\nset B4 off\nset auto_complete on",
 			Kernel:  []string{"svc_rdma_accept"},
@@ -94,8 +96,14 @@ func sessionCommands() []*Command {
 		},
 		{
 			Name: "learn", Aliases: []string{"lesson"}, Group: GroupSession,
-			Usage:   "learn [LESSON]",
-			Short:   "list the lessons, or run one",
+			Usage: "learn [LESSON]",
+			Short: "list the lessons, or take one",
+			Long: "Without LESSON, lists the lessons (✓ for those finished). At the terminal a\n" +
+				"lesson is paced: each step narrates, then proposes a command; Enter runs it and\n" +
+				"the lesson says whether what it expected happened. Any other command runs as\n" +
+				"usual and the step waits. hint, skip, back (a fresh lab, the steps before run\n" +
+				"again), again and quit steer the lesson. In a script the lesson runs through.\n" +
+				"Every lesson starts from a fresh lab; rdmalab --lessons DIR adds your own.",
 			Example: "learn\nlearn first-write",
 			Args:    []Arg{{Name: "LESSON", Optional: true, Complete: completeLessons}},
 			Run:     runLearn,
@@ -165,7 +173,10 @@ func runSet(c *Ctx, a Args, out io.Writer) error {
 	}
 	if len(a.Pos) == 1 {
 		how := "rebuilds the lab"
-		if st.live != nil {
+		switch {
+		case st.unlessLive != "":
+			how = "changes the running lab,\n  unless " + st.unlessLive + ": then it rebuilds the lab"
+		case st.live != nil:
 			how = "changes the running lab"
 		}
 		fmt.Fprintf(out, "%s = %s\n  %s\n  accepts %s; changing it %s\n", st.Name, st.get(s.set), st.Short, st.accepts(s.set), how)
