@@ -76,7 +76,7 @@ func New(s Settings) (*Lab, error) {
 	l.Fabric = sim.NewFabric(sim.Config{Seed: s.Seed, LinkRate: s.LinkRate, Latency: s.Latency})
 	l.capture.keep = true
 	l.Fabric.SetTap(l.tap)
-	devS, err := l.Fabric.NewDevice("server", s.deviceAttr())
+	devS, err := l.Fabric.NewDevice("server", s.deviceAttr(), sim.GrantSendSGE(s.QPMaxSendSGE))
 	if err != nil {
 		return nil, fmt.Errorf("server device: %w", err)
 	}

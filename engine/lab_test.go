@@ -350,7 +350,7 @@ func TestStrandedSendIsAFault(t *testing.T) {
 // A thread starved of SQ credits blocks in sc_send_wait until completions
 // return credits, then goes on.
 func TestStarvedThreadWaitsForCompletions(t *testing.T) {
-	l := newLab(t, func(s *Settings) { s.Threads = 2; s.SQDepth = 6; s.QPMaxSendSGE = 1 })
+	l := newLab(t, func(s *Settings) { s.Threads = 2; s.SQDepth = 6; s.MaxSendSGEs = 1 })
 	l.Write(5*4096, ChunkOpts{}) // 5 pages, max_sge 1: a 5-WQE Read chain
 	l.Write(5*4096, ChunkOpts{})
 	l.Complete(2, nil)

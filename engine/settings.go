@@ -16,7 +16,7 @@ type Settings struct {
 	// The device (sim: what rxe reports unless changed).
 	PageSize     int  `json:"page_size"`
 	MaxSendSGE   int  `json:"max_send_sge"`    // device max_send_sge = rw ctxt first_sgl_nents
-	QPMaxSendSGE int  `json:"qp_max_send_sge"` // what the QP grants (0: what svcrdma asks)
+	QPMaxSendSGE int  `json:"qp_max_send_sge"` // the least max_send_sge the provider grants a QP (0: what is asked)
 	MaxSGERd     int  `json:"max_sge_rd"`
 	MaxSGLRd     int  `json:"max_sgl_rd"`
 	MaxQPWR      int  `json:"max_qp_wr"`
@@ -85,6 +85,9 @@ func (s Settings) Validate() error {
 	case s.MaxSendSGEs < 0 || s.MaxSendSGEs > a.MaxSendSGE:
 		return fmt.Errorf("max_send_sges %d is over the device's max_send_sge %d: ib_create_qp refuses a QP that asks for more SGEs than the device has (max_send_sges 0 sizes it at accept)",
 			s.MaxSendSGEs, a.MaxSendSGE)
+	case s.QPMaxSendSGE < 0 || s.QPMaxSendSGE > a.MaxSendSGE:
+		return fmt.Errorf("qp_max_send_sge %d is over the device's max_send_sge %d: a provider grants no more SGEs than the device has",
+			s.QPMaxSendSGE, a.MaxSendSGE)
 	}
 	return nil
 }
@@ -118,14 +121,13 @@ func (s Settings) behaviour() svcrdma.Behaviour {
 
 func (s Settings) xprtConfig() svcrdma.Config {
 	return svcrdma.Config{
-		MaxReqSize:   s.InlineThreshold,
-		MaxRequests:  s.Credits,
-		SQDepth:      s.SQDepth,
-		MaxSendSGEs:  s.MaxSendSGEs,
-		QPMaxSendSGE: s.QPMaxSendSGE,
-		ForceMR:      s.ForceMR,
-		SndWInv:      s.SndWInv,
-		Positions:    s.Positions,
-		NoPostLock:   !s.PostLock,
+		MaxReqSize:  s.InlineThreshold,
+		MaxRequests: s.Credits,
+		SQDepth:     s.SQDepth,
+		MaxSendSGEs: s.MaxSendSGEs,
+		ForceMR:     s.ForceMR,
+		SndWInv:     s.SndWInv,
+		Positions:   s.Positions,
+		NoPostLock:  !s.PostLock,
 	}
 }

@@ -25,6 +25,9 @@ type setting struct {
 	// live applies the new settings to the running lab and says how; nil
 	// (or a false return) means the transport must be rebuilt.
 	live func(s *Session, next engine.Settings) (bool, error)
+	// unlessLive, when set, says when live rebuilds all the same ("it
+	// switches B9 ...").
+	unlessLive string
 	// effective says what the lab uses when the setting means "auto".
 	effective func(*engine.Lab) string
 	// rangeOf, when set, is Range given the other settings: a limit that
@@ -126,8 +129,11 @@ func settingsTable() []setting {
 		16, qpWRField, func(s engine.Settings) (int64, string) {
 			return maxCQE(s), fmt.Sprintf("svc_rdma_accept sizes the CQs from queue depths up to max_qp_wr, and the device's CQs hold at most max_cqe = %d", maxCQE(s))
 		})
-	qpSGE := intSetting("qp_max_send_sge", "max_send_sge the QP grants (0: what is asked)", 0, 256,
-		func(s *engine.Settings) *int { return &s.QPMaxSendSGE }, "0", "2", "4")
+	qpSGEField := func(s *engine.Settings) *int { return &s.QPMaxSendSGE }
+	qpSGE := capped(intSetting("qp_max_send_sge", "the QP's max_send_sge, at least (0: as asked)", 0, 0, qpSGEField, "0", "8", "16"),
+		0, qpSGEField, func(s engine.Settings) (int64, string) {
+			return int64(s.MaxSendSGE), fmt.Sprintf("the device's max_send_sge is %d (set max_send_sge raises it), and a provider grants no more", s.MaxSendSGE)
+		})
 	qpSGE.effective = func(l *engine.Lab) string { return strconv.Itoa(l.Server.QPMaxWriteSGE) }
 
 	table := []setting{
@@ -234,9 +240,13 @@ func profileSetting() setting {
 			s.Bugs = nil // the profile's own bugs
 			return nil
 		},
-		live: liveBehaviour,
+		live:       liveBehaviour,
+		unlessLive: b9Rebuilds,
 	}
 }
+
+// b9Rebuilds is when a profile change rebuilds the lab: liveBehaviour.
+const b9Rebuilds = "it switches B9 (the SQ sizing at accept)"
 
 func profileDesc(p svcrdma.Profile) string {
 	switch p {
@@ -252,6 +262,10 @@ func profileDesc(p svcrdma.Profile) string {
 
 func bugSetting(b svcrdma.Bug) setting {
 	name := string(b)
+	live := liveBehaviour
+	if b == svcrdma.B9 {
+		live = nil // it decides how svc_rdma_accept sizes the Send Queue
+	}
 	return setting{Name: name, Short: b.Describe(), Range: "on|off|default",
 		Values: []Suggestion{{"on", "switch the bug on"}, {"off", "switch the bug off"}, {"default", "as the profile has it"}},
 		get: func(s engine.Settings) string {
@@ -278,7 +292,7 @@ func bugSetting(b svcrdma.Bug) setting {
 			s.Bugs = bugs
 			return nil
 		},
-		live: liveBehaviour,
+		live: live,
 	}
 }
 
@@ -413,7 +427,11 @@ func (s *Session) applySetting(st setting, value string, out io.Writer) error {
 	if err := s.rebuild(next); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%s = %s: it shapes the transport, so the lab was rebuilt", st.Name, st.get(next))
+	why := "it shapes the transport"
+	if st.unlessLive != "" {
+		why = st.unlessLive
+	}
+	fmt.Fprintf(out, "%s = %s: %s, so the lab was rebuilt", st.Name, st.get(next), why)
 	if inflight > 0 {
 		fmt.Fprintf(out, " (%d call(s) in flight were dropped)", inflight)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
 )
 
@@ -66,6 +67,47 @@ func TestSettingLiveOrRebuild(t *testing.T) {
 	run("set page_size 8192")
 	if !strings.Contains(out.String(), "already") {
 		t.Errorf("same value: %q", out.String())
+	}
+}
+
+// The listing's marks tell the truth: a `*` setting changes the running
+// lab, an unmarked one rebuilds it, and `~` (profile) rebuilds only when
+// the change switches B9.
+func TestSettingsListMarksTellTheTruth(t *testing.T) {
+	rows, _ := settingsViewOf(newTestSession(t), engine.Snapshot{}, "")
+	for _, r := range rows.(settingsView).rows {
+		st, _ := findSetting(r.name)
+		for _, v := range st.Values {
+			s := newTestSession(t)
+			next := cloneSettings(s.set)
+			if st.set(&next, v.Text) != nil || st.get(next) == st.get(s.set) || next.Validate() != nil {
+				continue
+			}
+			lab := s.lab
+			var out bytes.Buffer
+			if err := s.Exec("set "+st.Name+" "+v.Text, Pos{}, &out); err != nil {
+				t.Fatalf("set %s %s: %v", st.Name, v.Text, err)
+			}
+			rebuilt := s.lab != lab
+			switch {
+			case r.live && rebuilt, !r.live && !r.sometimes && !rebuilt:
+				t.Errorf("%s marked live=%v but set %s: %q", st.Name, r.live, v.Text, out.String())
+			case r.sometimes && rebuilt != (behaviourOf(next).Has(svcrdma.B9) != behaviourOf(defaultSettings()).Has(svcrdma.B9)):
+				t.Errorf("%s %s: rebuilt %v: %q", st.Name, v.Text, rebuilt, out.String())
+			}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		mark bool
+	}{{"profile", true}, {"auto_complete", true}, {"page_size", false}} {
+		st, _ := findSetting(c.name)
+		if (st.unlessLive != "") != (c.name == "profile") || (st.live != nil) != c.mark {
+			t.Errorf("%s: live %v unlessLive %q", c.name, st.live != nil, st.unlessLive)
+		}
+	}
+	if st, _ := findSetting("B9"); st.live != nil {
+		t.Errorf("B9 claims to change the running lab; it sizes the Send Queue at accept")
 	}
 }
 

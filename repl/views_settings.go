@@ -11,7 +11,7 @@ import (
 
 type settingRow struct {
 	name, value, rng, short string
-	live                    bool
+	live, sometimes         bool // sometimes: live unless the change is of one kind
 }
 
 // settingsView is every setting; the JSON is engine.Settings as the lab
@@ -30,10 +30,13 @@ func settingsViewOf(s *Session, snap engine.Snapshot, _ string) (view, error) {
 			continue // show bugs lists them
 		}
 		val := st.get(s.set)
-		if st.effective != nil && val == "0" {
-			val += " (" + st.effective(s.lab) + ")"
+		if st.effective != nil {
+			// "auto", or a value the lab does not use as given.
+			if eff := st.effective(s.lab); val == "0" || eff != val {
+				val += " (" + eff + ")"
+			}
 		}
-		v.rows = append(v.rows, settingRow{st.Name, val, st.accepts(s.set), st.Short, st.live != nil})
+		v.rows = append(v.rows, settingRow{st.Name, val, st.accepts(s.set), st.Short, st.live != nil && st.unlessLive == "", st.unlessLive != ""})
 	}
 	return v, nil
 }
@@ -43,10 +46,14 @@ func (v settingsView) writeText(out io.Writer) {
 	defer func() { fmt.Fprint(out, fitText(w.String(), textWidth)) }()
 	fmt.Fprintf(&w, "engine %s, behaviour %s (show bugs lists B1..B13)\n", v.Engine, v.Behaviour)
 	fmt.Fprintln(&w, "* changes the running lab, the others rebuild it; (N): the value in use")
+	fmt.Fprintln(&w, "~ changes it too, unless it switches B9 (new2026 against the others): rebuilds")
 	for _, r := range v.rows {
 		mark := " "
-		if r.live {
+		switch {
+		case r.live:
 			mark = "*"
+		case r.sometimes:
+			mark = "~"
 		}
 		fmt.Fprintf(&w, "%s%-16s %-11s %s\n", mark, r.name, r.value, r.short)
 	}

@@ -71,12 +71,24 @@ func attrWithDefaults(a verbs.DeviceAttr) verbs.DeviceAttr {
 	return a
 }
 
+// DeviceOption shapes how a device's provider answers, beyond its
+// attributes.
+type DeviceOption func(*device)
+
+// GrantSendSGE makes the provider grant every QP at least n send SGEs,
+// returning the grant in the QP's cap.max_send_sge, as providers that round
+// the send WQE size up do; the QP then takes WRs of up to the granted count.
+// rxe grants what is asked (it rounds up only for max_inline_data).
+func GrantSendSGE(n int) DeviceOption { return func(d *device) { d.grantSendSGE = n } }
+
 // device is one node's RDMA device: verbs.Device.
 type device struct {
 	f      *Fabric
 	node   string
 	attr   verbs.DeviceAttr
 	closed bool
+
+	grantSendSGE int // the least max_send_sge a QP is granted (GrantSendSGE)
 
 	next uint64         // next free device address
 	keys map[uint32]*mr // by MR index (key >> 8); lookup only

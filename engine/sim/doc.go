@@ -62,6 +62,8 @@
 //   - Queue sizes are granted exactly as asked (rxe rounds queues up to a
 //     power of two minus one) so that "the send queue is full" happens at
 //     the depth the learner chose; CQs likewise hold exactly cqe entries.
+//     A device opened with GrantSendSGE grants more send SGEs than asked,
+//     as mlx5-like providers do, and its QPs enforce the grant.
 //   - A full CQ drops the completion and counts an overrun (CQOverruns);
 //     rxe also drops it and raises IB_EVENT_CQ_ERR, which is not modelled.
 //   - QP numbers are unique across the fabric, not per device; the peer's

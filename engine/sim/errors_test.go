@@ -509,3 +509,44 @@ func TestStrings(t *testing.T) {
 		}
 	}
 }
+
+// A device that grants more send SGEs than asked returns the grant in the
+// QP's cap and takes WRs up to it: the cap returned is the cap enforced.
+func TestGrantedSendSGEsAreEnforced(t *testing.T) {
+	f := NewFabric(Config{Seed: 3})
+	if _, err := f.NewDevice("big", DefaultAttr(), GrantSendSGE(33)); !errIs(err, verbs.EINVAL) {
+		t.Errorf("a grant over max_send_sge: %v", err)
+	}
+	o := defaultOpts()
+	o.cap.MaxSendSGE = 5
+	a := &end{}
+	d, err := f.NewDevice("client", DefaultAttr(), GrantSendSGE(8))
+	must(t, err)
+	a.dev = d
+	a.pd, _ = d.AllocPD()
+	a.scq, _ = d.CreateCQ(o.cqe)
+	a.rcq, _ = d.CreateCQ(o.cqe)
+	a.qp, err = a.pd.CreateQP(verbs.QPInitAttr{SendCQ: a.scq, RecvCQ: a.rcq, Cap: o.cap})
+	must(t, err)
+	if got := a.qp.Cap().MaxSendSGE; got != 8 {
+		t.Fatalf("cap.max_send_sge %d, want the grant 8", got)
+	}
+	b := newEnd(t, f, "server", o)
+	connect(t, a, "client", b, "server", o)
+	_, mr := reg(t, a, 64, 0, 0)
+	s := sge(mr, 0, 1)
+	eight := &verbs.SendWR{WRID: 1, Opcode: verbs.WRRDMAWrite, SGList: []verbs.SGE{s, s, s, s, s, s, s, s}}
+	if bad, err := a.qp.PostSend(eight); err != nil {
+		t.Fatalf("8 SGEs on a QP granted 8: bad %v err %v", bad, err)
+	}
+	nine := &verbs.SendWR{WRID: 2, Opcode: verbs.WRRDMAWrite, SGList: append(eight.SGList[:8:8], s)}
+	if _, err := a.qp.PostSend(nine); !errIs(err, verbs.EINVAL) {
+		t.Errorf("9 SGEs on a QP granted 8: %v", err)
+	}
+	// Asking for more than the grant gets what was asked.
+	q, err := a.pd.CreateQP(verbs.QPInitAttr{SendCQ: a.scq, RecvCQ: a.rcq, Cap: verbs.QPCap{MaxSendWR: 4, MaxSendSGE: 12}})
+	must(t, err)
+	if got := q.Cap().MaxSendSGE; got != 12 {
+		t.Errorf("asked 12 with a grant of 8: cap %d", got)
+	}
+}

@@ -294,8 +294,9 @@ func (f *Fabric) CQOverruns(c verbs.CQ) (int, error) {
 }
 
 // NewDevice opens a device on node, the address peers name in
-// QPAttr.RemoteNode. Zero fields of attr take DefaultAttr's values.
-func (f *Fabric) NewDevice(node string, attr verbs.DeviceAttr) (verbs.Device, error) {
+// QPAttr.RemoteNode. Zero fields of attr take DefaultAttr's values; opts
+// change how its provider sizes QPs.
+func (f *Fabric) NewDevice(node string, attr verbs.DeviceAttr, opts ...DeviceOption) (verbs.Device, error) {
 	if node == "" {
 		return nil, fmt.Errorf("sim: new device: empty node name: %w", verbs.EINVAL)
 	}
@@ -312,6 +313,12 @@ func (f *Fabric) NewDevice(node string, attr verbs.DeviceAttr) (verbs.Device, er
 	// A seeded base in the low half of a 47-bit address space, page aligned.
 	base := (uint64(0x1000_0000_0000) + f.rng.Uint64N(1<<30)*ps) &^ (ps - 1)
 	d := &device{f: f, node: node, attr: attr, next: base, keys: make(map[uint32]*mr)}
+	for _, o := range opts {
+		o(d)
+	}
+	if d.grantSendSGE > attr.MaxSendSGE {
+		return nil, fmt.Errorf("sim: new device %q: a grant of %d send SGEs is over max_send_sge %d: %w", node, d.grantSendSGE, attr.MaxSendSGE, verbs.EINVAL)
+	}
 	f.devices = append(f.devices, d)
 	f.nodes[node] = d
 	return d, nil

@@ -71,6 +71,8 @@ func (p *pd) CreateQP(attr verbs.QPInitAttr) (verbs.QP, error) {
 		cap: attr.Cap, sigAll: attr.SigAll, state: verbs.QPSReset,
 		mtu: defaultPathMTU, sqPSN: f.rng.Uint32() & psnMask,
 	}
+	// The cap returned is the cap enforced: never less than asked.
+	q.cap.MaxSendSGE = max(q.cap.MaxSendSGE, p.dev.grantSendSGE)
 	f.qpns[q.num] = q
 	p.dev.qps = append(p.dev.qps, q)
 	p.nQP++

@@ -197,8 +197,6 @@ func TestGC07MaxSGLRdAndPoolExhaustion(t *testing.T) {
 		{"empty pool falls back in new2026", 17, true, NewBehaviour(ProfileNew2026), RWMultiWR, 4, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := cfg
-			cfg.QPMaxSendSGE = 5
 			h := newHarness(t, attr, cfg, tc.beh)
 			if tc.emptyPool {
 				h.x.mrPool = nil

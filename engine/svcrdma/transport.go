@@ -18,7 +18,6 @@ type Config struct {
 	MaxPayload    int  // sv_max_payload (1 MiB)
 	SQDepth       int  // override sc_sq_depth (0: sized as svc_rdma_accept does)
 	MaxSendSGEs   int  // override sc_max_send_sges (0: sized as svc_rdma_accept does)
-	QPMaxSendSGE  int  // what the provider grants as cap.max_send_sge (0: what was asked)
 	ForceMR       bool // rdma_rw's force_mr module parameter
 	SndWInv       bool // the client asked for Remote Invalidation
 	Positions     bool // the reply-position patch is applied
@@ -301,10 +300,11 @@ func (x *Xprt) CreateQP() error {
 		return fmt.Errorf("svcrdma: create QP: %w", err)
 	}
 	x.qp = qp
+	// The provider may grant more SGEs than asked: svcrdma and the rw core
+	// both go by what it returned ("svcrdma: Update max_send_sges after QP
+	// is created", 2024; verbs.c sets max_write_sge/max_read_sge from it).
 	granted := qp.Cap().MaxSendSGE
-	if x.Cfg.QPMaxSendSGE > 0 {
-		granted = x.Cfg.QPMaxSendSGE
-	}
+	x.MaxSendSGEs = granted
 	x.QPMaxWriteSGE = granted
 	x.QPMaxReadSGE = min(granted, x.Dev.MaxSGERd)
 	if canUseMR(x.Dev, x.Cfg.ForceMR) {

@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// hasEvent reports whether the history holds an event of fn whose args
+// include every key=value given.
+func hasEvent(l *Lab, kind trace.Kind, fn string, kv ...string) bool {
+	for _, e := range l.History() {
+		if e.Kind != kind || e.Func != fn {
+			continue
+		}
+		ok := true
+		for i := 0; i+1 < len(kv); i += 2 {
+			found := false
+			for _, a := range e.Args {
+				if a.Key == kv[i] && a.Val == kv[i+1] {
+					found = true
+				}
+			}
+			ok = ok && found
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// A QP granted more send SGEs than svcrdma asked for takes the WRs built
+// for the grant: the rw core sizes them by cap.max_send_sge as returned,
+// svcrdma re-reads sc_max_send_sges from it, and the provider enforces it.
+func TestGrantedSendSGEsCarryTheReads(t *testing.T) {
+	l := newLab(t, func(s *Settings) { s.QPMaxSendSGE = 8 })
+	x := l.Server
+	if x.QP().Cap().MaxSendSGE != 8 || x.QPMaxReadSGE != 8 || x.MaxSendSGEs != 8 {
+		t.Fatalf("cap %d, max_read_sge %d, sc_max_send_sges %d; want 8 each", x.QP().Cap().MaxSendSGE, x.QPMaxReadSGE, x.MaxSendSGEs)
+	}
+	if _, err := l.Write(65536, ChunkOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, l)
+	if !hasEvent(l, trace.Point, "rdma_rw_init_map_wrs", "nr_ops", "2", "max_sge", "8") {
+		t.Errorf("the 16-page Read was not built as 2 WRs of 8 SGEs")
+	}
+	if x.Close {
+		dumpTail(t, l, 20)
+		t.Fatalf("the transport closed: the QP refused what it granted")
+	}
+	if got := l.NFS.Lookup("data").Data; !bytes.Equal(got, Pattern(l.Set.Seed, 0, 65536)) {
+		t.Errorf("stored %d bytes that differ from the client's", len(got))
+	}
+	checkIdle(t, l)
+}
