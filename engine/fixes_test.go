@@ -56,3 +56,45 @@ func TestGrantedSendSGEsCarryTheReads(t *testing.T) {
 	}
 	checkIdle(t, l)
 }
+
+// svc_rdma_free drains the QP first (ib_drain_qp): the Receives the
+// disconnect flushes are handled before the transport's queues and caches
+// go, never on a freed transport.
+func TestFreeWaitsForReceiveFlushes(t *testing.T) {
+	l := newLab(t, nil)
+	l.Server.Inject.DMAMap = 1
+	if _, err := l.Write(4096, ChunkOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Complete(1, nil); err != nil {
+		t.Fatal(err)
+	}
+	l.Continue()
+	flushes, lastFlush, freed := 0, -1, -1
+	for i, e := range l.History() {
+		switch {
+		case e.Kind == trace.Call && e.Func == "svc_rdma_wc_receive" && hasArg(e, "status", "WR_FLUSH_ERR"):
+			flushes++
+			lastFlush = i
+		case e.Func == "svc_rdma_flush_recv_queues":
+			freed = i
+		}
+	}
+	if flushes != l.Server.FCCredits || freed < 0 || lastFlush > freed {
+		dumpTail(t, l, 10)
+		t.Fatalf("%d Receive flushes (want %d), the last at event %d, svc_rdma_flush_recv_queues at %d: want every flush first",
+			flushes, l.Server.FCCredits, lastFlush, freed)
+	}
+	if !hasEvent(l, trace.Return, "svc_rdma_free") {
+		t.Errorf("svc_rdma_free did not return")
+	}
+}
+
+func hasArg(e trace.Event, key, val string) bool {
+	for _, a := range e.Args {
+		if a.Key == key && a.Val == val {
+			return true
+		}
+	}
+	return false
+}

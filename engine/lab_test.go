@@ -345,6 +345,11 @@ func TestStrandedSendIsAFault(t *testing.T) {
 	if !found || !l.Server.Close {
 		t.Fatalf("want a stranded-send FAULT and a close")
 	}
+	// The stranded Writes flush like any WR, so ib_drain_qp returns.
+	settle(t, l)
+	if !hasEvent(l, trace.Return, "svc_rdma_free") || len(l.Server.OutstandingChains()) != 0 {
+		t.Errorf("svc_rdma_free did not finish: %d chains outstanding", len(l.Server.OutstandingChains()))
+	}
 }
 
 // A thread starved of SQ credits blocks in sc_send_wait until completions

@@ -151,6 +151,22 @@ func (x *Xprt) retireChain(last *WR) {
 	}
 }
 
+// retireStranded forgets a chain the provider took only in part, with no
+// signaled WR, once the flush of its last accepted WR comes back: nothing
+// else would, and ib_drain_qp waits for every WR the Send Queue holds.
+func (x *Xprt) retireStranded(wrID uint64) {
+	for i, c := range x.posted {
+		w := c.First
+		for n := 1; n < c.SQECount && w != nil; n++ {
+			w = w.Next
+		}
+		if w != nil && w.ID == wrID && !w.Signaled {
+			x.posted = append(x.posted[:i], x.posted[i+1:]...)
+			return
+		}
+	}
+}
+
 // HandleSendWC runs the completion handler of a Send Queue completion, as
 // the kernel's CQ poller does (__ib_process_cq).
 func (x *Xprt) HandleSendWC(t *sched.Task, wc verbs.WC) {
@@ -159,6 +175,7 @@ func (x *Xprt) HandleSendWC(t *sched.Task, wc verbs.WC) {
 		// An unsignaled WR reported by the provider (a flush): the core
 		// ignores completions without a cqe.
 		t.Point("__ib_process_cq", "wr_id", wc.WRID, "status", wc.Status, "note", "no cqe: ignored")
+		x.retireStranded(wc.WRID)
 		return
 	}
 	delete(x.inflight, wc.WRID)

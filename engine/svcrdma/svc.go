@@ -48,9 +48,6 @@ func (x *Xprt) Serve(t *sched.Task, rq *Rqst, svc Service) {
 		t.WaitUntil("svc_recv", func() bool { return (x.HasWork() && !x.busy) || (x.Close && !x.Dead) })
 		if x.Close {
 			x.detach(t)
-			// The last reference goes when every posted chain has completed
-			// (flushed); then the transport is freed.
-			t.WaitUntil("svc_xprt_put", func() bool { return len(x.posted) == 0 })
 			x.free(t)
 			return
 		}
@@ -98,9 +95,12 @@ func (x *Xprt) serveOne(t *sched.Task, rq *Rqst, svc Service) {
 	}
 }
 
-// free is svc_rdma_free: release the calls still queued and the caches.
+// free is svc_rdma_free: drain the QP, then release the calls still
+// queued and the caches.
 func (x *Xprt) free(t *sched.Task) {
-	defer t.Call("svc_rdma_free", "xpt_id", x.XptID, "read_complete_q", len(x.ReadComplete), "rq_dto_q", len(x.recvQ))(nil)
+	defer t.Call("svc_rdma_free", "xpt_id", x.XptID)(nil)
+	x.drainQP(t)
+	t.Point("svc_rdma_flush_recv_queues", "read_complete_q", len(x.ReadComplete), "rq_dto_q", len(x.recvQ))
 	for _, rc := range x.ReadComplete {
 		x.recvCtxtPut(t, rc)
 	}
@@ -110,6 +110,14 @@ func (x *Xprt) free(t *sched.Task) {
 	x.ReadComplete, x.recvQ = nil, nil
 	x.Data = false
 	x.destroyRWCtxts(t)
+}
+
+// drainQP is ib_drain_qp: it waits until every WR posted on the Send and
+// the Receive Queue has completed (flushed, on a QP in ERR), so no
+// completion handler runs on the transport once it is freed.
+func (x *Xprt) drainQP(t *sched.Task) {
+	t.WaitUntil("ib_drain_qp", func() bool { return len(x.posted) == 0 && x.recvPosted == 0 })
+	t.Pointf("ib_drain_qp", "the Send and Receive Queues are empty")
 }
 
 // detach is svc_delete_xprt → svc_rdma_detach: disconnect; the provider
