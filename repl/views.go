@@ -339,7 +339,7 @@ func (v countersView) writeText(w io.Writer) {
 	c := v.Counters
 	fmt.Fprintf(w, "reads %d, writes %d, sq_starve %d, recv errors %d, send errors %d, faults %d\n",
 		c.Reads, c.Writes, c.SQStarve, c.RecvErrors, c.SendErrors, c.Faults)
-	fmt.Fprintf(w, "rw ctxts created %d, completions kept %d\n", v.RWCreated, v.Completions)
+	fmt.Fprintf(w, "hung tasks %d, rw ctxts created %d, completions kept %d\n", c.Hung, v.RWCreated, v.Completions)
 }
 
 type snapshotView struct {

@@ -29,3 +29,26 @@ sgl[9] pg10   off    0 len    12  read chunk 0 seg 0
 		t.Errorf("got\n%swant\n%s", b.String(), want)
 	}
 }
+
+// execAll runs lines in s and returns the output of the last one.
+func execAll(t *testing.T, s *Session, lines ...string) string {
+	t.Helper()
+	var out strings.Builder
+	for _, l := range lines {
+		out.Reset()
+		if err := s.Exec(l, Pos{}, &out); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+	}
+	return out.String()
+}
+
+// show counters counts the threads that hang, as the snapshot does.
+func TestShowCountersHung(t *testing.T) {
+	s := newTestSession(t)
+	got := execAll(t, s, "trace off", "hints off", "set profile seed", "set sq_depth 3", "write 10000 --segments 3",
+		"complete", "continue", "show counters")
+	if s.lab.Snapshot().Counters.Hung != 1 || !strings.Contains(got, "hung tasks 1") {
+		t.Errorf("hung %d; show counters:\n%s", s.lab.Snapshot().Counters.Hung, got)
+	}
+}
