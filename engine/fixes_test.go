@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/rdmalab/rdmalab/engine/trace"
@@ -97,4 +98,31 @@ func hasArg(e trace.Event, key, val string) bool {
 		}
 	}
 	return false
+}
+
+// On the MR path the RDMA op's one SGE is the MR's range: the snapshot
+// names the MR and its IOVA, not a page.
+func TestMRPathSGENamesTheMR(t *testing.T) {
+	l := newLab(t, func(s *Settings) { s.MaxSGLRd = 8 })
+	if _, err := l.Write(65536, ChunkOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Complete(1, nil); err != nil {
+		t.Fatal(err)
+	}
+	l.Continue()
+	chains := l.Snapshot().Chains
+	if len(chains) != 1 || len(chains[0].WRs) != 2 {
+		t.Fatalf("chains %+v, want one REG_MR → RDMA_READ chain", chains)
+	}
+	reg, rd := chains[0].WRs[0], chains[0].WRs[1]
+	if reg.Opcode != "REG_MR" || len(reg.SGEs) != 16 || reg.SGEs[0].Page == "NULL" {
+		t.Errorf("REG_MR lists %d pages from %+v", len(reg.SGEs), reg.SGEs)
+	}
+	c := l.Server.OutstandingChains()[0]
+	mr := c.First.Next.MR
+	want := SGESnap{Page: "mr#1", Len: 65536, IOVA: fmt.Sprintf("0x%x", mr.IOVA())}
+	if len(rd.SGEs) != 1 || rd.SGEs[0] != want || mr.IOVA() == 0 {
+		t.Errorf("RDMA_READ SGEs %+v, want [%+v]", rd.SGEs, want)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/engine/verbs"
 )
 
 // Snapshot is the whole state a view draws, JSON-serialisable. Field names
@@ -74,12 +75,15 @@ type PageSnap struct {
 	Extents []svcrdma.Extent `json:"extents,omitempty"`
 }
 
-// SGESnap is one scatterlist entry.
+// SGESnap is one scatterlist entry. The SGE of an RDMA op on the MR path
+// names the MR ("mr#1") and its IOVA instead of a page: the MR maps the
+// pages its REG_MR listed.
 type SGESnap struct {
 	Page   string `json:"page"`
 	Off    int    `json:"off"`
 	Len    int    `json:"len"`
 	Source string `json:"source,omitempty"`
+	IOVA   string `json:"iova,omitempty"`
 }
 
 // RWCtxtSnap is one R/W context.
@@ -191,6 +195,15 @@ func sgeSnaps(sgl []svcrdma.SGE) []SGESnap {
 	return out
 }
 
+// wrSGEs is what a WR gathers or scatters: its SGL, or for an RDMA op
+// through an MR the one SGE that covers the MR's range.
+func wrSGEs(w *svcrdma.WR) []SGESnap {
+	if w.MR == nil || (w.Op != verbs.WRRDMARead && w.Op != verbs.WRRDMAReadWithInv && w.Op != verbs.WRRDMAWrite) {
+		return sgeSnaps(w.SGL)
+	}
+	return []SGESnap{{Page: fmt.Sprintf("mr#%d", w.MR.ID), Len: w.Bytes(), IOVA: fmt.Sprintf("0x%x", w.MR.IOVA())}}
+}
+
 func rwSnap(c *svcrdma.RWCtxt) RWCtxtSnap {
 	n := min(c.NEnts, len(c.SGL))
 	return RWCtxtSnap{ID: c.ID, Type: c.RW.Type.String(), NEnts: c.NEnts, FirstSGLNents: c.FirstSGLNents,
@@ -241,7 +254,7 @@ func (l *Lab) Snapshot() Snapshot {
 	for _, c := range x.OutstandingChains() {
 		cs := ChainSnap{Owner: c.Owner, Task: c.Task, SQECount: c.SQECount, Pos: c.Seq}
 		for w := c.First; w != nil; w = w.Next {
-			ws := WRSnap{Opcode: w.Op.String(), SGEs: sgeSnaps(w.SGL), Bytes: w.Bytes(), Signaled: w.Signaled, WRID: w.ID}
+			ws := WRSnap{Opcode: w.Op.String(), SGEs: wrSGEs(w), Bytes: w.Bytes(), Signaled: w.Signaled, WRID: w.ID}
 			if w.RKey != 0 {
 				ws.Remote, ws.RKey = fmt.Sprintf("0x%x", w.RemoteAddr), fmt.Sprintf("0x%x", w.RKey)
 			}

@@ -137,6 +137,10 @@ func (v sglView) writeText(w io.Writer) {
 // its first and last entries and a line that counts the rest.
 func writeSGEs(w io.Writer, label string, sges []engine.SGESnap) {
 	line := func(i int, e engine.SGESnap) {
+		if e.IOVA != "" {
+			fmt.Fprintf(w, "%s[%d] %-6s iova %s len %5d\n", label, i, e.Page, e.IOVA, e.Len)
+			return
+		}
 		fmt.Fprintf(w, "%s[%d] %-6s off %4d len %5d", label, i, e.Page, e.Off, e.Len)
 		if e.Source != "" {
 			fmt.Fprintf(w, "  %s", e.Source)

@@ -52,3 +52,12 @@ func TestShowCountersHung(t *testing.T) {
 		t.Errorf("hung %d; show counters:\n%s", s.lab.Snapshot().Counters.Hung, got)
 	}
 }
+
+// An RDMA op through an MR prints the MR and its IOVA, not a NULL page.
+func TestWriteSGEsMR(t *testing.T) {
+	var b strings.Builder
+	writeSGEs(&b, "sge", []engine.SGESnap{{Page: "mr#1", Len: 65536, IOVA: "0x1080a19eb000"}})
+	if want := "sge[0] mr#1   iova 0x1080a19eb000 len 65536\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}

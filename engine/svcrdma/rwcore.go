@@ -57,6 +57,15 @@ type MRState struct {
 	mr        verbs.MR
 }
 
+// IOVA is where the MR's registered range starts on the device: what the
+// SGE of an RDMA op through it names.
+func (m *MRState) IOVA() uint64 {
+	if m.mr == nil {
+		return 0
+	}
+	return m.mr.Addr()
+}
+
 // rwReg is struct rdma_rw_reg_ctx: one MR-based operation.
 type rwReg struct {
 	mr  *MRState
