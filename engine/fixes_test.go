@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/engine/xprt"
 )
 
 // hasEvent reports whether the history holds an event of fn whose args
@@ -124,5 +125,30 @@ func TestMRPathSGENamesTheMR(t *testing.T) {
 	want := SGESnap{Page: "mr#1", Len: 65536, IOVA: fmt.Sprintf("0x%x", mr.IOVA())}
 	if len(rd.SGEs) != 1 || rd.SGEs[0] != want || mr.IOVA() == 0 {
 		t.Errorf("RDMA_READ SGEs %+v, want [%+v]", rd.SGEs, want)
+	}
+}
+
+// A call chunk completes through svc_rdma_read_complete_pzrc, as the
+// kernel names it; several Read chunks through _multiple.
+func TestReadCompleteNames(t *testing.T) {
+	l := newLab(t, nil)
+	if _, err := l.LongCall(10000, ChunkOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, l)
+	if !hasEvent(l, trace.Point, "svc_rdma_read_complete_pzrc") || hasEvent(l, trace.Point, "svc_rdma_read_complete_multiple") {
+		t.Errorf("a long call did not complete through svc_rdma_read_complete_pzrc")
+	}
+	l = newLab(t, func(s *Settings) { s.Profile = "new2026" })
+	msg := Pattern(1, 0, 400)
+	if _, err := l.Call(xprt.CallSpec{Label: "two read chunks", Msg: msg, ReadChunks: []xprt.ReadChunkSpec{
+		{Pos: 100, Len: 100, Segments: []xprt.SegSpec{{Len: 100}}},
+		{Pos: 300, Len: 40, Segments: []xprt.SegSpec{{Len: 40}}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, l)
+	if !hasEvent(l, trace.Point, "svc_rdma_read_complete_multiple") || hasEvent(l, trace.Point, "svc_rdma_read_complete_pzrc") {
+		t.Errorf("two Read chunks did not complete through svc_rdma_read_complete_multiple")
 	}
 }

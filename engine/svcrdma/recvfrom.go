@@ -247,7 +247,12 @@ func (x *Xprt) readComplete(t *sched.Task, rq *Rqst, rc *RecvCtxt) {
 		rq.Arg.Len += align4(int(c.Length))
 		t.Point("svc_rdma_read_complete_one", "head", pos, "page_len", rq.Arg.PageLen, "tail", rq.Arg.Tail.Len, "len", rq.Arg.Len)
 	} else {
-		// svc_rdma_read_complete_multiple / _pzrc: the message is in the pages.
+		// svc_rdma_read_complete_multiple, or _pzrc for a call chunk: the
+		// two do the same, the message is in the pages.
+		name := "svc_rdma_read_complete_multiple"
+		if !rc.CallPCL.IsEmpty() {
+			name = "svc_rdma_read_complete_pzrc"
+		}
 		rq.Arg.Len += rc.ReadBytes
 		hl := min(x.PageSize, rc.ReadBytes)
 		rq.Arg.Head = Kvec{Page: rq.Pages[0], Off: 0, Len: hl}
@@ -255,7 +260,7 @@ func (x *Xprt) readComplete(t *sched.Task, rq *Rqst, rc *RecvCtxt) {
 		rq.Arg.PageBase = 0
 		rq.Arg.PageLen = rc.ReadBytes - hl
 		rq.Arg.Tail = Kvec{}
-		t.Point("svc_rdma_read_complete_multiple", "head", hl, "page_len", rq.Arg.PageLen, "len", rq.Arg.Len, "pages", pc)
+		t.Point(name, "head", hl, "page_len", rq.Arg.PageLen, "len", rq.Arg.Len, "pages", pc)
 	}
 	rq.RespagesIdx = pc
 }
