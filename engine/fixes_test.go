@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+	"github.com/rdmalab/rdmalab/engine/nfsd"
+	"github.com/rdmalab/rdmalab/engine/svcrdma"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/xprt"
 )
@@ -150,5 +153,136 @@ func TestReadCompleteNames(t *testing.T) {
 	settle(t, l)
 	if !hasEvent(l, trace.Point, "svc_rdma_read_complete_multiple") || hasEvent(l, trace.Point, "svc_rdma_read_complete_pzrc") {
 		t.Errorf("two Read chunks did not complete through svc_rdma_read_complete_multiple")
+	}
+}
+
+// writeMsg is an NFSv3 WRITE of n pattern bytes to "data" and the XDR
+// position of its data.
+func writeMsg(l *Lab, n int) ([]byte, int) {
+	return nfsd.WriteCall(l.NFS.Lookup("data").FH, 0, Pattern(l.Set.Seed, 0, n))
+}
+
+// rebuilt sends spec, runs the server until svc_rdma_read_complete has
+// rebuilt the call in rq_arg, and returns the call and those bytes.
+func rebuilt(t *testing.T, l *Lab, spec xprt.CallSpec) (*xprt.Call, []byte) {
+	t.Helper()
+	k, err := l.Call(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Complete(1, nil); err != nil {
+		t.Fatal(err)
+	}
+	l.Continue()
+	if _, err := l.Complete(-1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !l.RunUntil("svc_rdma_read_complete", true) {
+		dumpTail(t, l, 20)
+		t.Fatalf("the call's Reads did not complete")
+	}
+	return k, l.Rqsts[0].Arg.Flatten(l.Server.PageSize)
+}
+
+func segs(n int) []xprt.SegSpec { return []xprt.SegSpec{{Len: n}} }
+
+// GC-15 with a client that sends a position-zero chunk as xprtrdma does:
+// RDMA_NOMSG, the call chunk carrying the message less Read chunk R1. The
+// rebuild of B4's profiles loses exactly the last position(R1) bytes;
+// NEW2026 rebuilds the client's message whole.
+func TestGC15CallChunkWithReadChunk(t *testing.T) {
+	for _, p := range []svcrdma.Profile{svcrdma.ProfileSeed, svcrdma.ProfileFix2025, svcrdma.ProfileNew2026} {
+		t.Run(string(p), func(t *testing.T) {
+			l := newLab(t, func(s *Settings) { s.Profile = p })
+			msg, dataPos := writeMsg(l, 8192+3000-124)
+			if dataPos != 124 || len(msg) != 11192 {
+				t.Fatalf("message %d bytes, data at %d", len(msg), dataPos)
+			}
+			k, got := rebuilt(t, l, xprt.CallSpec{Label: "GC-15", Msg: msg, ReadChunks: []xprt.ReadChunkSpec{
+				{Pos: 0, Len: 8192, Segments: segs(8192)},
+				{Pos: 1000, Len: 3000, Segments: segs(3000)},
+			}})
+			if k.Header.Proc != rpcrdma.ProcNoMsg || len(k.Inline) != 0 || len(k.Header.ReadList) != 2 ||
+				k.Header.ReadList[0].Position != 0 || k.Header.ReadList[0].Length != 8192 {
+				t.Fatalf("sent %v with %d inline bytes, read list %+v", k.Header.Proc, len(k.Inline), k.Header.ReadList)
+			}
+			want := k.Spec.Msg
+			if p != svcrdma.ProfileNew2026 {
+				want = want[:len(want)-1000] // B4: the last position(R1) bytes are not read
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("rebuilt %d bytes, want the client's %d (of %d)", len(got), len(want), len(k.Spec.Msg))
+			}
+		})
+	}
+}
+
+// A lone Read chunk whose length is not a multiple of 4: if it ends the
+// data item its XDR pad travels nowhere and the server's roundup stands in
+// for it; if it ends inside the data the chunk carries the stream bytes
+// under the roundup. Either way the server rebuilds the client's message.
+func TestLoneReadChunkRoundup(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		data     int
+		endsItem bool
+		chunk    int // what the client registers
+	}{
+		{"ends the data item", 10002, true, 10002},
+		{"ends inside the data", 10050, false, 10004},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLab(t, nil)
+			msg, pos := writeMsg(l, tc.data)
+			k, got := rebuilt(t, l, xprt.CallSpec{Label: tc.name, Msg: msg, ReadChunks: []xprt.ReadChunkSpec{
+				{Pos: pos, Len: 10002, Segments: segs(10002), EndsItem: tc.endsItem}}})
+			if n := k.Header.ReadList[0].Length; int(n) != tc.chunk {
+				t.Errorf("the chunk carries %d bytes, want %d", n, tc.chunk)
+			}
+			want := k.Spec.Msg
+			if len(got) != len(want) {
+				t.Fatalf("rebuilt %d bytes, want %d", len(got), len(want))
+			}
+			// The pad the Read never writes is the only difference allowed.
+			skip := 0
+			if tc.endsItem {
+				skip = 2
+			}
+			end := pos + 10002
+			if !bytes.Equal(got[:end], want[:end]) || !bytes.Equal(got[end+skip:], want[end+skip:]) {
+				t.Errorf("the rebuilt message differs from the client's outside the XDR pad")
+			}
+			settle(t, l)
+			if d := l.NFS.Lookup("data").Data; !bytes.Equal(d, Pattern(l.Set.Seed, 0, tc.data)) {
+				t.Errorf("nfsd stored %d bytes that differ from the client's %d", len(d), tc.data)
+			}
+		})
+	}
+}
+
+// GC-13's numbers (Read chunks at 100 and 4200, 4000 and 50 bytes) make a
+// well-formed WRITE of 4126 bytes once B1 and B5 are gone: with several
+// chunks the server places them by position alone, so the data's XDR pad
+// travels inline and the rebuild is the client's message.
+func TestGC13NumbersWriteWhole(t *testing.T) {
+	for _, p := range []svcrdma.Profile{svcrdma.ProfileFix2025, svcrdma.ProfileNew2026} {
+		t.Run(string(p), func(t *testing.T) {
+			l := newLab(t, func(s *Settings) {
+				s.Profile = p
+				s.Bugs = map[svcrdma.Bug]bool{svcrdma.B5: false}
+			})
+			msg, pos := writeMsg(l, 4200+50-124)
+			k, got := rebuilt(t, l, xprt.CallSpec{Label: "GC-13", Msg: msg, ReadChunks: []xprt.ReadChunkSpec{
+				{Pos: 100, Len: 4000, Segments: segs(4000)},
+				{Pos: 4200, Len: 50, Segments: segs(50), EndsItem: 4250 == pos+4126},
+			}})
+			if len(k.Inline) != 202 || !bytes.Equal(got, k.Spec.Msg) {
+				t.Fatalf("%d inline bytes; rebuilt %d bytes, want the client's %d", len(k.Inline), len(got), len(k.Spec.Msg))
+			}
+			settle(t, l)
+			if d := l.NFS.Lookup("data").Data; !bytes.Equal(d, Pattern(l.Set.Seed, 0, 4126)) {
+				t.Errorf("nfsd stored %d bytes that differ from the client's 4126", len(d))
+			}
+		})
 	}
 }

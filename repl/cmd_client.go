@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/xprt"
@@ -149,6 +150,17 @@ func callCommand() *Command {
 	}
 }
 
+// chunkLen is how many bytes the call's Read chunk at pos carries.
+func chunkLen(k *xprt.Call, pos int) int {
+	n := 0
+	for _, s := range k.Segs {
+		if strings.HasPrefix(s.Kind, "read chunk") && int(s.Position) == pos {
+			n += int(s.Length)
+		}
+	}
+	return n
+}
+
 type readChunkArg struct {
 	pos    int
 	atData bool
@@ -184,7 +196,20 @@ func runCall(c *Ctx, a Args, out io.Writer) error {
 		end = max(end, r.pos+r.n)
 		reads = append(reads, r)
 	}
+	// A position-zero chunk carries the message less the other chunks: the
+	// message is as long as all of them together.
+	pz, rest := -1, 0
+	for i, r := range reads {
+		if r.pos == 0 && pz < 0 {
+			pz = i
+		} else {
+			rest += r.n
+		}
+	}
 	n := max(end-dataPos, 0)
+	if pz >= 0 {
+		n = max(reads[pz].n+rest-dataPos, n-reads[pz].n, 0)
+	}
 	if v, ok := a.Flag("data"); ok {
 		var err error
 		if n, err = parseSize("--data", v, 0, maxIO); err != nil {
@@ -192,12 +217,18 @@ func runCall(c *Ctx, a Args, out io.Writer) error {
 		}
 	}
 	msg, _ := nfsd.WriteCall(f.FH, 0, engine.Pattern(l.Set.Seed, 0, n))
+	if want := len(msg) - rest; pz >= 0 && reads[pz].n != want {
+		return fmt.Errorf("read chunk %d: a position-zero chunk carries the message less the other Read chunks: %d bytes here (the %d-byte message less %d), not %d",
+			pz, want, len(msg), rest, reads[pz].n)
+	}
 	spec := xprt.CallSpec{Msg: msg}
 	for i, r := range reads {
-		if r.pos+r.n > len(msg) {
+		if i != pz && r.pos+r.n > len(msg) {
 			return fmt.Errorf("read chunk %d: [%d, %d) is outside the %d-byte message (raise --data)", i, r.pos, r.pos+r.n, len(msg))
 		}
-		spec.ReadChunks = append(spec.ReadChunks, xprt.ReadChunkSpec{Pos: r.pos, Len: r.n, Segments: r.segs})
+		// A chunk that ends where the WRITE's data ends has the data's XDR
+		// pad after it; one that ends elsewhere has message bytes there.
+		spec.ReadChunks = append(spec.ReadChunks, xprt.ReadChunkSpec{Pos: r.pos, Len: r.n, Segments: r.segs, EndsItem: r.pos+r.n == dataPos+n})
 	}
 	for i, v := range a.All("write") {
 		segs, _, err := parseSegs(fmt.Sprintf("write chunk %d", i), v)
@@ -219,6 +250,16 @@ func runCall(c *Ctx, a Args, out io.Writer) error {
 		return fmt.Errorf("call: %w", err)
 	}
 	fmt.Fprintf(out, "the WRITE's data starts at XDR position %d; the message is %d bytes\n", dataPos, len(msg))
+	if k.Header.Proc == rpcrdma.ProcNoMsg {
+		fmt.Fprintln(out, "a position-zero chunk: the call goes as RDMA_NOMSG; the chunk carries the\n  message less the other Read chunks")
+	}
+	for i, r := range spec.ReadChunks {
+		if got := chunkLen(k, r.Pos); got > r.Len && r.Pos != 0 {
+			fmt.Fprintf(out, "read chunk %d: its %d bytes end inside the WRITE's data, not at its XDR pad:\n"+
+				"  the server rounds a lone chunk up to %d when it puts it back, so the chunk\n  carries those %d message bytes too\n",
+				i, r.Len, got, got-r.Len)
+		}
+	}
 	writeCallChunks(out, chunksOf(k))
 	return nil
 }

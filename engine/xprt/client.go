@@ -26,12 +26,26 @@ type SegSpec struct {
 
 // ReadChunkSpec moves Len bytes of the call message, starting at XDR
 // position Pos, into a Read chunk split into the given segments (their
-// lengths must add up to Len). Pos 0 with Len = the whole message is a
-// position-zero Read chunk: the call goes as RDMA_NOMSG.
+// lengths must add up to Len). Pos 0 is the position-zero Read chunk: it
+// carries the message less what the other Read chunks carry, and the call
+// goes as RDMA_NOMSG (as CallChunk).
+//
+// A chunk whose Len is not a multiple of 4 leaves bytes of the XDR stream
+// under its roundup. With one Read chunk and no call chunk the server
+// rounds the chunk up when it puts it back (svc_rdma_read_complete_one),
+// so those bytes are not sent inline: if they are the item's XDR pad
+// (EndsItem) nothing carries them (RFC 8166 §3.4.5.2), otherwise they are
+// message bytes and the chunk carries them, its length rounded up. With
+// several chunks, or a call chunk, the server rebuilds the message from the
+// positions alone (svc_rdma_read_multiple_chunks, _read_call_chunk), so
+// the pad stays in the stream the chunks were cut from.
 type ReadChunkSpec struct {
 	Pos      int
 	Len      int
 	Segments []SegSpec
+	// EndsItem says the chunk ends its XDR data item: Msg holds the item's
+	// roundup right after it.
+	EndsItem bool
 	// Data, when set, holds the chunk's bytes and Msg is already the
 	// reduced message (the chunk and its XDR pad left out), as a client
 	// that registers the data where it lies, without copying it, builds
@@ -49,9 +63,9 @@ type CallSpec struct {
 	Label      string // "NFSv3 WRITE 1048576", for notes and views
 	Msg        []byte // the whole RPC call message (XDR), before chunking; the call takes it over
 	ReadChunks []ReadChunkSpec
-	// CallChunk sends the whole message by RDMA Read (RDMA_NOMSG): Msg goes
-	// into a position-zero chunk of these segments; ReadChunks then name
-	// positions inside it.
+	// CallChunk sends the message by RDMA Read (RDMA_NOMSG): a
+	// position-zero chunk of these segments carries Msg less what the
+	// ReadChunks carry, whose positions count in the whole Msg.
 	CallChunk   []SegSpec
 	WriteChunks []WriteChunkSpec
 	ReplyChunk  *WriteChunkSpec
@@ -332,17 +346,54 @@ func (c *Client) prepare(k *Call) error {
 		vers = rpcrdma.Version
 	}
 	h := rpcrdma.Header{XID: xid, Vers: vers, Credit: c.Credits, Proc: rpcrdma.ProcMsg}
-	// Read chunks: cut their bytes out of the message, last first so the
-	// positions of earlier ones stay valid.
-	inline := msg
-	if len(spec.CallChunk) > 0 {
-		h.Proc = rpcrdma.ProcNoMsg
-		parts, err := split(msg, spec.CallChunk, "call chunk")
-		if err != nil {
-			return err
+	reads, callSegs, err := callChunkOf(spec)
+	if err != nil {
+		return err
+	}
+	reduced := len(reads) > 0 && reads[0].Data != nil
+	for i, rc := range reads {
+		if (rc.Data != nil) != reduced {
+			return fmt.Errorf("xprt: read chunk %d: either every Read chunk carries its Data or none does", i)
 		}
-		for i, s := range spec.CallChunk {
-			seg, err := c.register("call chunk", parts[i], s, verbs.AccessRemoteRead)
+		if !reduced && (rc.Pos < 0 || rc.Len < 0 || rc.Pos+rc.Len > len(msg)) {
+			return fmt.Errorf("xprt: read chunk %d: [%d,+%d) is outside the %d-byte message", i, rc.Pos, rc.Len, len(msg))
+		}
+	}
+	// One data item alone is rounded up by the server; otherwise the
+	// positions alone place the chunks (see ReadChunkSpec).
+	lone := len(callSegs) == 0 && len(reads) == 1 && !reduced
+	stream := msg // what is sent inline, or in the call chunk
+	if len(reads) > 0 && !reduced {
+		var b bytes.Buffer
+		at := 0
+		for _, rc := range reads {
+			if rc.Pos < at {
+				continue // overlapping chunks: a lesson on B5; send what is left
+			}
+			b.Write(msg[at:rc.Pos])
+			at = rc.Pos + rc.Len
+			if lone {
+				at += pad4(rc.Len)
+			}
+			at = min(at, len(msg))
+		}
+		b.Write(msg[at:])
+		stream = b.Bytes()
+	}
+	inline := stream
+	if len(callSegs) > 0 {
+		h.Proc = rpcrdma.ProcNoMsg
+		total := 0
+		for _, sg := range callSegs {
+			total += sg.Len
+		}
+		if total != len(stream) {
+			return fmt.Errorf("xprt: call chunk: segments hold %d bytes, the message less its Read chunks is %d (the %d-byte message less %d bytes)",
+				total, len(stream), len(msg), len(msg)-len(stream))
+		}
+		parts, _ := split(stream, callSegs, "call chunk")
+		for i, sg := range callSegs {
+			seg, err := c.register("call chunk", parts[i], sg, verbs.AccessRemoteRead)
 			if err != nil {
 				return err
 			}
@@ -351,24 +402,27 @@ func (c *Client) prepare(k *Call) error {
 		}
 		inline = nil
 	}
-	reduced := len(spec.ReadChunks) > 0 && spec.ReadChunks[0].Data != nil
-	for i, rc := range spec.ReadChunks {
-		if (rc.Data != nil) != reduced {
-			return fmt.Errorf("xprt: read chunk %d: either every Read chunk carries its Data or none does", i)
-		}
-		data := rc.Data
+	for i, rc := range reads {
+		data, segs := rc.Data, rc.Segments
 		if !reduced {
-			if rc.Pos < 0 || rc.Len < 0 || rc.Pos+rc.Len > len(msg) {
-				return fmt.Errorf("xprt: read chunk %d: [%d,+%d) is outside the %d-byte message", i, rc.Pos, rc.Len, len(msg))
+			n := rc.Len
+			if lone && !rc.EndsItem {
+				// Stream bytes under the roundup the server adds ride in
+				// the chunk, which the server then leaves as it is.
+				n = min(rc.Len+pad4(rc.Len), len(msg)-rc.Pos)
 			}
-			data = msg[rc.Pos : rc.Pos+rc.Len]
+			data = msg[rc.Pos : rc.Pos+n]
+			if extra := n - rc.Len; extra > 0 && len(segs) > 0 {
+				segs = slices.Clone(segs)
+				segs[len(segs)-1].Len += extra
+			}
 		}
-		parts, err := split(data, rc.Segments, fmt.Sprintf("read chunk %d", i))
+		parts, err := split(data, segs, fmt.Sprintf("read chunk %d", i))
 		if err != nil {
 			return err
 		}
-		for j, s := range rc.Segments {
-			seg, err := c.register(fmt.Sprintf("read chunk %d", i), parts[j], s, verbs.AccessRemoteRead)
+		for j, sg := range segs {
+			seg, err := c.register(fmt.Sprintf("read chunk %d", i), parts[j], sg, verbs.AccessRemoteRead)
 			if err != nil {
 				return err
 			}
@@ -376,25 +430,6 @@ func (c *Client) prepare(k *Call) error {
 			k.Segs = append(k.Segs, seg)
 			h.ReadList = append(h.ReadList, rpcrdma.ReadSegment{Position: uint32(rc.Pos), Segment: seg.Segment})
 		}
-	}
-	if len(spec.CallChunk) == 0 && len(spec.ReadChunks) > 0 && !reduced {
-		// The inline message is the call minus each chunk's bytes (RFC 8166
-		// §3.5.3: positions count the removed bytes, XDR pad included).
-		var b bytes.Buffer
-		at := 0
-		for _, rc := range spec.ReadChunks {
-			if rc.Pos < at {
-				continue // overlapping chunks: a lesson on B5; send what is left
-			}
-			b.Write(msg[at:rc.Pos])
-			at = rc.Pos + rc.Len
-			at += (4 - rc.Len%4) % 4
-			at = min(at, len(msg))
-		}
-		if at < len(msg) {
-			b.Write(msg[at:])
-		}
-		inline = b.Bytes()
 	}
 	for i, wc := range spec.WriteChunks {
 		var chunk rpcrdma.WriteChunk
@@ -436,6 +471,27 @@ func (c *Client) prepare(k *Call) error {
 	k.sendMR = mr
 	return nil
 }
+
+// callChunkOf separates the position-zero Read chunk, if spec names one
+// among its ReadChunks, from the data-item chunks: xprtrdma sends a call
+// with a call chunk as RDMA_NOMSG.
+func callChunkOf(spec CallSpec) (reads []ReadChunkSpec, call []SegSpec, err error) {
+	call = spec.CallChunk
+	for i, rc := range spec.ReadChunks {
+		if rc.Pos != 0 || rc.Data != nil {
+			reads = append(reads, rc)
+			continue
+		}
+		if len(call) > 0 {
+			return nil, nil, fmt.Errorf("xprt: read chunk %d: a second position-zero chunk (one call chunk carries the message; give it more segments)", i)
+		}
+		call = rc.Segments
+	}
+	return reads, call, nil
+}
+
+// pad4 is the XDR roundup after n bytes.
+func pad4(n int) int { return (4 - n%4) % 4 }
 
 // Send posts the call's Send.
 func (c *Client) Send(k *Call) error {
