@@ -286,3 +286,37 @@ func TestGC13NumbersWriteWhole(t *testing.T) {
 		})
 	}
 }
+
+// An answered call shows what its reply says: the RPC accept status when
+// the call failed there, else the NFS status; a summary keeps it.
+func TestCallStatus(t *testing.T) {
+	l := newLab(t, func(s *Settings) { s.AutoComplete = true })
+	msg, _ := writeMsg(l, 11068)
+	if _, err := l.Call(xprt.CallSpec{Label: "GC-15", Msg: msg, ReadChunks: []xprt.ReadChunkSpec{
+		{Pos: 0, Len: 8192, Segments: segs(8192)}, {Pos: 1000, Len: 3000, Segments: segs(3000)}}}); err != nil {
+		t.Fatal(err)
+	}
+	dirWrite, _ := nfsd.WriteCall(l.NFS.Root.FH, 0, []byte("to a directory"))
+	if _, err := l.Call(xprt.CallSpec{Label: "WRITE to /", Msg: dirWrite}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Write(4096, ChunkOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ { // the first calls shrink to summaries
+		if _, err := l.Read(4096, ChunkOpts{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, l)
+	want := []string{"GARBAGE_ARGS", "NFS3ERR_STALE", "NFS3_OK"}
+	calls := l.Snapshot().Calls
+	if !l.Client.Calls()[0].Summary {
+		t.Fatalf("the first call was not summarised")
+	}
+	for i, w := range want {
+		if calls[i].State != "answered" || calls[i].Status != w {
+			t.Errorf("call %d (%s): %s %q, want answered %q", i, calls[i].Label, calls[i].State, calls[i].Status, w)
+		}
+	}
+}

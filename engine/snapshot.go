@@ -1,14 +1,18 @@
 package engine
 
 import (
+	"encoding/binary"
 	"fmt"
 
+	"github.com/rdmalab/rdmalab/captures/nfs"
+	"github.com/rdmalab/rdmalab/captures/oncrpc"
 	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/verbs"
+	"github.com/rdmalab/rdmalab/engine/xprt"
 )
 
 // Snapshot is the whole state a view draws, JSON-serialisable. Field names
@@ -167,13 +171,34 @@ type PositionSnap struct {
 	Replies  []ReplySnap `json:"replies"`
 }
 
-// CallSnap is one client call.
+// CallSnap is one client call. Status is what an answered call's reply
+// says: the RPC accept status when it is not SUCCESS, else the NFSv3
+// status ("NFS3_OK", "NFS3ERR_STALE"); empty without an RPC reply.
 type CallSnap struct {
-	XID   string `json:"xid"`
-	Label string `json:"label"`
-	Proc  string `json:"proc"`
-	State string `json:"state"`
-	Err   string `json:"err,omitempty"`
+	XID    string `json:"xid"`
+	Label  string `json:"label"`
+	Proc   string `json:"proc"`
+	State  string `json:"state"`
+	Status string `json:"status,omitempty"`
+	Err    string `json:"err,omitempty"`
+}
+
+// callStatus reads k's reply: RPC status, then NFS status.
+func callStatus(k *xprt.Call) string {
+	r := k.Reply
+	switch {
+	case r == nil || r.Header.Proc == rpcrdma.ProcError:
+		return ""
+	case r.RPCErr != "":
+		return "malformed RPC reply"
+	case r.RPC.Stat != oncrpc.MsgAccepted:
+		return "MSG_DENIED " + r.RPC.RejectStat.String()
+	case r.RPC.AcceptStat != oncrpc.Success:
+		return r.RPC.AcceptStat.String()
+	case k.Prog == nfs.ProgNFS && k.Vers == 3 && k.RPCProc != 0 && len(r.Results) >= 4:
+		return nfs.Stat3(binary.BigEndian.Uint32(r.Results)).String()
+	}
+	return oncrpc.Success.String()
 }
 
 func pageSnaps(pages []*svcrdma.Page, usedOnly bool) []PageSnap {
@@ -294,7 +319,8 @@ func (l *Lab) Snapshot() Snapshot {
 		case k.Sent:
 			st = "sent"
 		}
-		s.Calls = append(s.Calls, CallSnap{XID: fmt.Sprintf("0x%x", k.XID), Label: k.Spec.Label, Proc: k.Header.Proc.String(), State: st, Err: k.Err})
+		s.Calls = append(s.Calls, CallSnap{XID: fmt.Sprintf("0x%x", k.XID), Label: k.Spec.Label, Proc: k.Header.Proc.String(),
+			State: st, Status: callStatus(k), Err: k.Err})
 	}
 	if l.seq > 0 {
 		ev := l.last

@@ -45,6 +45,9 @@ func (v callsView) writeText(w io.Writer) {
 	}
 	for _, k := range v.Calls {
 		fmt.Fprintf(w, "xid %s  %-9s %-10s %s", k.XID, k.State, k.Proc, k.Label)
+		if k.Status != "" && k.Status != "NFS3_OK" && k.Status != "SUCCESS" {
+			fmt.Fprintf(w, "  status: %s", k.Status)
+		}
 		if k.Err != "" {
 			fmt.Fprintf(w, "  error: %s", k.Err)
 		}

@@ -61,3 +61,17 @@ func TestWriteSGEsMR(t *testing.T) {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }
+
+// show calls says how a call failed when its reply is not a success.
+func TestShowCallsStatus(t *testing.T) {
+	var b strings.Builder
+	callsView{[]engine.CallSnap{
+		{XID: "0x1", State: "answered", Proc: "RDMA_NOMSG", Label: "custom WRITE 11068", Status: "GARBAGE_ARGS"},
+		{XID: "0x2", State: "answered", Proc: "RDMA_MSG", Label: "NFSv3 WRITE 4096", Status: "NFS3_OK"},
+	}}.writeText(&b)
+	want := "xid 0x1  answered  RDMA_NOMSG custom WRITE 11068  status: GARBAGE_ARGS\n" +
+		"xid 0x2  answered  RDMA_MSG   NFSv3 WRITE 4096\n"
+	if b.String() != want {
+		t.Errorf("got\n%swant\n%s", b.String(), want)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rdmalab/rdmalab/captures/oncrpc"
 	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
@@ -113,15 +114,18 @@ func (s *Segment) Data() []byte {
 
 // Call is an RPC in flight, answered or failed.
 type Call struct {
-	XID    uint32
-	Spec   CallSpec
-	Header rpcrdma.Header
-	Inline []byte // RPC bytes sent in the Send after the header
-	Segs   []*Segment
-	Sent   bool
-	Done   bool
-	Reply  *Reply
-	Err    string // a failure the client saw (send error, RDMA_ERROR, disconnect)
+	XID  uint32
+	Spec CallSpec
+	// Prog, Vers and RPCProc are the call's RPC program, version and
+	// procedure, to read the reply's results by (0 when Msg is no call).
+	Prog, Vers, RPCProc uint32
+	Header              rpcrdma.Header
+	Inline              []byte // RPC bytes sent in the Send after the header
+	Segs                []*Segment
+	Sent                bool
+	Done                bool
+	Reply               *Reply
+	Err                 string // a failure the client saw (send error, RDMA_ERROR, disconnect)
 	// Summary marks the copy the client keeps of an older finished call:
 	// no message (Spec.Msg, Read chunk Data), segments cut to their head,
 	// no reply chunk data. The caller's own *Call stays whole.
@@ -139,7 +143,27 @@ type Reply struct {
 	WriteChunks [][]byte // data the server wrote into each Write chunk, cut to the lengths it reported
 	ReplyChunk  []byte   // RDMA_NOMSG: the reply message itself
 	Invalidated uint32   // the rkey a SEND_WITH_INV invalidated
-	summary     bool
+	// RPC is the reply's RPC header and Results the first bytes after it
+	// (the procedure's status word first); RPCErr says why the header did
+	// not decode. Summaries keep them.
+	RPC     oncrpc.ReplyHeader
+	Results []byte
+	RPCErr  string
+	summary bool
+}
+
+// resultsHead is how many bytes of the results a Reply keeps.
+const resultsHead = 8
+
+// decodeRPC reads the RPC reply header at the start of msg.
+func (r *Reply) decodeRPC(msg []byte) {
+	n, err := r.RPC.Decode(msg)
+	if err != nil {
+		r.RPCErr = err.Error()
+		return
+	}
+	r.RPC.Verf.Body = slices.Clone(r.RPC.Verf.Body)
+	r.Results = slices.Clone(msg[n:min(len(msg), n+resultsHead)])
 }
 
 // Message is the RPC reply message the client rebuilds: the Reply chunk
@@ -324,6 +348,10 @@ func (c *Client) Prepare(spec CallSpec) (*Call, error) {
 		return nil, errors.New("xprt: call message shorter than an XID")
 	}
 	k := &Call{XID: c.nextXID, Spec: spec}
+	var ch oncrpc.CallHeader
+	if _, err := ch.Decode(spec.Msg); err == nil {
+		k.Prog, k.Vers, k.RPCProc = ch.Prog, ch.Vers, ch.Proc
+	}
 	if err := c.prepare(k); err != nil {
 		k.release() // what was registered before the failure
 		return nil, err
@@ -573,6 +601,11 @@ func (c *Client) HandleRecvWC(wc verbs.WC) string {
 	if h.ReplyChunk != nil {
 		r.ReplyChunk = written(c.segsOf(k, "reply chunk"), h.ReplyChunk.Segments)
 	}
+	if h.Proc == rpcrdma.ProcNoMsg {
+		r.decodeRPC(r.ReplyChunk)
+	} else {
+		r.decodeRPC(r.Inline)
+	}
 	c.finish(k)
 	return fmt.Sprintf("xid %#x: %v reply, %d inline bytes, %d write chunks, reply chunk %d bytes",
 		h.XID, h.Proc, len(r.Inline), len(r.WriteChunks), len(r.ReplyChunk))
@@ -662,8 +695,8 @@ func (c *Client) abandon(why string) {
 
 // summary is a copy of a finished call that holds on to no large buffer.
 func (k *Call) summary() *Call {
-	s := &Call{XID: k.XID, Spec: k.Spec, Header: k.Header, Inline: append([]byte(nil), k.Inline...),
-		Sent: k.Sent, Done: k.Done, Err: k.Err, Summary: true, seq: k.seq, finished: true}
+	s := &Call{XID: k.XID, Spec: k.Spec, Prog: k.Prog, Vers: k.Vers, RPCProc: k.RPCProc, Header: k.Header,
+		Inline: append([]byte(nil), k.Inline...), Sent: k.Sent, Done: k.Done, Err: k.Err, Summary: true, seq: k.seq, finished: true}
 	s.Spec.Msg = nil
 	s.Spec.ReadChunks = slices.Clone(s.Spec.ReadChunks)
 	for i := range s.Spec.ReadChunks {
@@ -676,7 +709,8 @@ func (k *Call) summary() *Call {
 		s.Segs = append(s.Segs, &h)
 	}
 	if r := k.Reply; r != nil {
-		s.Reply = &Reply{Header: r.Header, Inline: r.Inline, Invalidated: r.Invalidated, summary: true}
+		s.Reply = &Reply{Header: r.Header, Inline: r.Inline, Invalidated: r.Invalidated,
+			RPC: r.RPC, Results: r.Results, RPCErr: r.RPCErr, summary: true}
 	}
 	return s
 }
