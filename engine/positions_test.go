@@ -69,12 +69,15 @@ func TestGC20RaceWithoutPostLock(t *testing.T) {
 	snap := l.Snapshot()
 	var premature bool
 	for _, r := range snap.Positions.Replies {
-		if r.Pos == 1 && r.Acked {
+		if r.Pos == 1 && r.Acked && r.SendQueued {
 			premature = true
+		}
+		if r.Pos == 2 && r.SendQueued {
+			t.Errorf("reply 2's Send completed, yet it says queued")
 		}
 	}
 	if !premature {
-		t.Fatalf("reply at position 1 should test acknowledged before its Send completed: %+v", snap.Positions.Replies)
+		t.Fatalf("reply at position 1 should test acknowledged, its Send still queued: %+v", snap.Positions.Replies)
 	}
 	// Send#1 flushes: the reply the DRC thinks delivered never was.
 	st := verbs.StatusWRFlushErr

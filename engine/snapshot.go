@@ -151,14 +151,17 @@ type SQSnap struct {
 	MaxSGEs int      `json:"sc_max_send_sges"`
 }
 
-// ReplySnap is one reply's position.
+// ReplySnap is one reply's position. SendQueued says its Send is still on
+// the Send Queue: acked with it set is the premature acknowledgement the
+// post lock prevents (the reply is not delivered).
 type ReplySnap struct {
-	XID      string `json:"xid"`
-	Proc     string `json:"proc"`
-	Pos      uint64 `json:"pos"`
-	Acked    bool   `json:"acked"`
-	Inflight bool   `json:"inflight"`
-	Evicted  bool   `json:"evicted"`
+	XID        string `json:"xid"`
+	Proc       string `json:"proc"`
+	Pos        uint64 `json:"pos"`
+	Acked      bool   `json:"acked"`
+	Inflight   bool   `json:"inflight"`
+	Evicted    bool   `json:"evicted"`
+	SendQueued bool   `json:"send_queued,omitempty"`
 }
 
 // PositionSnap is the patch's state.
@@ -302,13 +305,19 @@ func (l *Lab) Snapshot() Snapshot {
 	}
 	s.Positions = PositionSnap{Enabled: l.Set.Positions, PostLock: l.Set.PostLock, PostSeq: x.PostSeq,
 		AckedPos: x.AckedPos, LockHeld: x.PostLock.Holder()}
+	queued := map[uint64]bool{}
+	for _, c := range x.OutstandingChains() {
+		if c.Seq != 0 {
+			queued[c.Seq] = true
+		}
+	}
 	for _, e := range l.NFS.DRC {
 		s.Positions.Replies = append(s.Positions.Replies, ReplySnap{XID: fmt.Sprintf("0x%x", e.XID), Proc: e.Proc,
-			Pos: e.Pos, Acked: nfsd.Acked(e, x), Inflight: e.Inflight})
+			Pos: e.Pos, Acked: nfsd.Acked(e, x), Inflight: e.Inflight, SendQueued: e.Pos != 0 && queued[e.Pos]})
 	}
 	for _, e := range l.NFS.Evicted {
 		s.Positions.Replies = append(s.Positions.Replies, ReplySnap{XID: fmt.Sprintf("0x%x", e.XID), Proc: e.Proc,
-			Pos: e.Pos, Acked: true, Evicted: true})
+			Pos: e.Pos, Acked: true, Evicted: true, SendQueued: e.Pos != 0 && queued[e.Pos]})
 	}
 	calls := l.Client.Calls()
 	for _, k := range calls[max(0, len(calls)-snapshotCalls):] {

@@ -312,10 +312,14 @@ func (v positionsView) writeText(w io.Writer) {
 	for _, r := range p.Replies {
 		state := "not acked"
 		switch {
+		case r.Evicted && r.SendQueued:
+			state = "acked, evicted from the DRC, but its Send is still queued: not delivered"
 		case r.Evicted:
 			state = "acked, evicted from the DRC"
 		case r.Inflight:
 			state = "in flight"
+		case r.Acked && r.SendQueued:
+			state = "acked, but its Send is still queued: not delivered"
 		case r.Acked:
 			state = "acked"
 		}

@@ -75,3 +75,17 @@ func TestShowCallsStatus(t *testing.T) {
 		t.Errorf("got\n%swant\n%s", b.String(), want)
 	}
 }
+
+// A reply acked while its Send is still queued says it is not delivered.
+func TestShowPositionsPrematureAck(t *testing.T) {
+	var b strings.Builder
+	positionsView{engine.PositionSnap{Enabled: true, PostSeq: 2, AckedPos: 2, Replies: []engine.ReplySnap{
+		{XID: "0xa", Proc: "WRITE", Pos: 1, Acked: true, SendQueued: true},
+		{XID: "0xb", Proc: "WRITE", Pos: 2, Acked: true},
+	}}}.writeText(&b)
+	for _, want := range []string{"pos 1    acked, but its Send is still queued: not delivered\n", "pos 2    acked\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+}
