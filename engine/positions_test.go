@@ -209,3 +209,32 @@ func TestDRCEvictsAcknowledgedEntries(t *testing.T) {
 		t.Error("no nfsd_cache_evict event")
 	}
 }
+
+// GC-19 step 8: a reply whose ib_post_send fails still runs the reply-sent
+// hook: the entry leaves flight with c_pos 0 and is never acked-evictable.
+func TestGC19FailedPostLeavesPositionZero(t *testing.T) {
+	l := newLab(t, nil)
+	wa, _ := l.Write(64, ChunkOpts{Inline: true})
+	if _, err := l.Complete(1, nil); err != nil {
+		t.Fatal(err)
+	}
+	l.Server.Inject.PostSend = 1 // the reply's Send is the next post
+	l.Continue()
+	if l.Server.PostSeq != 1 || l.Rqsts[0].ReplyPos != 0 {
+		t.Fatalf("sc_post_seq %d, rq_reply_pos %d; want the number consumed and no position", l.Server.PostSeq, l.Rqsts[0].ReplyPos)
+	}
+	if len(l.NFS.DRC) != 1 {
+		t.Fatalf("DRC %+v", l.NFS.DRC)
+	}
+	e := l.NFS.DRC[0]
+	if e.XID != wa.XID || e.Pos != 0 || e.Inflight {
+		t.Fatalf("entry %+v: want c_pos 0, not in flight", *e)
+	}
+	if !hasEvent(l, trace.Point, "nfsd_cache_reply_sent", "c_pos", "0") {
+		t.Errorf("nfsd_cache_reply_sent did not run")
+	}
+	l.Server.AckedPos = 1 << 40 // even a huge acked position
+	if nfsd.Acked(e, l.Server) {
+		t.Errorf("an entry at position 0 tests acknowledged")
+	}
+}

@@ -322,6 +322,8 @@ func (v positionsView) writeText(w io.Writer) {
 			state = "acked, but its Send is still queued: not delivered"
 		case r.Acked:
 			state = "acked"
+		case r.Pos == 0:
+			state = "no position: the reply never reached the wire, never acked"
 		}
 		fmt.Fprintf(w, "  xid %s %-8s pos %-4d %s\n", r.XID, r.Proc, r.Pos, state)
 	}

@@ -82,8 +82,10 @@ func TestShowPositionsPrematureAck(t *testing.T) {
 	positionsView{engine.PositionSnap{Enabled: true, PostSeq: 2, AckedPos: 2, Replies: []engine.ReplySnap{
 		{XID: "0xa", Proc: "WRITE", Pos: 1, Acked: true, SendQueued: true},
 		{XID: "0xb", Proc: "WRITE", Pos: 2, Acked: true},
+		{XID: "0xc", Proc: "WRITE", Pos: 0},
 	}}}.writeText(&b)
-	for _, want := range []string{"pos 1    acked, but its Send is still queued: not delivered\n", "pos 2    acked\n"} {
+	for _, want := range []string{"pos 1    acked, but its Send is still queued: not delivered\n", "pos 2    acked\n",
+		"pos 0    no position: the reply never reached the wire, never acked\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in\n%s", want, b.String())
 		}

@@ -83,10 +83,11 @@ func (x *Xprt) serveOne(t *sched.Task, rq *Rqst, svc Service) {
 		return
 	}
 	if svc != nil && !svc.Process(t, x, rq) {
-		err := x.Sendto(t, rq)
-		if err == nil {
-			svc.ReplySent(t, x, rq)
-		}
+		// svc_send: the reply-sent hook runs once xpo_sendto returns,
+		// whatever it returned; a reply that never reached the wire
+		// leaves rq_reply_pos at 0 (spec §10.3, GC-19 step 8).
+		_ = x.Sendto(t, rq)
+		svc.ReplySent(t, x, rq)
 	}
 	// svc_xprt_release → xpo_release_ctxt
 	if rq.Ctxt != nil {
