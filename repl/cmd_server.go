@@ -210,16 +210,13 @@ func runReadlist(c *Ctx, a Args, out io.Writer) error {
 
 func runPost(c *Ctx, a Args, out io.Writer) error {
 	s := c.S
-	// ib_post_send's trace point comes before the provider takes the
-	// chain: stop at the poster's next event, when the chain is on the SQ
-	// (or the post has failed).
+	// Stop at ib_post_send's return: the chain is on the SQ (or the post
+	// has failed).
 	poster := ""
 	err := c.serverRun(out, optPos(a, 0), "ib_post_send", func(e trace.Event) bool {
-		if poster != "" && e.Task == poster {
-			return true
-		}
-		if e.Func == "ib_post_send" && e.Text == "" {
+		if e.Kind == trace.Return && e.Func == "ib_post_send" {
 			poster = e.Task
+			return true
 		}
 		return false
 	})

@@ -40,7 +40,7 @@ func kernelFuncs() []Suggestion {
 		{"svc_rdma_reply_done", "Reply chunk completion"},
 		{"svc_rdma_wc_send", "Send completion: advance xpt_acked_pos"},
 		{"svc_rdma_detach", "close the transport"},
-		{"ib_post_send", "a chain goes on the Send Queue (trace point)"},
+		{"ib_post_send", "the provider takes a chain onto the Send Queue"},
 		{"sg_set_page", "one SGL entry is set (trace point)"},
 		{"svc_xprt_advance_acked", "xpt_acked_pos moves (trace point)"},
 	}

@@ -53,8 +53,9 @@ func (x *Xprt) deferredClose(t *sched.Task) {
 	t.Pointf("svc_xprt_deferred_close", "XPT_CLOSE set: an nfsd thread will disconnect and every outstanding WR will flush")
 }
 
-// ibPostSend hands a chain to the provider (ib_post_send). The chain's
-// signaled WRs are remembered so their completions find their cqe.
+// ibPostSend hands a chain to the provider (ib_post_send): its entry is the
+// chain about to be posted, its return the post done (or failed). The
+// chain's signaled WRs are remembered so their completions find their cqe.
 func (x *Xprt) ibPostSend(t *sched.Task, first *WR, owner string, seq uint64) (bad *WR, err error) {
 	var vfirst, vprev *verbs.SendWR
 	var model []*WR
@@ -82,7 +83,14 @@ func (x *Xprt) ibPostSend(t *sched.Task, first *WR, owner string, seq uint64) (b
 		model = append(model, w)
 		vwrs = append(vwrs, v)
 	}
-	t.Point("ib_post_send", "wrs", len(model), "chain", chainArg{first})
+	ret := t.CallV("ib_post_send", "wrs", len(model), "chain", chainArg{first})
+	defer func() {
+		if err != nil {
+			ret(errnoOf(err))
+		} else {
+			ret(nil)
+		}
+	}()
 	var vbad *verbs.SendWR
 	switch {
 	case x.Inject.takeFailure(&x.Inject.PostSend):
