@@ -31,9 +31,10 @@ func serverCommands() []*Command {
 			Name: "readlist", Aliases: []string{"pull"}, Group: GroupServer, Hint: true,
 			Usage: "readlist [THREAD]",
 			Short: "build the Read list's SGLs, post the RDMA Reads",
-			Long: "Runs until svc_rdma_process_read_list returns: each Read segment gets an rw ctxt whose\n" +
-				"SGL maps it onto rq_pages (svc_rdma_build_read_segment), and the chain of RDMA Reads\n" +
-				"is posted. Shows the recv ctxt's page cursor and the SGLs built.",
+			Long: "Runs until svc_rdma_process_read_list returns and svc_rdma_recvfrom parks the call to\n" +
+				"wait for its Reads: each Read segment gets an rw ctxt whose SGL maps it onto rq_pages\n" +
+				"(svc_rdma_build_read_segment), and the chain of RDMA Reads is posted. Shows the recv\n" +
+				"ctxt's page cursor and the SGLs built.",
 			Example: "readlist\nshow sgl",
 			Kernel:  []string{"svc_rdma_process_read_list", "svc_rdma_build_read_chunk", "svc_rdma_build_read_segment", "svc_rdma_post_chunk_ctxt"},
 			Args:    []Arg{threadArg()},
@@ -188,13 +189,27 @@ func argVal(args []trace.Arg, key string) string {
 func runReadlist(c *Ctx, a Args, out io.Writer) error {
 	s := c.S
 	thread := optPos(a, 0)
+	// After a successful svc_rdma_process_read_list, stop at the thread's
+	// next event, where svc_rdma_recvfrom parks the call: readlist shows
+	// it, not the command after.
+	posted := ""
 	err := c.serverRun(out, thread, "svc_rdma_process_read_list", func(e trace.Event) bool {
-		return e.Kind == trace.Return && (e.Func == "svc_rdma_process_read_list" || e.Func == "svc_rdma_recvfrom")
+		switch {
+		case posted != "":
+			return e.Task == posted
+		case e.Kind == trace.Return && e.Func == "svc_rdma_process_read_list":
+			if e.Err != "" {
+				return true
+			}
+			posted = e.Task
+			return false
+		}
+		return e.Kind == trace.Return && e.Func == "svc_rdma_recvfrom"
 	})
 	if err != nil {
 		return err
 	}
-	if last := s.lab.Last(); last.Func == "svc_rdma_recvfrom" {
+	if last := s.lab.Last(); last.Kind == trace.Return && last.Func == "svc_rdma_recvfrom" {
 		return fmt.Errorf("%s returned from svc_rdma_recvfrom without a Read list to process (the call carries none, or it was already pulled)", last.Task)
 	}
 	snap := s.lab.Snapshot()
