@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/oncrpc"
 	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
@@ -318,5 +319,51 @@ func TestCallStatus(t *testing.T) {
 		if calls[i].State != "answered" || calls[i].Status != w {
 			t.Errorf("call %d (%s): %s %q, want answered %q", i, calls[i].Label, calls[i].State, calls[i].Status, w)
 		}
+	}
+}
+
+// A READ whose Write chunk is shorter than the data: svc_rdma_result_payload
+// refuses it with -E2BIG, the NFS encoder fails, and nfsd answers
+// SYSTEM_ERR with nothing after the accept status. No RDMA Write is
+// posted, the chunk comes back empty, and the connection stays up.
+func TestReadIntoTooSmallWriteChunk(t *testing.T) {
+	for _, p := range []svcrdma.Profile{svcrdma.ProfileFix2025, svcrdma.ProfileNew2026} {
+		t.Run(string(p), func(t *testing.T) {
+			l := newLab(t, func(s *Settings) { s.Profile = p })
+			if _, err := l.Write(20000, ChunkOpts{}); err != nil {
+				t.Fatal(err)
+			}
+			settle(t, l)
+			writes := l.Server.Counters.Writes
+			k, err := l.Read(20000, ChunkOpts{ChunkLen: 8192, Segments: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(k.Header.WriteList); n != 1 || len(k.Header.WriteList[0].Segments) != 2 ||
+				k.Header.WriteList[0].Segments[0].Length+k.Header.WriteList[0].Segments[1].Length != 8192 {
+				t.Fatalf("write list %+v, want one 8192-byte chunk of 2 segments", k.Header.WriteList)
+			}
+			settle(t, l)
+			var e2big bool
+			for _, e := range l.History() {
+				if e.Kind == trace.Return && e.Func == "svc_rdma_result_payload" && e.Err == "E2BIG" {
+					e2big = true
+				}
+			}
+			if !e2big || !k.Done || l.Server.Close || l.Server.Counters.Writes != writes {
+				t.Fatalf("-E2BIG %v, answered %v, closing %v, Write pieces %d → %d", e2big, k.Done, l.Server.Close, writes, l.Server.Counters.Writes)
+			}
+			r := k.Reply
+			if r.RPC.AcceptStat != oncrpc.SystemErr || len(r.Inline) != 24 {
+				t.Errorf("reply %v with %d inline bytes, want SYSTEM_ERR and only the 24-byte RPC header", r.RPC.AcceptStat, len(r.Inline))
+			}
+			if len(r.Header.WriteList) != 1 || len(r.WriteChunks[0]) != 0 {
+				t.Errorf("the Write chunk came back with %d bytes, want none", len(r.WriteChunks[0]))
+			}
+			if st := l.Snapshot().Calls[1].Status; st != "SYSTEM_ERR" {
+				t.Errorf("show calls status %q", st)
+			}
+			checkIdle(t, l)
+		})
 	}
 }

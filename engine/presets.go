@@ -14,6 +14,9 @@ type ChunkOpts struct {
 	Segments int  // how many segments the chunk is split into (default 1)
 	PageOff  int  // page offset of the client buffers (default 0)
 	Inline   bool // send the data inline when it fits, as the Linux client does for small I/O
+	// ChunkLen, for a READ, is the Write chunk's length (0: the READ's
+	// size), so a chunk too small for the payload can be asked for.
+	ChunkLen int
 }
 
 // Pattern is the data a WRITE preset sends at file offset off, for lab
@@ -97,15 +100,24 @@ func (l *Lab) Write(n int, o ChunkOpts) (*xprt.Call, error) {
 // Read issues an NFSv3 READ of n bytes of "data", with a Write chunk for
 // the data unless it fits inline and o.Inline. A READ of 0 bytes gets no
 // Write chunk: an empty one cannot be registered, and its reply fits
-// inline, which is what the Linux client does.
+// inline, which is what the Linux client does. o.ChunkLen asks for a
+// Write chunk of that length whatever the READ's size.
 func (l *Lab) Read(n int, o ChunkOpts) (*xprt.Call, error) {
 	if err := checkSize("READ", n); err != nil {
 		return nil, err
 	}
+	if o.ChunkLen < 0 || o.ChunkLen > maxIO {
+		return nil, fmt.Errorf("Write chunk length must be 0..%d bytes, not %d", maxIO, o.ChunkLen)
+	}
 	f := l.NFS.Lookup("data")
 	spec := xprt.CallSpec{Label: fmt.Sprintf("NFSv3 READ %d", n), Msg: nfsd.ReadCall(f.FH, 0, uint32(n))}
-	if !((o.Inline || n == 0) && n+200 <= l.Set.InlineThreshold) {
-		segs, err := segments(n, o)
+	chunk := n
+	if o.ChunkLen > 0 {
+		chunk = o.ChunkLen
+		spec.Label += fmt.Sprintf(", %d-byte Write chunk", chunk)
+	}
+	if o.ChunkLen > 0 || !((o.Inline || n == 0) && n+200 <= l.Set.InlineThreshold) {
+		segs, err := segments(chunk, o)
 		if err != nil {
 			return nil, err
 		}

@@ -45,14 +45,17 @@ func clientCommands() []*Command {
 		},
 		{
 			Name: "read", Group: GroupClient, Hint: true,
-			Usage: "read SIZE [--segments N] [--pageoff OFF] [--inline]",
+			Usage: "read SIZE [--segments N] [--pageoff OFF] [--inline] [--chunk LEN]",
 			Short: "NFSv3 READ: the data comes back by RDMA Write",
 			Long: "The client provisions a Write chunk of SIZE bytes; the server's reply moves the file\n" +
 				"data into it with RDMA Write (svc_rdma_send_write_chunk), then Sends the reply. Write\n" +
-				"first so the file holds data.",
-			Example: "read 128k\nread 1M --segments 3 --pageoff 100",
+				"first so the file holds data. --chunk LEN provisions a Write chunk of LEN bytes\n" +
+				"instead: shorter than the data, svc_rdma_result_payload refuses it with -E2BIG.",
+			Example: "read 128k\nread 1M --segments 3 --pageoff 100\nread 20000 --chunk 8192",
 			Kernel:  []string{"svc_rdma_result_payload", "svc_rdma_send_write_chunk", "svc_rdma_build_writes"},
-			Args:    []Arg{sizeArg}, Flags: chunkFlags(true),
+			Args:    []Arg{sizeArg},
+			Flags: append(chunkFlags(true), Flag{Name: "chunk", Value: "LEN",
+				Usage: "a Write chunk of LEN bytes, whatever SIZE (shorter: -E2BIG)", Complete: completeSizes}),
 			Run: func(c *Ctx, a Args, out io.Writer) error {
 				return c.preset(a, out, "READ", 0, c.S.lab.Read)
 			},
@@ -109,6 +112,13 @@ func (c *Ctx) preset(a Args, out io.Writer, what string, lo int64, f func(int, e
 		o.PageOff = int(k)
 	}
 	o.Inline = a.Has("inline")
+	if v, ok := a.Flag("chunk"); ok {
+		k, err := parseSize("--chunk", v, 1, maxIO)
+		if err != nil {
+			return err
+		}
+		o.ChunkLen = k
+	}
 	k, err := f(n, o)
 	if err != nil {
 		return fmt.Errorf("%s: %w", strings.ToLower(what), err)

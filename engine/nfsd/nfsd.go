@@ -306,7 +306,11 @@ func (s *Server) read(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, arg
 	t.Point("nfsd_read", "file", f.Name, "offset", a.Offset, "count", len(data), "data_at", dataPos)
 	// nfs3svc_encode_readres → xdr_write_pages → svc_encode_result_payload
 	if err := x.ResultPayload(t, rq, dataPos, len(data)); err != nil {
-		t.Pointf("svc_encode_result_payload", "%v: the client's Write chunk is too small", err)
+		// The encoder fails: nfsd_dispatch answers SYSTEM_ERR and
+		// svc_process_common cuts the reply after the accept status.
+		t.Pointf("nfsd_cant_encode_err", "svc_encode_result_payload: -%v: the client's Write chunk is too small: SYSTEM_ERR", err)
+		r := oncrpc.ReplyHeader{XID: rq.XID, Stat: oncrpc.MsgAccepted, AcceptStat: oncrpc.SystemErr}
+		s.setReply(rq, x, r.AppendTo(nil), nil, nil)
 	}
 }
 
