@@ -88,7 +88,8 @@
 // "frames", "focused", "pages", "reply_pos"; PageSnap "index", "name",
 // "extents"; RWSnap "in_use", "cached", "created"; RWCtxtSnap "id",
 // "type", "nents", "first_sgl_nents", "chained", "sgl", "where"; SGESnap
-// "page", "off", "len", "source"; ReadSnap "xid", "rc_curpage",
+// "page", "off", "len", "source", "iova" (an RDMA op's SGE on the MR
+// path: "page" names the MR, "mr#1"); ReadSnap "xid", "rc_curpage",
 // "rc_pageoff", "rc_readbytes", "rc_page_count", "cc_sqecount", "chunks",
 // "rw_ctxts", "pages"; ChainSnap "owner", "task", "sqecount", "pos",
 // "wrs"; WRSnap "opcode", "sges", "bytes", "remote_addr", "rkey",
@@ -96,8 +97,9 @@
 // "waiters", "sq_starve", "sc_max_send_sges"; Completion "seq", "side",
 // "queue", "wr_id", "opcode", "status", "byte_len"; PositionSnap
 // "enabled", "post_lock", "sc_post_seq", "xpt_acked_pos", "lock_holder",
-// "replies" of {"xid", "proc", "pos", "acked", "inflight", "evicted"};
-// CallSnap "xid", "label", "proc", "state", "err".
+// "replies" of {"xid", "proc", "pos", "acked", "inflight", "evicted",
+// "send_queued"}; CallSnap "xid", "label", "proc", "state", "status"
+// (GARBAGE_ARGS, NFS3_OK...), "err".
 //
 // # The terminal
 //
