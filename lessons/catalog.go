@@ -115,50 +115,18 @@ func readLimited(fsys fs.FS, name string) ([]byte, error) {
 // Entries lists the catalog in order.
 func (c *Catalog) Entries() []*Entry { return c.entries }
 
-// Find returns the lesson called name, or an error that suggests the
-// nearest name.
+// NotFoundError is a lesson name the catalog does not hold.
+type NotFoundError struct{ Name string }
+
+func (e *NotFoundError) Error() string { return fmt.Sprintf("no lesson %q", e.Name) }
+
+// Find returns the lesson called name: the entry, and its fault when it
+// does not parse, or a *NotFoundError.
 func (c *Catalog) Find(name string) (*Entry, error) {
 	for _, e := range c.entries {
 		if e.Name() == name {
-			if e.Err != nil {
-				return e, e.Err
-			}
-			return e, nil
+			return e, e.Err
 		}
 	}
-	best, bestD := "", 4
-	for _, e := range c.entries {
-		d := distance(name, e.Name())
-		if strings.HasPrefix(e.Name(), name) {
-			d = min(d, 1)
-		}
-		if d < bestD {
-			best, bestD = e.Name(), d
-		}
-	}
-	if best != "" {
-		return nil, fmt.Errorf("no lesson %q: did you mean %s?", name, best)
-	}
-	return nil, fmt.Errorf("no lesson %q (learn lists them)", name)
-}
-
-// distance is the Levenshtein distance, for "did you mean".
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return nil, &NotFoundError{name}
 }

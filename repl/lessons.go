@@ -213,6 +213,17 @@ func runLearn(c *Ctx, a Args, out io.Writer) error {
 		return nil
 	}
 	e, err := s.catalog.Find(a.Pos[0])
+	var nf *lessons.NotFoundError
+	if errors.As(err, &nf) {
+		var names []string
+		for _, e := range s.catalog.Entries() {
+			names = append(names, e.Name())
+		}
+		if near := nearest(a.Pos[0], names); near != "" {
+			return fmt.Errorf("no lesson %q: did you mean `learn %s`?", shown(a.Pos[0]), near)
+		}
+		return fmt.Errorf("no lesson %q (learn lists them)", shown(a.Pos[0]))
+	}
 	if err != nil {
 		return errors.New(shownLines(err.Error()))
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/internal/atomicfile"
 )
 
 // Frames carry at most this many events; a viewer needs the recent ones.
@@ -66,7 +67,7 @@ func removeStale(path string) error {
 		return fmt.Errorf("publish: %w", err)
 	}
 	if fi.Mode().Type() != fs.ModeSocket {
-		return fmt.Errorf("%s exists and is not a socket (%s): leaving it alone; remove it if it is not needed", path, fileKind(fi.Mode()))
+		return fmt.Errorf("%s exists and is not a socket (%s): leaving it alone; remove it if it is not needed", path, atomicfile.Describe(fi.Mode()))
 	}
 	c, err := net.DialTimeout("unix", path, 200*time.Millisecond)
 	if err == nil {
@@ -82,22 +83,6 @@ func removeStale(path string) error {
 	return nil
 }
 
-// fileKind names a file type for a message.
-func fileKind(m fs.FileMode) string {
-	switch t := m.Type(); {
-	case t == 0:
-		return "a regular file"
-	case t&fs.ModeDir != 0:
-		return "a directory"
-	case t&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case t&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case t&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return m.Type().String()
-}
 
 // Accept backoff after a temporary failure (out of file descriptors),
 // as net/http's server does: the session keeps publishing once some

@@ -30,7 +30,7 @@ func TestListenLeavesNonSockets(t *testing.T) {
 		{"a regular file", func(p string) error { return os.WriteFile(p, []byte("notes"), 0o600) }},
 		{"a directory", func(p string) error { return os.Mkdir(p, 0o700) }},
 		{"a symbolic link", func(p string) error { return os.Symlink("/etc/passwd", p) }},
-		{"a named pipe", func(p string) error { return syscall.Mkfifo(p, 0o600) }},
+		{"a named pipe (FIFO)", func(p string) error { return syscall.Mkfifo(p, 0o600) }},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			path := socketPath(t)
