@@ -83,7 +83,6 @@ func removeStale(path string) error {
 	return nil
 }
 
-
 // Accept backoff after a temporary failure (out of file descriptors),
 // as net/http's server does: the session keeps publishing once some
 // descriptors are free again.
