@@ -27,6 +27,12 @@ const (
 // says so and reconnects, with backoff, until ctx is done. With no session
 // running at all it returns an error that says where it looked.
 func Attach(ctx context.Context, path string) (Source, error) {
+	return attachLimit(ctx, path, maxSnapshotFile)
+}
+
+// attachLimit is Attach with frames bounded by limit bytes: a frame is a
+// snapshot file's worth.
+func attachLimit(ctx context.Context, path string, limit int) (Source, error) {
 	c, err := net.Dial("unix", path)
 	if err != nil {
 		if isNotRunning(err) {
@@ -35,7 +41,7 @@ func Attach(ctx context.Context, path string) (Source, error) {
 		return nil, fmt.Errorf("attach to %s: %w", path, err)
 	}
 	a := &attached{path: path, events: newRing(DefaultEvents),
-		status: "attached to " + path, limit: maxFrame}
+		status: "attached to " + path, limit: limit}
 	go a.run(ctx, c)
 	return a, nil
 }
@@ -107,10 +113,6 @@ func (a *attached) goodFrames() bool {
 	a.took = false
 	return ok
 }
-
-// maxFrame bounds one frame: a frame is a snapshot file's worth (a
-// variable for tests).
-var maxFrame = maxSnapshotFile
 
 // badFrameError is a frame the session sent that is no frame.
 type badFrameError struct{ err error }

@@ -312,8 +312,7 @@ func fakeSession(t *testing.T, send func(c net.Conn)) string {
 // A fake session sends one endless frame: the viewer stops at the limit,
 // says so, and keeps trying; its memory stays bounded.
 func TestAttachEndlessFrame(t *testing.T) {
-	defer func(m int) { maxFrame = m }(maxFrame)
-	maxFrame = 4 << 20
+	const maxFrame = 4 << 20
 	var conns atomic.Int32
 	first := make(chan int64, 1)
 	path := fakeSession(t, func(c net.Conn) {
@@ -335,7 +334,12 @@ func TestAttachEndlessFrame(t *testing.T) {
 			first <- sent
 		}
 	})
-	a := attach(t, path)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	a, err := attachLimit(ctx, path, maxFrame)
+	if err != nil {
+		t.Fatal(err)
+	}
 	waitFor(t, "the frame limit", func() bool {
 		return strings.Contains(a.(Describer).Describe(), "the session sent a bad frame: a frame longer than the 4 MiB limit")
 	})
