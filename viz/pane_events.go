@@ -15,7 +15,7 @@ type eventsPane struct{}
 
 func (eventsPane) Title(m *Model, _ int) string {
 	if m.Narration != "" {
-		return "Lesson & events"
+		return "Narration & events"
 	}
 	return fmt.Sprintf("Events · %d kept", m.EventCount())
 }
