@@ -10,8 +10,8 @@ import (
 
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/captures/replay"
-	"github.com/rdmalab/rdmalab/captures/safe"
 	"github.com/rdmalab/rdmalab/internal/cli"
+	"github.com/rdmalab/rdmalab/proto/safe"
 	"github.com/rdmalab/rdmalab/viz"
 )
 

@@ -8,8 +8,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
 	"github.com/rdmalab/rdmalab/internal/cli"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 	"github.com/rdmalab/rdmalab/viz"
 )
 

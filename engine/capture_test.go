@@ -14,11 +14,11 @@ import (
 	"testing"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
-	"github.com/rdmalab/rdmalab/captures/ib"
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/engine/xprt"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 // newLab makes a lab with threads nfsd threads.

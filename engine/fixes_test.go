@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/rdmalab/rdmalab/captures/oncrpc"
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/xprt"
+	"github.com/rdmalab/rdmalab/proto/oncrpc"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
 // hasEvent reports whether the history holds an event of fn whose args

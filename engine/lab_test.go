@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmalab/rdmalab/captures/nfs"
-	"github.com/rdmalab/rdmalab/captures/oncrpc"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/engine/xprt"
+	"github.com/rdmalab/rdmalab/proto/nfs"
+	"github.com/rdmalab/rdmalab/proto/oncrpc"
 )
 
 func newLab(t testing.TB, mod func(*Settings)) *Lab {

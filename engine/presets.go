@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/xprt"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
 // ChunkOpts shapes the chunk a preset advertises.

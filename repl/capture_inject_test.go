@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmalab/rdmalab/captures/nfs"
-	"github.com/rdmalab/rdmalab/captures/oncrpc"
-	"github.com/rdmalab/rdmalab/captures/xdr"
 	"github.com/rdmalab/rdmalab/engine/xprt"
+	"github.com/rdmalab/rdmalab/proto/nfs"
+	"github.com/rdmalab/rdmalab/proto/oncrpc"
+	"github.com/rdmalab/rdmalab/proto/xdr"
 )
 
 // hostileName clears the screen and forges a line break.

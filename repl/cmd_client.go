@@ -5,10 +5,10 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/xprt"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
 // maxIO is the largest call the presets take (the engine's limit).

@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rdmalab/rdmalab/captures/safe"
 	"github.com/rdmalab/rdmalab/internal/atomicfile"
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // shown is s fit for the terminal: s itself when nothing in it would act

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rdmalab/rdmalab/captures/safe"
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // Reconnection backoff: the first retry comes quickly (a session that

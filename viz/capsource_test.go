@@ -14,7 +14,7 @@ import (
 	"github.com/google/gopacket"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 const nfs3Capture = "../captures/testdata/nfs3-rdma.pcap"

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/rdmalab/rdmalab/captures/safe"
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // hostile is what a capture or a snapshot can put in any string: a screen

@@ -3,7 +3,7 @@ package viz
 import (
 	"github.com/gdamore/tcell/v2"
 
-	"github.com/rdmalab/rdmalab/captures/safe"
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // offscreen collects a frame before it reaches the screen. tcell marks a

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"github.com/rdmalab/rdmalab/captures/safe"
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // snapshotFile is what `view --snapshot FILE` accepts: a bare

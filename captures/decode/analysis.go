@@ -1,6 +1,6 @@
 package decode
 
-import "github.com/rdmalab/rdmalab/captures/ib"
+import "github.com/rdmalab/rdmalab/proto/ib"
 
 // Analysis is what the transport analysis found about one packet.
 type Analysis struct {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
-	"github.com/rdmalab/rdmalab/captures/nfs"
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
+	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/nfs"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // TestKernelNFSCaptures checks the analysis of the kernel's NFS traffic:

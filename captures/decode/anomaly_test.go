@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/gopacket"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
+	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // A RoCEv2 frame of the kernel captures: Ethernet (14), IPv4 (20), UDP (8),

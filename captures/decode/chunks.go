@@ -8,8 +8,8 @@ package decode
 // answered yet.
 
 import (
-	"github.com/rdmalab/rdmalab/captures/ib"
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
 // lookup finds the segment of an unanswered call by owner that rkey and

@@ -6,8 +6,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
-	"github.com/rdmalab/rdmalab/captures/safe"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // Decoder decodes and analyses the frames of one capture, in order.

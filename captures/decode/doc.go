@@ -1,6 +1,6 @@
 // Package decode is rdmalab's capture decoder: it reads a pcap or pcapng
 // file (gzip-compressed or not) of RoCEv1, RoCEv2 or native InfiniBand
-// traffic, decodes every frame with the gopacket layers of captures/ib,
+// traffic, decodes every frame with the gopacket layers of proto/ib,
 // checks the ICRC and VCRC, and analyses the transport:
 //
 //	file ──► pcapfile.Reader ──► Decoder.Decode ──► Packet (frame.go: layers,

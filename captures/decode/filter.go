@@ -19,7 +19,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 // Filter selects packets.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 // Flow is one direction of a queue pair's traffic: every packet from Src

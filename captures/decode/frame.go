@@ -8,9 +8,9 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
-	"github.com/rdmalab/rdmalab/captures/safe"
+	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // frameDecoder decodes frames with gopacket's DecodingLayerParser over one

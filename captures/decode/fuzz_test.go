@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/gopacket"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
+	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // everyOutput renders p in every output format and checks the JSON.

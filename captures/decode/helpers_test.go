@@ -17,7 +17,7 @@ var kernelCaptures = []string{"nfs3-rdma.pcap", "nfs4.1-rdma.pcap", "perftest-ib
 // publicDir holds third-party captures that may not be copied into the
 // repository (../shared/public-captures/SOURCES.md); RDMALAB_PUBLIC_CAPTURES
 // moves it.
-var publicDir = cmp.Or(os.Getenv("RDMALAB_PUBLIC_CAPTURES"), "/work/shared/public-captures")
+var publicDir = cmp.Or(os.Getenv("RDMALAB_PUBLIC_CAPTURES"), "../../../shared/public-captures")
 
 func kernelPath(name string) string { return filepath.Join("..", "testdata", name) }
 

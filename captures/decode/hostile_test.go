@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
-	"github.com/rdmalab/rdmalab/captures/oncrpc"
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
-	"github.com/rdmalab/rdmalab/captures/xdr"
+	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/oncrpc"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
+	"github.com/rdmalab/rdmalab/proto/xdr"
 )
 
 // The two ends of the crafted captures: the client is node 1 with QP

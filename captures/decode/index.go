@@ -23,8 +23,8 @@ import (
 
 	"github.com/google/gopacket"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
+	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // Index is a capture being (or done being) indexed. Its methods may be

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // gzipMembers is head then copies of unit, as gzip members: a gzip reader

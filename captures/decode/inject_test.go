@@ -11,9 +11,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/rdmalab/rdmalab/captures/nfs"
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
-	"github.com/rdmalab/rdmalab/captures/xdr"
+	"github.com/rdmalab/rdmalab/proto/nfs"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
+	"github.com/rdmalab/rdmalab/proto/xdr"
 )
 
 // evil clears the screen, forges an output line, asks the terminal to

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/rdmalab/rdmalab/captures/safe"
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // jsonw appends one JSON object to a byte slice without reflection, so

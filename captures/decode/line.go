@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/gopacket/layers"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
-	"github.com/rdmalab/rdmalab/captures/oncrpc"
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/oncrpc"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
 // appendLine appends the one-line summary of p, with a newline.

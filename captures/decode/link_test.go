@@ -10,8 +10,8 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
+	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // TestLinkTypes decodes one RoCE or InfiniBand SEND in every encapsulation

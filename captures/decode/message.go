@@ -3,7 +3,7 @@ package decode
 import (
 	"fmt"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 // maxSendData bounds the bytes kept of one reassembled SEND.

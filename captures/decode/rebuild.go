@@ -15,10 +15,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/rdmalab/rdmalab/captures/nfs"
-	"github.com/rdmalab/rdmalab/captures/oncrpc"
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
-	"github.com/rdmalab/rdmalab/captures/xdr"
+	"github.com/rdmalab/rdmalab/proto/nfs"
+	"github.com/rdmalab/rdmalab/proto/oncrpc"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
+	"github.com/rdmalab/rdmalab/proto/xdr"
 )
 
 // Bytes returns the first want bytes of the segment as the capture saw

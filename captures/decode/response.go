@@ -1,7 +1,7 @@
 package decode
 
 import (
-	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 // response analyses a packet a responder sends for its peer's requests:

@@ -22,9 +22,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rdmalab/rdmalab/captures/nfs"
-	"github.com/rdmalab/rdmalab/captures/oncrpc"
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+	"github.com/rdmalab/rdmalab/proto/nfs"
+	"github.com/rdmalab/rdmalab/proto/oncrpc"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
 // RPCMessage is an RPC-over-RDMA message: the transport header a SEND

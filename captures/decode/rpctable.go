@@ -9,8 +9,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
 func writeRPCTable(w io.Writer, rpcs []*RPC) error {

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 type tree struct{ sb *strings.Builder }

@@ -9,7 +9,7 @@ package decode
 import (
 	"strings"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 // TreeLine is one line of a packet's detail tree.

@@ -13,11 +13,11 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
-	"github.com/rdmalab/rdmalab/captures/oncrpc"
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
-	"github.com/rdmalab/rdmalab/captures/xdr"
+	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/oncrpc"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
+	"github.com/rdmalab/rdmalab/proto/xdr"
 )
 
 // The two ends: the client is node 1 with QP 0x11, the server node 2 with

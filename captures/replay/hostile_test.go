@@ -14,10 +14,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
-	"github.com/rdmalab/rdmalab/captures/safe"
-	"github.com/rdmalab/rdmalab/captures/xdr"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
+	"github.com/rdmalab/rdmalab/proto/safe"
+	"github.com/rdmalab/rdmalab/proto/xdr"
 )
 
 const simNFS3 = "../testdata/sim-nfs3.pcap"

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/rdmalab/rdmalab/captures/safe"
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // Player walks a timeline: it holds the picture after the current step,

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
-	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 // record is what the replay keeps of one frame: only what the builder

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 const (

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // Kind says what a step shows the server doing.

@@ -4,8 +4,8 @@ package nfsd
 // messages an NFSv3 client would send, before RPC-over-RDMA chunking.
 
 import (
-	"github.com/rdmalab/rdmalab/captures/nfs"
-	"github.com/rdmalab/rdmalab/captures/oncrpc"
+	"github.com/rdmalab/rdmalab/proto/nfs"
+	"github.com/rdmalab/rdmalab/proto/oncrpc"
 )
 
 func callHeader(proc nfs.Proc3) []byte {

@@ -11,10 +11,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/rdmalab/rdmalab/captures/nfs"
-	"github.com/rdmalab/rdmalab/captures/oncrpc"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
+	"github.com/rdmalab/rdmalab/proto/nfs"
+	"github.com/rdmalab/rdmalab/proto/oncrpc"
 )
 
 // The DRC is bounded, as the kernel's is (nfsd's max_drc_entries): over

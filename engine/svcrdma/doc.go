@@ -8,7 +8,7 @@
 // Around them sit the parts the R/W code needs: the transport (Xprt, sized
 // as svc_rdma_accept sizes it), the receive path (svc_rdma_recvfrom, the
 // header checks of svc_rdma_xdr_decode_req through the shared codec in
-// captures/rpcrdma, svc_rdma_read_complete), the reply path (svc_rdma_sendto,
+// proto/rpcrdma, svc_rdma_read_complete), the reply path (svc_rdma_sendto,
 // the pull-up decision, svc_rdma_post_send with sc_post_lock and
 // sc_post_seq) and the completion handlers. rwcore.go models the parts of
 // the core rdma_rw API that decide how many WQEs a transfer takes.

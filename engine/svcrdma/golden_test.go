@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/verbs"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
 func sgl(entries ...SGE) string { return sglString(entries) }

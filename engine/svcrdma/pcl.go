@@ -3,7 +3,7 @@ package svcrdma
 import (
 	"fmt"
 
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
 // Segment is struct svc_rdma_segment: one RDMA segment a client advertised.

@@ -5,9 +5,9 @@ package svcrdma
 import (
 	"errors"
 
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/verbs"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
 // HandleRecvWC is svc_rdma_wc_receive: a Receive completed.

@@ -5,9 +5,9 @@ package svcrdma
 import (
 	"fmt"
 
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/verbs"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
 // pullupThresh is RPCRDMA_PULLUP_THRESH.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/gopacket"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 // NFSRDMAPort is the port of NFS over RDMA (RFC 5667), the service the

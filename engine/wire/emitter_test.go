@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
 	"github.com/rdmalab/rdmalab/engine/sim"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/engine/wire"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 // Hand-built transfers: client QP 0x11 to server QP 0x12, path MTU 1024,

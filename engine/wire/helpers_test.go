@@ -13,10 +13,10 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
 	"github.com/rdmalab/rdmalab/engine/sim"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/engine/wire"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 // pkt is a decoded frame: the layers a test looks at.
@@ -29,7 +29,7 @@ type pkt struct {
 	time time.Time
 }
 
-// decodeFrame decodes f with gopacket and captures/ib's layers, failing the
+// decodeFrame decodes f with gopacket and proto/ib's layers, failing the
 // test on a decoding error, a bad IPv4 header checksum or a bad ICRC.
 func decodeFrame(t *testing.T, i int, f wire.Frame) pkt {
 	t.Helper()

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/gopacket"
 
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
 	"github.com/rdmalab/rdmalab/engine/sim"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // snapLen is the pcap snap length: more than the largest RoCEv2 frame

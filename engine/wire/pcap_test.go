@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
 	"github.com/rdmalab/rdmalab/engine/sim"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/engine/wire"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 // mixed returns sim transfers of every kind the emitter handles: SENDs of

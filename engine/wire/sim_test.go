@@ -3,10 +3,10 @@ package wire_test
 import (
 	"testing"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
 	"github.com/rdmalab/rdmalab/engine/sim"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/engine/wire"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 // Transfers from the sim itself: what rxe puts on the wire when a receive

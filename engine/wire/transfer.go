@@ -3,9 +3,9 @@ package wire
 import (
 	"time"
 
-	"github.com/rdmalab/rdmalab/captures/ib"
 	"github.com/rdmalab/rdmalab/engine/sim"
 	"github.com/rdmalab/rdmalab/engine/verbs"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 // AETH syndromes (IBTA Table 44): an ACK without a credit count (rxe's

@@ -13,9 +13,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/rdmalab/rdmalab/captures/oncrpc"
-	"github.com/rdmalab/rdmalab/captures/rpcrdma"
 	"github.com/rdmalab/rdmalab/engine/verbs"
+	"github.com/rdmalab/rdmalab/proto/oncrpc"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
 // SegSpec asks for one segment: Len bytes in a buffer that starts PageOff

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // MaxExpandHelp is the usage of --max-expand, for the commands that read

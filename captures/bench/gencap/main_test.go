@@ -13,7 +13,7 @@ import (
 	"github.com/google/gopacket"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
-	"github.com/rdmalab/rdmalab/captures/pcapfile"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // TestGencap writes a small capture over several connections and decodes

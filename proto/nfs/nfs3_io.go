@@ -1,0 +1,272 @@
+package nfs
+
+// NFSv3 WRITE and READ (RFC 1813 §3.3.7, §3.3.6):
+//
+//	WRITE3args                    WRITE3res
+//	| file (nfs_fh3)        |     | status                          |
+//	| offset (8)            |     | file_wcc (wcc_data)             |
+//	| count                 |     | NFS3_OK only: count             |
+//	| stable                |     |               committed         |
+//	| data length           |     |               verf (8)          |
+//	| data bytes + pad      |  <- absent when the data went in a Read chunk
+//
+//	READ3args                     READ3res
+//	| file (nfs_fh3)        |     | status                          |
+//	| offset (8)            |     | file_attributes (post_op_attr)  |
+//	| count                 |     | NFS3_OK only: count             |
+//	                              |               eof               |
+//	                              |               data length       |
+//	                              |               data bytes + pad  |  <- absent when the data
+//	                                                                      went in a Write chunk
+
+import "github.com/rdmalab/rdmalab/proto/xdr"
+
+// decodeAll runs decode over b with a fresh Reader, returning the number of
+// bytes consumed and errors labelled with this package's layer.
+func decodeAll(b []byte, decode func(r *xdr.Reader) error) (int, error) {
+	r := xdr.NewReader(b)
+	if err := decode(&r); err != nil {
+		return 0, xdr.WithLayer(err, layer)
+	}
+	return r.Offset(), nil
+}
+
+// Write3Args holds the arguments of WRITE, WRITE3args.
+type Write3Args struct {
+	File   FH3
+	Offset uint64
+	Count  uint32
+	Stable StableHow
+
+	// DataLen is the length word of data<>. Decoding always sets it;
+	// encoding uses len(Data) instead when Data is not nil.
+	DataLen uint32
+	// Data holds the bytes when they are in the stream; nil when they
+	// travel in a Read chunk.
+	Data []byte
+	// DataPos is set by decoding: the offset of the first data byte in the
+	// input (the XDR position of the Read chunk that carries them, when
+	// the input is the whole RPC message).
+	DataPos int
+}
+
+// AppendTo appends the encoded arguments to b. With DataReduced, or when
+// Data is nil, the data bytes and their padding are left out (the length
+// word stays), as an RPC-over-RDMA requester does when it moves them to a
+// Read chunk. dataPos is the offset in out where the data bytes begin (or
+// would begin): the Read chunk's XDR position when b held the RPC header.
+func (a *Write3Args) AppendTo(b []byte, mode DataMode) (out []byte, dataPos int) {
+	w := xdr.NewWriter(b)
+	dataPos = a.EncodeXDR(&w, mode)
+	return w.Bytes(), dataPos
+}
+
+// EncodeXDR appends the encoded arguments to w and returns the offset of the
+// first data byte (see AppendTo).
+func (a *Write3Args) EncodeXDR(w *xdr.Writer, mode DataMode) (dataPos int) {
+	w.OpaqueVar(a.File)
+	w.Uint64(a.Offset)
+	w.Uint32(a.Count)
+	w.Uint32(uint32(a.Stable))
+	return encodeData(w, a.DataLen, a.Data, mode)
+}
+
+// Decode decodes WRITE3args from b and returns the bytes consumed.
+func (a *Write3Args) Decode(b []byte, mode DataMode) (n int, err error) {
+	return decodeAll(b, func(r *xdr.Reader) error { return a.decode(r, mode) })
+}
+
+// DecodeXDR decodes WRITE3args from r (DataPos is then relative to r's
+// input).
+func (a *Write3Args) DecodeXDR(r *xdr.Reader, mode DataMode) error {
+	return xdr.WithLayer(a.decode(r, mode), layer)
+}
+
+func (a *Write3Args) decode(r *xdr.Reader, mode DataMode) error {
+	*a = Write3Args{}
+	var err error
+	if a.File, err = decodeFH3(r, "file"); err != nil {
+		return err
+	}
+	if a.Offset, err = r.Uint64("offset"); err != nil {
+		return err
+	}
+	if a.Count, err = r.Uint32("count"); err != nil {
+		return err
+	}
+	stable, err := r.Uint32("stable")
+	if err != nil {
+		return err
+	}
+	a.Stable = StableHow(stable)
+	a.DataLen, a.Data, a.DataPos, err = decodeData(r, mode, "data")
+	return err
+}
+
+// Write3Res holds the results of WRITE, WRITE3res. Count, Committed and
+// Verf are on the wire only when Status is NFS3_OK.
+type Write3Res struct {
+	Status    Stat3
+	FileWcc   WccData
+	Count     uint32
+	Committed StableHow
+	Verf      [WriteVerfSize3]byte
+}
+
+// AppendTo appends the encoded results to b.
+func (s *Write3Res) AppendTo(b []byte) []byte {
+	w := xdr.NewWriter(b)
+	s.EncodeXDR(&w)
+	return w.Bytes()
+}
+
+// EncodeXDR appends the encoded results to w.
+func (s *Write3Res) EncodeXDR(w *xdr.Writer) {
+	w.Uint32(uint32(s.Status))
+	s.FileWcc.EncodeXDR(w)
+	if s.Status == NFS3OK {
+		w.Uint32(s.Count)
+		w.Uint32(uint32(s.Committed))
+		w.OpaqueFixed(s.Verf[:])
+	}
+}
+
+// Decode decodes WRITE3res from b and returns the bytes consumed.
+func (s *Write3Res) Decode(b []byte) (n int, err error) { return decodeAll(b, s.decode) }
+
+// DecodeXDR decodes WRITE3res from r.
+func (s *Write3Res) DecodeXDR(r *xdr.Reader) error { return xdr.WithLayer(s.decode(r), layer) }
+
+func (s *Write3Res) decode(r *xdr.Reader) error {
+	*s = Write3Res{}
+	var err error
+	if s.Status, err = decodeStat3(r); err != nil {
+		return err
+	}
+	if err = s.FileWcc.DecodeXDR(r); err != nil || s.Status != NFS3OK {
+		return err
+	}
+	if s.Count, err = r.Uint32("count"); err != nil {
+		return err
+	}
+	c, err := r.Uint32("committed")
+	if err != nil {
+		return err
+	}
+	s.Committed = StableHow(c)
+	v, err := r.OpaqueFixed(WriteVerfSize3, "verf")
+	copy(s.Verf[:], v)
+	return err
+}
+
+// Read3Args holds the arguments of READ, READ3args.
+type Read3Args struct {
+	File   FH3
+	Offset uint64
+	Count  uint32
+}
+
+// AppendTo appends the encoded arguments to b.
+func (a *Read3Args) AppendTo(b []byte) []byte {
+	w := xdr.NewWriter(b)
+	a.EncodeXDR(&w)
+	return w.Bytes()
+}
+
+// EncodeXDR appends the encoded arguments to w.
+func (a *Read3Args) EncodeXDR(w *xdr.Writer) {
+	w.OpaqueVar(a.File)
+	w.Uint64(a.Offset)
+	w.Uint32(a.Count)
+}
+
+// Decode decodes READ3args from b and returns the bytes consumed.
+func (a *Read3Args) Decode(b []byte) (n int, err error) { return decodeAll(b, a.decode) }
+
+// DecodeXDR decodes READ3args from r.
+func (a *Read3Args) DecodeXDR(r *xdr.Reader) error { return xdr.WithLayer(a.decode(r), layer) }
+
+func (a *Read3Args) decode(r *xdr.Reader) error {
+	*a = Read3Args{}
+	var err error
+	if a.File, err = decodeFH3(r, "file"); err != nil {
+		return err
+	}
+	if a.Offset, err = r.Uint64("offset"); err != nil {
+		return err
+	}
+	a.Count, err = r.Uint32("count")
+	return err
+}
+
+// Read3Res holds the results of READ, READ3res. The fields after FileAttr
+// are on the wire only when Status is NFS3_OK.
+type Read3Res struct {
+	Status   Stat3
+	FileAttr PostOpAttr
+	Count    uint32
+	EOF      bool
+
+	// DataLen is the length word of data<>. Decoding always sets it;
+	// encoding uses len(Data) instead when Data is not nil.
+	DataLen uint32
+	// Data holds the bytes when they are in the stream; nil when the
+	// server sent them in a Write chunk.
+	Data []byte
+	// DataPos is set by decoding: the offset of the first data byte in the
+	// input.
+	DataPos int
+}
+
+// AppendTo appends the encoded results to b. With DataReduced, or when Data
+// is nil, the data bytes and their padding are left out (the length word
+// stays), as an RPC-over-RDMA responder does when it sends them in a Write
+// chunk. dataPos is the offset in out where the data bytes begin (or would
+// begin); it is -1 when Status is not NFS3_OK.
+func (s *Read3Res) AppendTo(b []byte, mode DataMode) (out []byte, dataPos int) {
+	w := xdr.NewWriter(b)
+	dataPos = s.EncodeXDR(&w, mode)
+	return w.Bytes(), dataPos
+}
+
+// EncodeXDR appends the encoded results to w and returns the offset of the
+// first data byte (see AppendTo).
+func (s *Read3Res) EncodeXDR(w *xdr.Writer, mode DataMode) (dataPos int) {
+	w.Uint32(uint32(s.Status))
+	s.FileAttr.EncodeXDR(w)
+	if s.Status != NFS3OK {
+		return -1
+	}
+	w.Uint32(s.Count)
+	w.Bool(s.EOF)
+	return encodeData(w, s.DataLen, s.Data, mode)
+}
+
+// Decode decodes READ3res from b and returns the bytes consumed.
+func (s *Read3Res) Decode(b []byte, mode DataMode) (n int, err error) {
+	return decodeAll(b, func(r *xdr.Reader) error { return s.decode(r, mode) })
+}
+
+// DecodeXDR decodes READ3res from r (DataPos is then relative to r's input).
+func (s *Read3Res) DecodeXDR(r *xdr.Reader, mode DataMode) error {
+	return xdr.WithLayer(s.decode(r, mode), layer)
+}
+
+func (s *Read3Res) decode(r *xdr.Reader, mode DataMode) error {
+	*s = Read3Res{}
+	var err error
+	if s.Status, err = decodeStat3(r); err != nil {
+		return err
+	}
+	if err = s.FileAttr.DecodeXDR(r, "file_attributes"); err != nil || s.Status != NFS3OK {
+		return err
+	}
+	if s.Count, err = r.Uint32("count"); err != nil {
+		return err
+	}
+	if s.EOF, err = r.Bool("eof"); err != nil {
+		return err
+	}
+	s.DataLen, s.Data, s.DataPos, err = decodeData(r, mode, "data")
+	return err
+}
