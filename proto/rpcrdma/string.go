@@ -24,50 +24,87 @@ import (
 // tree: handles as 0x%08x, offsets as 0x%016x, lengths in decimal.
 func (h *Header) String() string {
 	var b strings.Builder
-	b.WriteString("RPC over RDMA\n")
-	fmt.Fprintf(&b, "    XID: 0x%08x\n", h.XID)
-	fmt.Fprintf(&b, "    Version: %d\n", h.Vers)
-	fmt.Fprintf(&b, "    Flow Control: %d\n", h.Credit)
-	fmt.Fprintf(&b, "    Message Type: %s (%d)\n", h.Proc, uint32(h.Proc))
-	switch h.Proc {
-	case ProcMsgp:
-		fmt.Fprintf(&b, "    RDMA align: %d\n", h.Align)
-		fmt.Fprintf(&b, "    RDMA threshold: %d\n", h.Thresh)
-		fallthrough
-	case ProcMsg, ProcNoMsg:
-		fmt.Fprintf(&b, "    Read list (count: %d)\n", len(h.ReadList))
-		for i, s := range h.ReadList {
-			fmt.Fprintf(&b, "        Read segment %d: position %d, handle 0x%08x, length %d, offset 0x%016x\n",
-				i, s.Position, s.Handle, s.Length, s.Offset)
-		}
-		fmt.Fprintf(&b, "    Write list (count: %d)\n", len(h.WriteList))
-		for i := range h.WriteList {
-			writeChunkString(&b, &h.WriteList[i])
-		}
-		if h.ReplyChunk == nil {
-			b.WriteString("    Reply chunk (count: 0)\n")
-		} else {
-			b.WriteString("    Reply chunk (count: 1)\n")
-			writeChunkString(&b, h.ReplyChunk)
-		}
-	case ProcError:
-		fmt.Fprintf(&b, "    Error code: %s (%d)\n", h.Err, uint32(h.Err))
-		if h.Err == ErrCodeVers {
-			fmt.Fprintf(&b, "    Version low: %d\n", h.VersLow)
-			fmt.Fprintf(&b, "    Version high: %d\n", h.VersHigh)
-		}
+	for _, l := range h.Lines() {
+		b.WriteString(strings.Repeat("    ", l.Depth))
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
 	}
 	return b.String()
 }
 
-func writeChunkString(b *strings.Builder, c *WriteChunk) {
+// Line is one line of the dump: its depth (0 for the title, 1 for a field
+// or a list, 2 for a chunk or a Read segment, 3 for a chunk's segment),
+// its text, and the bytes of the encoded header it shows, [Start, End).
+type Line struct {
+	Depth      int
+	Text       string
+	Start, End int
+}
+
+// Lines returns the dump String writes, line by line, so that a packet
+// tree can show each line's bytes: the title shows the whole header, each
+// fixed word its own four bytes, and every line of the body (the lists,
+// MSGP's align and threshold, the error) the whole body.
+func (h *Header) Lines() []Line {
+	d := dump{end: h.Len()}
+	d.add(0, 0, d.end, "RPC over RDMA")
+	d.add(1, 0, 4, "XID: 0x%08x", h.XID)
+	d.add(1, 4, 8, "Version: %d", h.Vers)
+	d.add(1, 8, 12, "Flow Control: %d", h.Credit)
+	d.add(1, 12, FixedHdrLen, "Message Type: %s (%d)", h.Proc, uint32(h.Proc))
+	switch h.Proc {
+	case ProcMsgp:
+		d.body(1, "RDMA align: %d", h.Align)
+		d.body(1, "RDMA threshold: %d", h.Thresh)
+		fallthrough
+	case ProcMsg, ProcNoMsg:
+		d.body(1, "Read list (count: %d)", len(h.ReadList))
+		for i, s := range h.ReadList {
+			d.body(2, "Read segment %d: position %d, handle 0x%08x, length %d, offset 0x%016x",
+				i, s.Position, s.Handle, s.Length, s.Offset)
+		}
+		d.body(1, "Write list (count: %d)", len(h.WriteList))
+		for i := range h.WriteList {
+			d.writeChunk(&h.WriteList[i])
+		}
+		if h.ReplyChunk == nil {
+			d.body(1, "Reply chunk (count: 0)")
+		} else {
+			d.body(1, "Reply chunk (count: 1)")
+			d.writeChunk(h.ReplyChunk)
+		}
+	case ProcError:
+		d.body(1, "Error code: %s (%d)", h.Err, uint32(h.Err))
+		if h.Err == ErrCodeVers {
+			d.body(1, "Version low: %d", h.VersLow)
+			d.body(1, "Version high: %d", h.VersHigh)
+		}
+	}
+	return d.lines
+}
+
+// dump collects the lines of Lines; end is the encoded header's length.
+type dump struct {
+	lines []Line
+	end   int
+}
+
+func (d *dump) add(depth, start, end int, format string, args ...any) {
+	d.lines = append(d.lines, Line{Depth: depth, Text: fmt.Sprintf(format, args...), Start: start, End: end})
+}
+
+// body adds a line that shows the body, the bytes after the fixed words.
+func (d *dump) body(depth int, format string, args ...any) {
+	d.add(depth, FixedHdrLen, d.end, format, args...)
+}
+
+func (d *dump) writeChunk(c *WriteChunk) {
 	plural := "s"
 	if len(c.Segments) == 1 {
 		plural = ""
 	}
-	fmt.Fprintf(b, "        Write chunk (%d segment%s)\n", len(c.Segments), plural)
+	d.body(2, "Write chunk (%d segment%s)", len(c.Segments), plural)
 	for i, s := range c.Segments {
-		fmt.Fprintf(b, "            RDMA segment %d: handle 0x%08x, length %d, offset 0x%016x\n",
-			i, s.Handle, s.Length, s.Offset)
+		d.body(3, "RDMA segment %d: handle 0x%08x, length %d, offset 0x%016x", i, s.Handle, s.Length, s.Offset)
 	}
 }
