@@ -1,8 +1,7 @@
 package main
 
 import (
-	"flag"
-	"fmt"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,75 +30,42 @@ func envLessonDirs() lessonDirs {
 	return d
 }
 
-// runLearn is `rdmalab learn [--lessons DIR]... [NAME]`: the list, or one
-// lesson paced at a terminal (run through, as a transcript, without one).
-func runLearn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rdmalab learn", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dirs := envLessonDirs()
-	fs.Var(&dirs, "lessons", "a folder of your own lessons, offered beside the shipped ones (repeatable)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rdmalab learn [--lessons DIR]... [NAME]\n  without NAME, list the lessons; with it, take one\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 1 {
-		fmt.Fprintf(stderr, "rdmalab learn: one lesson at a time, not %d\n", fs.NArg())
-		return exitUsage
-	}
-	name := fs.Arg(0)
-	if f, ok := stdin.(*os.File); ok && name != "" && isTerminal(f) && isTerminal(stdout) {
-		return interactiveWith(f, stdout, stderr, repl.TerminalOptions{Lesson: name}, dirs)
-	}
-	line := "learn"
-	if name != "" {
-		line += " " + name
-	}
-	return runSession(strings.NewReader(line+"\n"), "learn", stdout, stderr, repl.ScriptOptions{Stderr: stderr}, dirs)
-}
+// learnCommand is `rdmalab learn [--lessons DIR]... [NAME]`: the list, or
+// one lesson paced at a terminal (run through, as a transcript, without
+// one).
+func learnCommand() *command {
+	c := newCommand(command{
+		UsageLine: "rdmalab learn [--lessons DIR]... [NAME]",
+		Short:     "list the lessons (✓ finished), or take one, paced",
+		Long: `
+Without NAME, lists the lessons, ✓ marking those finished; with it, takes
+that lesson at the learner's pace: each step narrates what the kernel does
+next and proposes a command. Without a terminal the lesson runs through
+and prints a transcript.
 
-// runLesson is `rdmalab lesson check [--lessons DIR]... [FILE|DIR]...`.
-func runLesson(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "check" {
-		fmt.Fprintf(stderr, "usage: rdmalab lesson check [--lessons DIR]... [-v] [FILE|DIR]...\n")
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			return exitOK
-		}
-		return exitUsage
-	}
-	fs := flag.NewFlagSet("rdmalab lesson check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+  --lessons DIR
+           a folder of your own lessons, offered beside the shipped ones
+           (repeatable; RDMALAB_LESSONS=DIR:DIR adds folders too)
+`,
+	})
 	dirs := envLessonDirs()
-	fs.Var(&dirs, "lessons", "a folder of lessons to check beside the shipped ones, when no FILE is given (repeatable)")
-	verbose := fs.Bool("v", false, "print each lesson's commands, output and verdicts")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rdmalab lesson check [--lessons DIR]... [-v] [FILE|DIR]...\n"+
-			"  run lessons without a terminal; each stops at its first unmet check (FILE:LINE:COL)\n"+
-			"  without FILE or DIR: every shipped lesson and those of --lessons\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args[1:]); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
+	c.Flag.Var(&dirs, "lessons", "a folder of your own lessons, offered beside the shipped ones (repeatable)")
+	c.Run = func(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		if len(args) > 1 {
+			return c.usageError(stderr, "one lesson at a time, not %d", len(args))
 		}
-		return exitUsage
+		var name string
+		if len(args) == 1 {
+			name = args[0]
+		}
+		if f, ok := stdin.(*os.File); ok && name != "" && isTerminal(f) && isTerminal(stdout) {
+			return interactiveWith(f, stdout, stderr, repl.TerminalOptions{Lesson: name}, dirs)
+		}
+		line := "learn"
+		if name != "" {
+			line += " " + name
+		}
+		return runSession(strings.NewReader(line+"\n"), "learn", stdout, stderr, repl.ScriptOptions{Stderr: stderr}, dirs)
 	}
-	o := repl.LessonCheckOptions{Targets: fs.Args(), Dirs: dirs, Out: stdout, Err: stderr}
-	if *verbose {
-		o.Transcript = stdout
-	}
-	failed, err := repl.CheckLessons(o)
-	if err != nil {
-		fmt.Fprintf(stderr, "rdmalab lesson check: %v\n", err)
-		return exitUsage
-	}
-	if failed > 0 {
-		return exitFailed
-	}
-	return exitOK
+	return c
 }

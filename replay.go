@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/captures/replay"
 	"github.com/rdmalab/rdmalab/internal/cli"
 	"github.com/rdmalab/rdmalab/proto/safe"
@@ -19,8 +16,12 @@ import (
 // the view opens (about a second of work).
 const bigReplay = 64 << 20
 
-const replayUsage = `usage: rdmalab replay [--text | --rpc | --json] [-v] [--max-expand SIZE] FILE
-
+// replayCommand is `rdmalab replay [--text|--rpc|--json] [-v] FILE`.
+func replayCommand() *command {
+	c := newCommand(command{
+		UsageLine: "rdmalab replay [--text | --rpc | --json] [-v] [--max-expand SIZE] FILE",
+		Short:     "step through an NFS/RDMA capture as the server's work",
+		Long: `
 Replays a capture of NFS over RDMA as the server's work: each packet that
 changes the server's picture is a step, told in the kernel's words
 (svc_rdma_recvfrom, svc_rdma_process_read_list, svc_rdma_sendto,
@@ -43,48 +44,39 @@ it prints a transcript:
 
 Exit status: 0 fine, 1 a damaged or unreadable file (the replay goes as far
 as the file does) or no RPC-over-RDMA traffic, 2 usage error.
-`
+`,
+	})
+	var o replayOptions
+	c.Flag.BoolVar(&o.text, "text", false, "transcript")
+	c.Flag.BoolVar(&o.rpc, "rpc", false, "transcript by RPC")
+	c.Flag.BoolVar(&o.json, "json", false, "JSON transcript")
+	c.Flag.BoolVar(&o.verbose, "v", false, "events")
+	c.Flag.BoolVar(&o.verbose, "events", false, "events (as the REPL spells it)")
+	maxExpand := cli.MaxExpandFlag(c.Flag)
+	c.Run = func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+		file, err := cli.OneFile(args)
+		switch {
+		case err != nil:
+			return c.usageError(stderr, "%v", err)
+		case o.json && (o.rpc || o.verbose):
+			return c.usageError(stderr, "--json does not go with --rpc or -v/--events")
+		}
+		o.file, o.maxExpand = file, *maxExpand
+		return runReplay(ctx, o, stdout, stderr)
+	}
+	return c
+}
 
+// replayOptions are the flags and the file of rdmalab replay.
 type replayOptions struct {
 	text, rpc, json, verbose bool
 	maxExpand                cli.Size
 	file                     string
 }
 
-func parseReplayArgs(args []string) (replayOptions, error) {
-	var o replayOptions
-	fs := flag.NewFlagSet("rdmalab replay", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.BoolVar(&o.text, "text", false, "transcript")
-	fs.BoolVar(&o.rpc, "rpc", false, "transcript by RPC")
-	fs.BoolVar(&o.json, "json", false, "JSON transcript")
-	fs.BoolVar(&o.verbose, "v", false, "events")
-	fs.BoolVar(&o.verbose, "events", false, "events (as the REPL spells it)")
-	maxExpand := cli.MaxExpandFlag(fs)
-	file, err := cli.OneFile(fs, args)
-	if err != nil {
-		return o, err
-	}
-	o.maxExpand = *maxExpand
-	switch {
-	case o.json && (o.rpc || o.verbose):
-		return o, errors.New("--json does not go with --rpc or -v/--events")
-	}
-	o.file = file
-	return o, nil
-}
-
-// runReplay is `rdmalab replay [--text|--rpc|--json] [-v] FILE`.
-func runReplay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	o, err := parseReplayArgs(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, replayUsage)
-		return exitOK
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "rdmalab replay: %v\n%s", err, replayUsage)
-		return exitUsage
-	}
+// runReplay is rdmalab replay once its arguments are parsed: the view on a
+// terminal, a transcript otherwise.
+func runReplay(ctx context.Context, o replayOptions, stdout, stderr io.Writer) int {
 	view := !o.text && !o.rpc && !o.json && isTerminal(stdout)
 	if fi, err := os.Stat(o.file); err == nil && view && fi.Size() > bigReplay {
 		// The view opens once the whole timeline is built: say why the
@@ -94,7 +86,7 @@ func runReplay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	tl, err := replay.ReadFileWith(o.file, replay.ReadOptions{MaxExpand: int64(o.maxExpand)})
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
-		return decode.ExitProblems
+		return exitFailed
 	}
 	if view {
 		screen, err := viz.NewScreen()
@@ -102,17 +94,17 @@ func runReplay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
 			return exitRuntime
 		}
-		if err := viz.RunReplay(context.Background(), screen, tl, o.file, int64(o.maxExpand)); err != nil {
+		if err := viz.RunReplay(ctx, screen, tl, o.file, int64(o.maxExpand)); err != nil {
 			fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
 			return exitRuntime
 		}
 	} else if err := tl.WriteTranscript(stdout, replay.Options{ByRPC: o.rpc, Events: o.verbose, JSON: o.json}); err != nil {
 		fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
-		return decode.ExitProblems
+		return exitFailed
 	}
 	if tl.Err != nil {
 		fmt.Fprintf(stderr, "rdmalab replay: %s (replayed up to there)\n", safe.Text(tl.Err.Error()))
-		return decode.ExitProblems
+		return exitFailed
 	}
 	return exitOK
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -13,40 +11,54 @@ import (
 	"github.com/rdmalab/rdmalab/viz"
 )
 
-// runView is `rdmalab view [--snapshot FILE | --capture FILE]`: attach
-// read-only to the session running in another terminal, draw a saved
-// snapshot, or browse a capture.
-func runView(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rdmalab view", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	snapshot := fs.String("snapshot", "", "draw a state saved with the REPL's save FILE")
-	capture := fs.String("capture", "", "browse a capture's packets: list, tree, hex")
-	maxExpand := cli.MaxExpandFlag(fs)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: rdmalab view [--snapshot FILE | --capture FILE [--max-expand SIZE]]\n"+
-			"  without a flag, a live view of the session running in another terminal\n")
-		fs.PrintDefaults()
+// viewCommand is `rdmalab view [--snapshot FILE | --capture FILE]`:
+// attach read-only to the session running in another terminal, draw a
+// saved snapshot, or browse a capture.
+func viewCommand() *command {
+	c := newCommand(command{
+		UsageLine: "rdmalab view [--snapshot FILE | --capture FILE [--max-expand SIZE]]",
+		Short:     "view a live session, a saved state or a capture",
+		Long: `
+Without a flag, attaches read-only to the session running in another
+terminal and redraws at each of its steps: what a class watches while the
+trainer types. The view needs a terminal.
+
+  --snapshot FILE
+           draw a state saved with the REPL's save FILE
+  --capture FILE
+           browse a capture's packets: list, tree, hex
+  ` + cli.MaxExpandHelp + `
+`,
+	})
+	snapshot := c.Flag.String("snapshot", "", "draw a state saved with the REPL's save FILE")
+	capture := c.Flag.String("capture", "", "browse a capture's packets: list, tree, hex")
+	maxExpand := cli.MaxExpandFlag(c.Flag)
+	c.Run = func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+		return runView(ctx, c, args, viewOptions{*snapshot, *capture, int64(*maxExpand)}, stdout, stderr)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
+	return c
+}
+
+// viewOptions are the flags of rdmalab view.
+type viewOptions struct {
+	snapshot, capture string
+	maxExpand         int64
+}
+
+// runView is rdmalab view once its flags are parsed.
+func runView(ctx context.Context, c *command, args []string, o viewOptions, stdout, stderr io.Writer) int {
 	switch {
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "rdmalab view: unknown argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return exitUsage
-	case *snapshot != "" && *capture != "":
+	case len(args) > 0:
+		return c.usageError(stderr, "unknown argument %q", args[0])
+	case o.snapshot != "" && o.capture != "":
 		fmt.Fprintln(stderr, "rdmalab view: --snapshot or --capture, not both")
 		return exitUsage
-	case *maxExpand != 0 && *capture == "":
+	case o.maxExpand != 0 && o.capture == "":
 		fmt.Fprintln(stderr, "rdmalab view: --max-expand goes with --capture")
 		return exitUsage
 	}
-	if *capture != "" {
-		if err := checkCapture(*capture, int64(*maxExpand)); err != nil {
+	if o.capture != "" {
+		if err := checkCapture(o.capture, o.maxExpand); err != nil {
 			fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
 			return exitFailed
 		}
@@ -55,13 +67,12 @@ func runView(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rdmalab view: the view needs a terminal")
 		return exitUsage
 	}
-	ctx := context.Background()
-	if *capture != "" {
-		return viewCapture(ctx, *capture, int64(*maxExpand), stderr)
+	if o.capture != "" {
+		return viewCapture(ctx, o.capture, o.maxExpand, stderr)
 	}
-	if *snapshot != "" {
+	if o.snapshot != "" {
 		// A bad file is reported before the screen is touched.
-		if _, err := viz.LoadSnapshot(*snapshot); err != nil {
+		if _, err := viz.LoadSnapshot(o.snapshot); err != nil {
 			fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
 			return exitFailed
 		}
@@ -70,7 +81,7 @@ func runView(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
 			return exitRuntime
 		}
-		if err := viz.RunSnapshot(ctx, screen, *snapshot); err != nil {
+		if err := viz.RunSnapshot(ctx, screen, o.snapshot); err != nil {
 			fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
 			return exitFailed
 		}

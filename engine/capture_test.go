@@ -204,14 +204,14 @@ func TestCaptureDecodes(t *testing.T) {
 
 	// The same through `rdmalab decode`: --check lists the two anomalies,
 	// --rpc a table with every chunk kind.
-	var out, errb bytes.Buffer
-	if st := decode.Main([]string{"--check", path}, &out, &errb); st != decode.ExitProblems ||
+	var out bytes.Buffer
+	if n, err := decode.Write(&out, path, decode.Output{Check: true}); n != 2 || err != nil ||
 		!strings.Contains(out.String(), "2 anomalies") {
-		t.Errorf("decode --check: status %d\n%s%s", st, out.String(), errb.String())
+		t.Errorf("decode --check: %d anomalies, %v\n%s", n, err, out.String())
 	}
 	out.Reset()
-	if st := decode.Main([]string{"--rpc", path}, &out, &errb); st != decode.ExitOK {
-		t.Fatalf("decode --rpc: status %d: %s", st, errb.String())
+	if _, err := decode.Write(&out, path, decode.Output{RPCs: true}); err != nil {
+		t.Fatalf("decode --rpc: %v", err)
 	}
 	table := out.String()
 	for _, s := range []string{"read chunk", "write chunk", "reply chunk", fmt.Sprintf("%d RPCs", len(calls))} {
@@ -343,9 +343,9 @@ func TestCaptureTsharkParity(t *testing.T) {
 		}
 		theirs = append(theirs, m)
 	}
-	var out, errb bytes.Buffer
-	if st := decode.Main([]string{"--json", path}, &out, &errb); st != decode.ExitOK {
-		t.Fatalf("decode --json: status %d: %s", st, errb.String())
+	var out bytes.Buffer
+	if _, err := decode.Write(&out, path, decode.Output{JSON: true}); err != nil {
+		t.Fatalf("decode --json: %v", err)
 	}
 	var ours []map[string]any
 	dec := json.NewDecoder(&out)

@@ -15,7 +15,7 @@ import (
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
-// streaming is what Main keeps for --json alone.
+// streaming is what Write keeps for --json alone.
 var streaming = Options{DropRPCs: true, DropNotes: true, DropChunkData: true}
 
 // benchCapture runs fn over every packet of a kernel capture, from memory,
@@ -148,7 +148,7 @@ func repeatedCapture(b *testing.B, name string, n int) []byte {
 	return out.Bytes()
 }
 
-// BenchmarkStreamJSON is "rdmalab decode --json" as Main runs it (the
+// BenchmarkStreamJSON is "rdmalab decode --json" as Write runs it (the
 // streaming options, output to a buffered writer) over 100,000 packets of
 // repeated NFSv3 traffic: packets/s, and allocations per packet.
 func BenchmarkStreamJSON(b *testing.B) {

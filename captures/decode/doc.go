@@ -26,10 +26,11 @@
 //	  notes.go     anomalies, and what a capture that starts mid-stream
 //	               cannot tell
 //
-// Main implements "rdmalab decode": one line per packet (line.go), a detail
-// tree (tree.go, -V), JSON objects with Wireshark's field names (json.go,
-// --json), a table per RPC (rpctable.go, --rpc), the anomalies (check.go,
-// --check), and a packet filter (filter.go, --filter).
+// Write prints what "rdmalab decode" shows (its command line is the root
+// package's): one line per packet (line.go), a detail tree (tree.go, -V),
+// JSON objects with Wireshark's field names (json.go, --json), a table per
+// RPC (rpctable.go, --rpc), the anomalies (check.go, --check), and a
+// packet filter (filter.go, --filter).
 //
 // A capture is hostile until shown otherwise. Strings from it (file names,
 // machine names, NFSv4 tags) reach the text outputs escaped (package safe,
@@ -37,7 +38,7 @@
 // Wireshark's field names, and what a chunk rebuild makes is bounded by
 // the bytes the capture holds, never by the lengths its headers claim.
 //
-// Options say what the analysis keeps once its packets are gone: Main
+// Options say what the analysis keeps once its packets are gone: Write
 // keeps only what it prints, so that --json streams a capture of any size
 // in bounded memory (captures/bench/compare.sh measures it).
 package decode

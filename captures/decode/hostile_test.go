@@ -197,26 +197,26 @@ func TestChunkRebuildBounded(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				path := tc.build(t, segs).write(t, name+".pcap")
 				size := uint64(len(readFileBytes(t, path)))
-				for _, mode := range [][]string{nil, {"-V"}, {"--json"}, {"--rpc"}, {"--rpc", "--json"}, {"--check"}} {
+				for _, mode := range []Output{{}, {Tree: true}, {JSON: true}, {RPCs: true}, {RPCs: true, JSON: true}, {Check: true}} {
 					var before, after runtime.MemStats
 					runtime.ReadMemStats(&before)
 					start := time.Now()
-					code, out, stderr := runMain(append(mode, path)...)
+					_, out, err := writeFile(path, mode)
 					elapsed := time.Since(start)
 					runtime.ReadMemStats(&after)
 					alloc := after.TotalAlloc - before.TotalAlloc
-					t.Logf("%v: %d bytes allocated for a %d-byte file, %v", mode, alloc, size, elapsed)
+					t.Logf("%+v: %d bytes allocated for a %d-byte file, %v", mode, alloc, size, elapsed)
 					if bound := 1<<20 + 64*size; alloc > bound {
-						t.Errorf("%v: %d bytes allocated, want at most %d", mode, alloc, bound)
+						t.Errorf("%+v: %d bytes allocated, want at most %d", mode, alloc, bound)
 					}
 					if elapsed > 5*time.Second {
-						t.Errorf("%v: took %v", mode, elapsed)
+						t.Errorf("%+v: took %v", mode, elapsed)
 					}
-					if code == ExitUsage || stderr != "" || out == "" {
-						t.Errorf("%v: exit %d, stderr %q, %d bytes out", mode, code, stderr, len(out))
+					if err != nil || out == "" {
+						t.Errorf("%+v: %v, %d bytes out", mode, err, len(out))
 					}
-					checkTerminalSafe(t, fmt.Sprint(mode), out)
-					if mode == nil {
+					checkTerminalSafe(t, fmt.Sprintf("%+v", mode), out)
+					if mode == (Output{}) {
 						checkPacketLines(t, out)
 					}
 				}
@@ -365,12 +365,12 @@ func hostileReadList(t *testing.T) *conv {
 func TestManyReadSegments(t *testing.T) {
 	path := hostileReadList(t).write(t, "readlist-4m.pcap")
 	start := time.Now()
-	code, out, stderr := runMain(path)
+	_, out, err := writeFile(path, Output{})
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("took %v", d)
 	}
-	if code != ExitOK || stderr != "" || !strings.Contains(out, "V3 NULL Call") {
-		t.Errorf("exit %d, %q, %.300s", code, stderr, out)
+	if err != nil || !strings.Contains(out, "V3 NULL Call") {
+		t.Errorf("%v, %.300s", err, out)
 	}
 }
 

@@ -56,9 +56,9 @@ func TestIndexMatchesDecode(t *testing.T) {
 			if !pr.Done || pr.Fraction != 1 || pr.Err != nil || pr.Packets != x.Len() || x.Analyzer() == nil {
 				t.Fatalf("progress %+v, len %d", pr, x.Len())
 			}
-			code, out, errs := runMain(path)
-			if code != ExitOK {
-				t.Fatalf("decode exit %d: %s", code, errs)
+			_, out, err := writeFile(path, Output{})
+			if err != nil {
+				t.Fatalf("decode: %v", err)
 			}
 			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 			if len(lines) != x.Len() {
@@ -74,7 +74,7 @@ func TestIndexMatchesDecode(t *testing.T) {
 			// connection's QPs once both sides are known, a message's
 			// final length, a call rebuilt with its chunks) where -V says
 			// what was known at that packet.
-			_, out, _ = runMain("-V", path)
+			_, out, _ = writeFile(path, Output{Tree: true})
 			trees := strings.Split(strings.TrimSuffix(out, "\n\n"), "\n\n")
 			for i, want := range trees {
 				var got []string
@@ -357,7 +357,7 @@ func TestIndexCloseEarly(t *testing.T) {
 
 func TestIndexJSON(t *testing.T) {
 	x := openDone(t, kernelPath("nfs3-rdma.pcap"))
-	_, out, _ := runMain("--json", kernelPath("nfs3-rdma.pcap"))
+	_, out, _ := writeFile(kernelPath("nfs3-rdma.pcap"), Output{JSON: true})
 	want := strings.SplitN(out, "\n", 6)[4]
 	got, err := x.JSON(4)
 	if err != nil || string(got) != want {

@@ -132,10 +132,10 @@ func checkTerminalSafe(t *testing.T, what, out string) {
 func TestNamesEscaped(t *testing.T) {
 	path := injectionCapture(t)
 	for _, tc := range []struct {
-		mode []string
+		mode Output
 		want []string // lines that must be there, with the name escaped
 	}{
-		{nil, []string{
+		{Output{}, []string{
 			"V3 LOOKUP Call, DH: 0xb63cfbcd/" + evilEscaped,
 			"V3 SYMLINK Call, From DH: 0xb63cfbcd/" + evilEscaped + " To " + evilEscaped,
 			"V3 RENAME Call, From DH: 0xb63cfbcd/" + evilEscaped + " To DH: 0xb63cfbcd/" + evilEscaped,
@@ -143,21 +143,21 @@ func TestNamesEscaped(t *testing.T) {
 			"V3 READDIRPLUS Reply plain " + evilEscaped,
 			"V4 Call LOOKUP DH: 0xb63cfbcd/" + evilEscaped,
 		}},
-		{[]string{"-V"}, []string{"    V3 LOOKUP Call, DH: 0xb63cfbcd/" + evilEscaped + "\n"}},
-		{[]string{"--rpc"}, []string{"V3 READLINK Reply Path: " + evilEscaped + "  [RDMA_MSG"}},
-		{[]string{"--check"}, []string{"(V3 MKDIR Call, DH: 0xb63cfbcd/" + evilEscaped + ") has no reply in the capture"}},
+		{Output{Tree: true}, []string{"    V3 LOOKUP Call, DH: 0xb63cfbcd/" + evilEscaped + "\n"}},
+		{Output{RPCs: true}, []string{"V3 READLINK Reply Path: " + evilEscaped + "  [RDMA_MSG"}},
+		{Output{Check: true}, []string{"(V3 MKDIR Call, DH: 0xb63cfbcd/" + evilEscaped + ") has no reply in the capture"}},
 	} {
-		code, out, stderr := runMain(append(tc.mode, path)...)
-		if code == ExitUsage || stderr != "" {
-			t.Errorf("%v: exit %d, %q", tc.mode, code, stderr)
+		_, out, err := writeFile(path, tc.mode)
+		if err != nil {
+			t.Errorf("%+v: %v", tc.mode, err)
 		}
-		checkTerminalSafe(t, fmt.Sprint(tc.mode), out)
-		if tc.mode == nil {
+		checkTerminalSafe(t, fmt.Sprintf("%+v", tc.mode), out)
+		if tc.mode == (Output{}) {
 			checkPacketLines(t, out) // the forged line stays inside its packet's
 		}
 		for _, w := range tc.want {
 			if !strings.Contains(out, w) {
-				t.Errorf("%v: output lacks %q:\n%s", tc.mode, w, out)
+				t.Errorf("%+v: output lacks %q:\n%s", tc.mode, w, out)
 			}
 		}
 	}
@@ -170,9 +170,9 @@ func TestNamesEscaped(t *testing.T) {
 func TestNamesExactInJSON(t *testing.T) {
 	path := injectionCapture(t)
 	exact := string([]rune(evil))
-	code, out, _ := runMain("--json", path)
-	if code != ExitOK {
-		t.Fatalf("--json: exit %d", code)
+	_, out, err := writeFile(path, Output{JSON: true})
+	if err != nil {
+		t.Fatalf("--json: %v", err)
 	}
 	checkTerminalSafe(t, "--json", out)
 	seen := map[string]int{}

@@ -27,7 +27,7 @@ func render(t *testing.T, path string, opt Options) ([]string, *Analyzer) {
 	return out, an
 }
 
-// TestStreamingOptions checks that what Main drops to stream a capture in
+// TestStreamingOptions checks that what Write drops to stream a capture in
 // bounded memory (Options with everything dropped) changes nothing it
 // prints per packet: every line, tree and JSON object is the same as when
 // everything is kept. Only the whole-capture lists shrink: no notes kept,
@@ -76,8 +76,8 @@ func TestStreamingOptions(t *testing.T) {
 func TestStreamingCheck(t *testing.T) {
 	path := mutate(t, func(fs []capFrame) []capFrame { return drop(fs, 6, 69, 100) }, 0)
 	var alone, withRPC bytes.Buffer
-	Main([]string{"--check", path}, &alone, &bytes.Buffer{})
-	Main([]string{"--check", "--rpc", path}, &withRPC, &bytes.Buffer{})
+	Write(&alone, path, Output{Check: true})
+	Write(&withRPC, path, Output{Check: true, RPCs: true})
 	checks := withRPC.String()[strings.Index(withRPC.String(), " RPCs\n")+len(" RPCs\n"):]
 	if alone.String() != checks || !strings.Contains(checks, "call never answered") {
 		t.Errorf("--check alone:\n%s\n--check --rpc:\n%s", alone.String(), checks)

@@ -10,27 +10,36 @@ import (
 	"strings"
 )
 
-// OneFile parses args with fs, letting flags come before or after the one
-// capture file the command takes, and returns that file.
-func OneFile(fs *flag.FlagSet, args []string) (string, error) {
-	var files []string
+// Parse parses args with fs, letting flags come before or after the
+// arguments, and returns the arguments. After "--" everything is an
+// argument.
+func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
 	for len(args) > 0 {
 		if err := fs.Parse(args); err != nil {
-			return "", err
+			return nil, err
+		}
+		if n := len(args) - fs.NArg(); n > 0 && args[n-1] == "--" {
+			return append(rest, fs.Args()...), nil
 		}
 		args = fs.Args()
 		if len(args) > 0 {
-			files = append(files, args[0])
+			rest = append(rest, args[0])
 			args = args[1:]
 		}
 	}
-	switch len(files) {
+	return rest, nil
+}
+
+// OneFile returns the one capture file of a command's arguments.
+func OneFile(args []string) (string, error) {
+	switch len(args) {
 	case 0:
 		return "", errors.New("no capture file given")
 	case 1:
-		return files[0], nil
+		return args[0], nil
 	}
-	return "", fmt.Errorf("one capture file at a time, got %d: %s", len(files), strings.Join(files, " "))
+	return "", fmt.Errorf("one capture file at a time, got %d: %s", len(args), strings.Join(args, " "))
 }
 
 // Thousands writes n with commas: 340,112.

@@ -20,11 +20,17 @@ func TestOneFile(t *testing.T) {
 		{"", "", false, "no capture file"},
 		{"a.pcap b.pcap", "", false, "got 2: a.pcap b.pcap"},
 		{"-x f.pcap", "", false, "-x"},
+		{"-- -v", "-v", false, ""},
+		{"f.pcap -- -v", "", false, "got 2: f.pcap -v"},
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
 		v := fs.Bool("v", false, "")
-		file, err := OneFile(fs, strings.Fields(tc.args))
+		args, err := Parse(fs, strings.Fields(tc.args))
+		file := ""
+		if err == nil {
+			file, err = OneFile(args)
+		}
 		switch {
 		case tc.wantErr != "":
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {

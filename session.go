@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rdmalab/rdmalab/repl"
+	"golang.org/x/term"
+)
+
+// startREPL is rdmalab without a command: the REPL on a terminal, else
+// the commands of stdin as `run -` runs them.
+func startREPL(stdin io.Reader, stdout, stderr io.Writer, dirs lessonDirs) int {
+	if f, ok := stdin.(*os.File); ok && isTerminal(f) && isTerminal(stdout) {
+		return interactiveWith(f, stdout, stderr, repl.TerminalOptions{}, dirs)
+	}
+	return runSession(stdin, "stdin", stdout, stderr, repl.ScriptOptions{Stderr: stderr}, dirs)
+}
+
+// isTerminal reports whether w is a terminal: the prompt needs one on both
+// sides (a transcript redirected to a file gets no escape sequences).
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// runSession runs a script in a new session.
+func runSession(in io.Reader, name string, stdout, stderr io.Writer, o repl.ScriptOptions, dirs lessonDirs) int {
+	s, err := repl.NewSession(repl.Options{LessonDirs: dirs, ProgressFile: repl.DefaultProgressFile(), Warn: stderr})
+	if err != nil {
+		fmt.Fprintf(stderr, "rdmalab: %v\n", err)
+		return exitRuntime
+	}
+	defer s.Close()
+	failed, err := s.RunScript(in, name, stdout, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "rdmalab: %v\n", err)
+		return exitRuntime
+	}
+	if failed > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// interactive is the REPL on a terminal.
+func interactive(tty *os.File, stdout, stderr io.Writer, onLine func(string)) int {
+	return interactiveWith(tty, stdout, stderr, repl.TerminalOptions{OnLine: onLine}, envLessonDirs())
+}
+
+// interactiveWith is the REPL on a terminal with o's extras (a lesson to
+// start, a line recorder) and a trainer's lesson folders.
+func interactiveWith(tty *os.File, stdout, stderr io.Writer, o repl.TerminalOptions, dirs lessonDirs) int {
+	o.In, o.Out, o.Err = tty, stdout, stderr
+	o.NoColor, o.HistoryFile = os.Getenv("NO_COLOR") != "", repl.DefaultHistoryFile()
+	o.Session = repl.Options{LessonDirs: dirs, ProgressFile: repl.DefaultProgressFile(), Warn: stderr}
+	err := repl.Interactive(o)
+	if err != nil {
+		var p *repl.PanicError
+		if errors.As(err, &p) {
+			fmt.Fprintf(stderr, "rdmalab: %v\n%s", p.Value, p.Stack)
+			return exitRuntime
+		}
+		fmt.Fprintf(stderr, "rdmalab: %v\n", err)
+		return exitRuntime
+	}
+	return exitOK
+}
