@@ -34,10 +34,11 @@ type command struct {
 	// Short is the line `rdmalab help` prints beside UsageLine.
 	Short string
 	// Long is the usage's text after UsageLine: what the command does,
-	// each flag, what it exits with when that says more than the table.
+	// each flag, and its exit statuses where they say more than the
+	// summary's.
 	Long string
 	// Flag holds the command's flags, which may come before or after its
-	// arguments; its errors go to the command's usage, not to stderr.
+	// arguments. It prints nothing: run reports its errors with the usage.
 	Flag *flag.FlagSet
 	// Run runs the command with the arguments left after the flags and
 	// returns the exit status.
