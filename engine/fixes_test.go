@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rdmalab/rdmalab/engine/nfsd"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/xprt"
@@ -126,7 +127,7 @@ func TestMRPathSGENamesTheMR(t *testing.T) {
 	}
 	c := l.Server.OutstandingChains()[0]
 	mr := c.First.Next.MR
-	want := SGESnap{Page: "mr#1", Len: 65536, IOVA: fmt.Sprintf("0x%x", mr.IOVA())}
+	want := snap.SGE{Page: "mr#1", Len: 65536, IOVA: fmt.Sprintf("0x%x", mr.IOVA())}
 	if len(rd.SGEs) != 1 || rd.SGEs[0] != want || mr.IOVA() == 0 {
 		t.Errorf("RDMA_READ SGEs %+v, want [%+v]", rd.SGEs, want)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/sim"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/verbs"
@@ -30,18 +31,6 @@ const (
 // maxSteps bounds one run command, so a model bug cannot hang a session.
 const maxSteps = 5_000_000
 
-// Completion is one work completion the provider delivered, as the CQ
-// pane shows it.
-type Completion struct {
-	Seq    uint64 `json:"seq"`
-	Side   string `json:"side"` // "server" or "client"
-	Queue  string `json:"queue"`
-	WRID   uint64 `json:"wr_id"`
-	Opcode string `json:"opcode"`
-	Status string `json:"status"`
-	Bytes  uint32 `json:"byte_len"`
-}
-
 // Lab is one session's engine.
 type Lab struct {
 	Set    Settings
@@ -58,7 +47,7 @@ type Lab struct {
 	seq           uint64
 	last          trace.Event
 	sinks         []func(trace.Event)
-	completions   []Completion
+	completions   []snap.Completion
 	transfers     []sim.Transfer
 	transferBytes int
 	capture       captureState // capture.go
@@ -151,7 +140,7 @@ func (l *Lab) Since(seq uint64) []trace.Event {
 func (l *Lab) Last() trace.Event { return l.last }
 
 // Completions lists the completions delivered so far (the last 1000).
-func (l *Lab) Completions() []Completion { return l.completions }
+func (l *Lab) Completions() []snap.Completion { return l.completions }
 
 // SetCapture turns the recording of wire transfers on or off (on by
 // default; off saves a copy of every payload). A capture StartCapture
@@ -437,7 +426,7 @@ func (l *Lab) pollCQs() {
 				break
 			}
 			for _, wc := range wcs[:n] {
-				l.completions = appendBounded(l.completions, Completion{Seq: l.seq, Side: q.side, Queue: q.name,
+				l.completions = appendBounded(l.completions, snap.Completion{Seq: l.seq, Side: q.side, Queue: q.name,
 					WRID: wc.WRID, Opcode: wc.Opcode.String(), Status: wc.Status.String(), Bytes: wc.ByteLen}, 1000)
 				l.dispatch(q.side, q.name, wc)
 			}

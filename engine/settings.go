@@ -5,11 +5,15 @@ import (
 	"time"
 
 	"github.com/rdmalab/rdmalab/engine/sim"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
 
 // Settings are what a learner can see and change; Reset applies them.
+// The kernel profile and the bugs are svcrdma's types here; a snapshot
+// carries the same fields as snap.Settings (Snap), with the same JSON
+// names, so settings encode alike either way.
 type Settings struct {
 	Seed int64 `json:"seed"`
 
@@ -40,6 +44,43 @@ type Settings struct {
 	LinkRate     int64         `json:"link_rate"` // bits/s
 	Latency      time.Duration `json:"latency"`
 	PathMTU      int           `json:"path_mtu"`
+}
+
+// Snap is s as a snapshot carries it: the same fields, the profile and
+// the bugs by name.
+func (s Settings) Snap() snap.Settings {
+	var bugs map[string]bool
+	if s.Bugs != nil {
+		bugs = make(map[string]bool, len(s.Bugs))
+		for b, on := range s.Bugs {
+			bugs[string(b)] = on
+		}
+	}
+	return snap.Settings{
+		Seed:            s.Seed,
+		PageSize:        s.PageSize,
+		MaxSendSGE:      s.MaxSendSGE,
+		QPMaxSendSGE:    s.QPMaxSendSGE,
+		MaxSGERd:        s.MaxSGERd,
+		MaxSGLRd:        s.MaxSGLRd,
+		MaxQPWR:         s.MaxQPWR,
+		IWARP:           s.IWARP,
+		ForceMR:         s.ForceMR,
+		SQDepth:         s.SQDepth,
+		MaxSendSGEs:     s.MaxSendSGEs,
+		InlineThreshold: s.InlineThreshold,
+		Credits:         s.Credits,
+		SndWInv:         s.SndWInv,
+		Profile:         string(s.Profile),
+		Bugs:            bugs,
+		Positions:       s.Positions,
+		PostLock:        s.PostLock,
+		Threads:         s.Threads,
+		AutoComplete:    s.AutoComplete,
+		LinkRate:        s.LinkRate,
+		Latency:         s.Latency,
+		PathMTU:         s.PathMTU,
+	}
 }
 
 // DefaultSettings is the lab as `go run .` starts it: the fixed kernel of

@@ -6,8 +6,8 @@ import (
 
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/sched"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
-	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/engine/xprt"
 	"github.com/rdmalab/rdmalab/proto/nfs"
@@ -15,48 +15,9 @@ import (
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
-// Snapshot is the whole state a view draws, JSON-serialisable. Field names
-// are part of rdmalab's stable interface (`show --json`, `view --snapshot`).
-type Snapshot struct {
-	Settings    Settings         `json:"settings"`
-	Behaviour   string           `json:"behaviour"`
-	Clock       string           `json:"clock"`
-	Threads     []ThreadSnap     `json:"threads"`
-	Reads       []ReadSnap       `json:"reads"` // calls whose Read list is being pulled or just landed
-	RWCtxts     RWSnap           `json:"rw_ctxts"`
-	Chains      []ChainSnap      `json:"chains"` // chains on the Send Queue, not yet completed
-	SQ          SQSnap           `json:"sq"`
-	CQ          []Completion     `json:"cq"`
-	Pending     []string         `json:"pending"` // provider operations waiting for delivery
-	Positions   PositionSnap     `json:"positions"`
-	Counters    svcrdma.Counters `json:"counters"`
-	Calls       []CallSnap       `json:"calls"`
-	LastEvent   *trace.Event     `json:"last_event,omitempty"`
-	XprtClosing bool             `json:"xprt_closing"`
-	XprtDead    bool             `json:"xprt_dead"`
-}
-
-// ThreadSnap is one nfsd thread.
-type ThreadSnap struct {
-	Name       string     `json:"name"`
-	State      string     `json:"state"`
-	WaitingFor string     `json:"waiting_for,omitempty"`
-	Frames     []string   `json:"frames,omitempty"`
-	Focused    bool       `json:"focused"`
-	Pages      []PageSnap `json:"pages"` // rq_pages in use (with bytes from somewhere), in order
-	ReplyPos   uint64     `json:"reply_pos"`
-	Call       *ChunkSnap `json:"call,omitempty"` // the call this thread took last
-}
-
-// ChunkSnap is a call's transport header as the server parsed it.
-type ChunkSnap struct {
-	XID    string   `json:"xid"`
-	Proc   string   `json:"proc"`
-	Chunks []string `json:"chunks"`
-}
-
-func chunkSnap(rc *svcrdma.RecvCtxt) *ChunkSnap {
-	cs := &ChunkSnap{XID: fmt.Sprintf("0x%x", rc.XID), Proc: rpcrdma.Proc(rc.MsgType).String()}
+// callHeader is the transport header of rc's call as the server parsed it.
+func callHeader(rc *svcrdma.RecvCtxt) *snap.CallHeader {
+	cs := &snap.CallHeader{XID: fmt.Sprintf("0x%x", rc.XID), Proc: rpcrdma.Proc(rc.MsgType).String()}
 	for _, c := range rc.CallPCL.Chunks {
 		cs.Chunks = append(cs.Chunks, fmt.Sprintf("call chunk: %d bytes in %d segments %v", c.Length, len(c.Segments), c.Segments))
 	}
@@ -70,120 +31,6 @@ func chunkSnap(rc *svcrdma.RecvCtxt) *ChunkSnap {
 		cs.Chunks = append(cs.Chunks, fmt.Sprintf("reply chunk: %d bytes in %d segments %v", c.Length, len(c.Segments), c.Segments))
 	}
 	return cs
-}
-
-// PageSnap is one page and where its bytes came from.
-type PageSnap struct {
-	Index   int              `json:"index"` // slot in rq_pages (or rc_pages)
-	Name    string           `json:"name"`
-	Extents []svcrdma.Extent `json:"extents,omitempty"`
-}
-
-// SGESnap is one scatterlist entry. The SGE of an RDMA op on the MR path
-// names the MR ("mr#1") and its IOVA instead of a page: the MR maps the
-// pages its REG_MR listed.
-type SGESnap struct {
-	Page   string `json:"page"`
-	Off    int    `json:"off"`
-	Len    int    `json:"len"`
-	Source string `json:"source,omitempty"`
-	IOVA   string `json:"iova,omitempty"`
-}
-
-// RWCtxtSnap is one R/W context.
-type RWCtxtSnap struct {
-	ID            int       `json:"id"`
-	Type          string    `json:"type"`
-	NEnts         int       `json:"nents"`
-	FirstSGLNents int       `json:"first_sgl_nents"`
-	Chained       bool      `json:"chained"`
-	SGL           []SGESnap `json:"sgl,omitempty"`
-	Where         string    `json:"where"`
-}
-
-// RWSnap is the R/W contexts in use and in the cache.
-type RWSnap struct {
-	InUse   []RWCtxtSnap `json:"in_use"`
-	Cached  []int        `json:"cached"` // ids, top of the cache first
-	Created int          `json:"created"`
-}
-
-// ReadSnap is a recv ctxt pulling a Read list.
-type ReadSnap struct {
-	XID       string       `json:"xid"`
-	CurPage   int          `json:"rc_curpage"`
-	PageOff   int          `json:"rc_pageoff"`
-	ReadBytes int          `json:"rc_readbytes"`
-	PageCount int          `json:"rc_page_count"`
-	SQECount  int          `json:"cc_sqecount"`
-	Chunks    []string     `json:"chunks"`
-	RWCtxts   []RWCtxtSnap `json:"rw_ctxts"` // in posting order
-	Pages     []PageSnap   `json:"pages"`
-}
-
-// WRSnap is one work request.
-type WRSnap struct {
-	Opcode   string    `json:"opcode"`
-	SGEs     []SGESnap `json:"sges,omitempty"`
-	Bytes    int       `json:"bytes"`
-	Remote   string    `json:"remote_addr,omitempty"`
-	RKey     string    `json:"rkey,omitempty"`
-	Signaled bool      `json:"signaled"`
-	CQE      string    `json:"cqe,omitempty"`
-	WRID     uint64    `json:"wr_id"`
-}
-
-// ChainSnap is one posted chain.
-type ChainSnap struct {
-	Owner    string   `json:"owner"`
-	Task     string   `json:"task"`
-	SQECount int      `json:"sqecount"`
-	Pos      uint64   `json:"pos,omitempty"`
-	WRs      []WRSnap `json:"wrs"`
-}
-
-// SQSnap is the Send Queue accounting.
-type SQSnap struct {
-	Depth   int      `json:"sc_sq_depth"`
-	Avail   int      `json:"sc_sq_avail"`
-	Waiters []string `json:"waiters,omitempty"`
-	Starve  int      `json:"sq_starve"`
-	MaxSGEs int      `json:"sc_max_send_sges"`
-}
-
-// ReplySnap is one reply's position. SendQueued says its Send is still on
-// the Send Queue: acked with it set is the premature acknowledgement the
-// post lock prevents (the reply is not delivered).
-type ReplySnap struct {
-	XID        string `json:"xid"`
-	Proc       string `json:"proc"`
-	Pos        uint64 `json:"pos"`
-	Acked      bool   `json:"acked"`
-	Inflight   bool   `json:"inflight"`
-	Evicted    bool   `json:"evicted"`
-	SendQueued bool   `json:"send_queued,omitempty"`
-}
-
-// PositionSnap is the patch's state.
-type PositionSnap struct {
-	Enabled  bool        `json:"enabled"`
-	PostLock bool        `json:"post_lock"`
-	PostSeq  uint64      `json:"sc_post_seq"`
-	AckedPos uint64      `json:"xpt_acked_pos"`
-	LockHeld string      `json:"lock_holder,omitempty"`
-	Replies  []ReplySnap `json:"replies"`
-}
-
-// CallSnap is one client call. Status is what an answered call's reply
-// says: the RPC accept status when it is not SUCCESS, else the NFSv3
-// status ("NFS3_OK", "NFS3ERR_STALE"); empty without an RPC reply.
-type CallSnap struct {
-	XID    string `json:"xid"`
-	Label  string `json:"label"`
-	Proc   string `json:"proc"`
-	State  string `json:"state"`
-	Status string `json:"status,omitempty"`
-	Err    string `json:"err,omitempty"`
 }
 
 // callStatus reads k's reply: RPC status, then NFS status.
@@ -204,37 +51,49 @@ func callStatus(k *xprt.Call) string {
 	return oncrpc.Success.String()
 }
 
-func pageSnaps(pages []*svcrdma.Page, usedOnly bool) []PageSnap {
-	var out []PageSnap
+func pageSnaps(pages []*svcrdma.Page, usedOnly bool) []snap.Page {
+	var out []snap.Page
 	for i, p := range pages {
 		if p == nil || (usedOnly && len(p.Extents) == 0) {
 			continue
 		}
-		out = append(out, PageSnap{Index: i, Name: p.Name(), Extents: append([]svcrdma.Extent(nil), p.Extents...)})
+		out = append(out, snap.Page{Index: i, Name: p.Name(), Extents: extents(p.Extents)})
 	}
 	return out
 }
 
-func sgeSnaps(sgl []svcrdma.SGE) []SGESnap {
-	out := make([]SGESnap, 0, len(sgl))
+// extents copies a page's extents into the picture.
+func extents(ext []svcrdma.Extent) []snap.Extent {
+	if len(ext) == 0 {
+		return nil
+	}
+	out := make([]snap.Extent, len(ext))
+	for i, e := range ext {
+		out[i] = snap.Extent(e)
+	}
+	return out
+}
+
+func sgeSnaps(sgl []svcrdma.SGE) []snap.SGE {
+	out := make([]snap.SGE, 0, len(sgl))
 	for _, s := range sgl {
-		out = append(out, SGESnap{Page: s.Page.Name(), Off: s.Off, Len: s.Len, Source: s.Source()})
+		out = append(out, snap.SGE{Page: s.Page.Name(), Off: s.Off, Len: s.Len, Source: s.Source()})
 	}
 	return out
 }
 
 // wrSGEs is what a WR gathers or scatters: its SGL, or for an RDMA op
 // through an MR the one SGE that covers the MR's range.
-func wrSGEs(w *svcrdma.WR) []SGESnap {
+func wrSGEs(w *svcrdma.WR) []snap.SGE {
 	if w.MR == nil || (w.Op != verbs.WRRDMARead && w.Op != verbs.WRRDMAReadWithInv && w.Op != verbs.WRRDMAWrite) {
 		return sgeSnaps(w.SGL)
 	}
-	return []SGESnap{{Page: fmt.Sprintf("mr#%d", w.MR.ID), Len: w.Bytes(), IOVA: fmt.Sprintf("0x%x", w.MR.IOVA())}}
+	return []snap.SGE{{Page: fmt.Sprintf("mr#%d", w.MR.ID), Len: w.Bytes(), IOVA: fmt.Sprintf("0x%x", w.MR.IOVA())}}
 }
 
-func rwSnap(c *svcrdma.RWCtxt) RWCtxtSnap {
+func rwSnap(c *svcrdma.RWCtxt) snap.RWCtxt {
 	n := min(c.NEnts, len(c.SGL))
-	return RWCtxtSnap{ID: c.ID, Type: c.RW.Type.String(), NEnts: c.NEnts, FirstSGLNents: c.FirstSGLNents,
+	return snap.RWCtxt{ID: c.ID, Type: c.RW.Type.String(), NEnts: c.NEnts, FirstSGLNents: c.FirstSGLNents,
 		Chained: c.Chained, SGL: sgeSnaps(c.SGL[:n]), Where: c.Where}
 }
 
@@ -245,14 +104,14 @@ const (
 )
 
 // Snapshot captures the lab's state.
-func (l *Lab) Snapshot() Snapshot {
+func (l *Lab) Snapshot() snap.Snapshot {
 	x := l.Server
-	s := Snapshot{Settings: l.Set, Behaviour: x.Beh.String(), Clock: l.Fabric.Now().String(),
-		Counters: x.Counters, XprtClosing: x.Close, XprtDead: x.Dead}
+	s := snap.Snapshot{Settings: l.Set.Snap(), Behaviour: x.Beh.String(), Clock: l.Fabric.Now().String(),
+		Counters: snap.Counters(x.Counters), XprtClosing: x.Close, XprtDead: x.Dead}
 	for _, rq := range l.Rqsts {
-		ts := ThreadSnap{Name: rq.Name, State: "exited", Pages: pageSnaps(rq.Pages, true), ReplyPos: rq.ReplyPos}
+		ts := snap.Thread{Name: rq.Name, State: "exited", Pages: pageSnaps(rq.Pages, true), ReplyPos: rq.ReplyPos}
 		if rq.Decoding != nil {
-			ts.Call = chunkSnap(rq.Decoding)
+			ts.Call = callHeader(rq.Decoding)
 		}
 		if t := l.Sched.Task(rq.Name); t != nil {
 			ts.State, ts.WaitingFor, ts.Frames = t.State().String(), t.WaitingFor(), append([]string(nil), t.Frames()...)
@@ -264,9 +123,9 @@ func (l *Lab) Snapshot() Snapshot {
 		s.Threads = append(s.Threads, ts)
 	}
 	for _, rc := range x.ActiveReads() {
-		rs := ReadSnap{XID: fmt.Sprintf("0x%x", rc.XID), CurPage: rc.CurPage, PageOff: rc.PageOff, ReadBytes: rc.ReadBytes,
+		rs := snap.Read{XID: fmt.Sprintf("0x%x", rc.XID), CurPage: rc.CurPage, PageOff: rc.PageOff, ReadBytes: rc.ReadBytes,
 			PageCount: rc.PageCount, SQECount: rc.CC.SQECount, Pages: pageSnaps(rc.Pages, false)}
-		rs.Chunks = chunkSnap(rc).Chunks
+		rs.Chunks = callHeader(rc).Chunks
 		for i := len(rc.CC.RWCtxts) - 1; i >= 0; i-- {
 			rs.RWCtxts = append(rs.RWCtxts, rwSnap(rc.CC.RWCtxts[i]))
 		}
@@ -280,9 +139,9 @@ func (l *Lab) Snapshot() Snapshot {
 	}
 	s.RWCtxts.Created = x.RWCreated()
 	for _, c := range x.OutstandingChains() {
-		cs := ChainSnap{Owner: c.Owner, Task: c.Task, SQECount: c.SQECount, Pos: c.Seq}
+		cs := snap.Chain{Owner: c.Owner, Task: c.Task, SQECount: c.SQECount, Pos: c.Seq}
 		for w := c.First; w != nil; w = w.Next {
-			ws := WRSnap{Opcode: w.Op.String(), SGEs: wrSGEs(w), Bytes: w.Bytes(), Signaled: w.Signaled, WRID: w.ID}
+			ws := snap.WR{Opcode: w.Op.String(), SGEs: wrSGEs(w), Bytes: w.Bytes(), Signaled: w.Signaled, WRID: w.ID}
 			if w.RKey != 0 {
 				ws.Remote, ws.RKey = fmt.Sprintf("0x%x", w.RemoteAddr), fmt.Sprintf("0x%x", w.RKey)
 			}
@@ -293,17 +152,17 @@ func (l *Lab) Snapshot() Snapshot {
 		}
 		s.Chains = append(s.Chains, cs)
 	}
-	s.SQ = SQSnap{Depth: x.SQDepth, Avail: x.SQAvail, Starve: x.Counters.SQStarve, MaxSGEs: x.MaxSendSGEs}
+	s.SQ = snap.SQ{Depth: x.SQDepth, Avail: x.SQAvail, Starve: x.Counters.SQStarve, MaxSGEs: x.MaxSendSGEs}
 	for _, t := range l.Sched.Tasks() {
 		if w := t.WaitingFor(); w != "" && w != "svc_recv" {
 			s.SQ.Waiters = append(s.SQ.Waiters, t.Name+": "+w)
 		}
 	}
-	s.CQ = append([]Completion(nil), l.completions[max(0, len(l.completions)-snapshotCQ):]...)
+	s.CQ = append([]snap.Completion(nil), l.completions[max(0, len(l.completions)-snapshotCQ):]...)
 	for _, op := range l.Fabric.Pending() {
 		s.Pending = append(s.Pending, op.String())
 	}
-	s.Positions = PositionSnap{Enabled: l.Set.Positions, PostLock: l.Set.PostLock, PostSeq: x.PostSeq,
+	s.Positions = snap.Positions{Enabled: l.Set.Positions, PostLock: l.Set.PostLock, PostSeq: x.PostSeq,
 		AckedPos: x.AckedPos, LockHeld: x.PostLock.Holder()}
 	queued := map[uint64]bool{}
 	for _, c := range x.OutstandingChains() {
@@ -312,11 +171,11 @@ func (l *Lab) Snapshot() Snapshot {
 		}
 	}
 	for _, e := range l.NFS.DRC {
-		s.Positions.Replies = append(s.Positions.Replies, ReplySnap{XID: fmt.Sprintf("0x%x", e.XID), Proc: e.Proc,
+		s.Positions.Replies = append(s.Positions.Replies, snap.Reply{XID: fmt.Sprintf("0x%x", e.XID), Proc: e.Proc,
 			Pos: e.Pos, Acked: nfsd.Acked(e, x), Inflight: e.Inflight, SendQueued: e.Pos != 0 && queued[e.Pos]})
 	}
 	for _, e := range l.NFS.Evicted {
-		s.Positions.Replies = append(s.Positions.Replies, ReplySnap{XID: fmt.Sprintf("0x%x", e.XID), Proc: e.Proc,
+		s.Positions.Replies = append(s.Positions.Replies, snap.Reply{XID: fmt.Sprintf("0x%x", e.XID), Proc: e.Proc,
 			Pos: e.Pos, Acked: true, Evicted: true, SendQueued: e.Pos != 0 && queued[e.Pos]})
 	}
 	calls := l.Client.Calls()
@@ -328,7 +187,7 @@ func (l *Lab) Snapshot() Snapshot {
 		case k.Sent:
 			st = "sent"
 		}
-		s.Calls = append(s.Calls, CallSnap{XID: fmt.Sprintf("0x%x", k.XID), Label: k.Spec.Label, Proc: k.Header.Proc.String(),
+		s.Calls = append(s.Calls, snap.Call{XID: fmt.Sprintf("0x%x", k.XID), Label: k.Spec.Label, Proc: k.Header.Proc.String(),
 			State: st, Status: callStatus(k), Err: k.Err})
 	}
 	if l.seq > 0 {

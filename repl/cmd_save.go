@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
@@ -14,8 +14,8 @@ const savedEvents = 200
 
 // savedFrame is the file `save` writes and `rdmalab view --snapshot` reads.
 type savedFrame struct {
-	Snapshot engine.Snapshot `json:"snapshot"`
-	Events   []trace.Event   `json:"events"`
+	Snapshot snap.Snapshot `json:"snapshot"`
+	Events   []trace.Event `json:"events"`
 }
 
 func saveCommand() *Command {

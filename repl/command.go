@@ -248,5 +248,5 @@ func (c *Command) flagNames() []string {
 
 // jsonFlag is the --json option shared by the inspection commands.
 func jsonFlag() Flag {
-	return Flag{Name: "json", Usage: "print the result as JSON (field names as in engine.Snapshot)"}
+	return Flag{Name: "json", Usage: "print the result as JSON (field names as in snap.Snapshot)"}
 }

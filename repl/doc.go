@@ -55,50 +55,50 @@
 // wait, fault, note), "func", "depth", "args": [{"key", "val"}], "err",
 // "text"}.
 //
-// The show documents use engine.Snapshot's field names; each is an object
+// The show documents use snap.Snapshot's field names; each is an object
 // holding the Snapshot fields it shows (lists may be null when empty, as
-// in engine.Snapshot):
+// in snap.Snapshot):
 //
 //	show settings   {"engine": "sim", "settings": Settings, "behaviour": "fix2025"}
 //	show bugs       {"behaviour", "bugs": [{"bug": "B4", "on", "override", "describe"}]}
-//	show threads    {"threads": [ThreadSnap]}
-//	show calls      {"calls": [CallSnap]}
+//	show threads    {"threads": [Thread]}
+//	show calls      {"calls": [Call]}
 //	show chunks     {"calls": [{"xid", "label", "proc", "state", "inline_bytes",
 //	                 "segments": [{"id": "0x5eed0010/0", "kind": "read chunk 0",
 //	                 "position" (Read list only), "handle", "length", "offset",
 //	                 "page_off"}]}]}
 //	show segment    {"segment": {as in chunks}, "head_hex": "first 64 bytes"}
-//	show pages      {"threads": [ThreadSnap], "reads": [ReadSnap]}
-//	show sgl, rw    {"rw_ctxts": RWSnap}
-//	show reads      {"reads": [ReadSnap]}
-//	show chain      {"chains": [ChainSnap]}
-//	show sq         {"sq": SQSnap, "chains": [ChainSnap]}
+//	show pages      {"threads": [Thread], "reads": [Read]}
+//	show sgl, rw    {"rw_ctxts": RWCtxts}
+//	show reads      {"reads": [Read]}
+//	show chain      {"chains": [Chain]}
+//	show sq         {"sq": SQ, "chains": [Chain]}
 //	show cq         {"cq": [Completion], "pending": ["operation"]}
 //	show pending    {"pending": ["operation"]}
-//	show positions  {"positions": PositionSnap}
+//	show positions  {"positions": Positions}
 //	show events     {"events": [Event]}
 //	show counters   {"counters": Counters, "rw_ctxts_created", "completions"}
-//	show snapshot   engine.Snapshot itself
+//	show snapshot   snap.Snapshot itself
 //
-// The Snapshot types' own tags name their fields: Settings uses "seed",
-// "page_size", "max_send_sge", "max_sge_rd", "sq_depth",
+// The snap package's types name their fields in their tags: Settings
+// uses "seed", "page_size", "max_send_sge", "max_sge_rd", "sq_depth",
 // "inline_threshold", "credits", "profile", "bugs", "post_lock",
 // "threads", "auto_complete", "link_rate", "latency" (nanoseconds) and
-// so on, the names `set` takes; ThreadSnap "name", "state", "waiting_for",
-// "frames", "focused", "pages", "reply_pos"; PageSnap "index", "name",
-// "extents"; RWSnap "in_use", "cached", "created"; RWCtxtSnap "id",
-// "type", "nents", "first_sgl_nents", "chained", "sgl", "where"; SGESnap
+// so on, the names `set` takes; Thread "name", "state", "waiting_for",
+// "frames", "focused", "pages", "reply_pos"; Page "index", "name",
+// "extents"; RWCtxts "in_use", "cached", "created"; RWCtxt "id",
+// "type", "nents", "first_sgl_nents", "chained", "sgl", "where"; SGE
 // "page", "off", "len", "source", "iova" (an RDMA op's SGE on the MR
-// path: "page" names the MR, "mr#1"); ReadSnap "xid", "rc_curpage",
+// path: "page" names the MR, "mr#1"); Read "xid", "rc_curpage",
 // "rc_pageoff", "rc_readbytes", "rc_page_count", "cc_sqecount", "chunks",
-// "rw_ctxts", "pages"; ChainSnap "owner", "task", "sqecount", "pos",
-// "wrs"; WRSnap "opcode", "sges", "bytes", "remote_addr", "rkey",
-// "signaled", "cqe", "wr_id"; SQSnap "sc_sq_depth", "sc_sq_avail",
+// "rw_ctxts", "pages"; Chain "owner", "task", "sqecount", "pos",
+// "wrs"; WR "opcode", "sges", "bytes", "remote_addr", "rkey",
+// "signaled", "cqe", "wr_id"; SQ "sc_sq_depth", "sc_sq_avail",
 // "waiters", "sq_starve", "sc_max_send_sges"; Completion "seq", "side",
-// "queue", "wr_id", "opcode", "status", "byte_len"; PositionSnap
+// "queue", "wr_id", "opcode", "status", "byte_len"; Positions
 // "enabled", "post_lock", "sc_post_seq", "xpt_acked_pos", "lock_holder",
 // "replies" of {"xid", "proc", "pos", "acked", "inflight", "evicted",
-// "send_queued"}; CallSnap "xid", "label", "proc", "state", "status"
+// "send_queued"}; Call "xid", "label", "proc", "state", "status"
 // (GARBAGE_ARGS, NFS3_OK...), "err".
 //
 // # The terminal

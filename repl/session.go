@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/lessons"
 	"github.com/rdmalab/rdmalab/viz"
@@ -49,7 +50,7 @@ type Session struct {
 	dir      string
 
 	// The completer's view, refreshed after each command.
-	snap     engine.Snapshot
+	snap     snap.Snapshot
 	segs     []Suggestion // client segments, "XID/N"
 	funcList []string     // function names seen in events, sorted
 	funcs    map[string]bool

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
 )
 
@@ -74,7 +74,7 @@ func TestSettingLiveOrRebuild(t *testing.T) {
 // lab, an unmarked one rebuilds it, and `~` (profile) rebuilds only when
 // the change switches B9.
 func TestSettingsListMarksTellTheTruth(t *testing.T) {
-	rows, _ := settingsViewOf(newTestSession(t), engine.Snapshot{}, "")
+	rows, _ := settingsViewOf(newTestSession(t), snap.Snapshot{}, "")
 	for _, r := range rows.(settingsView).rows {
 		st, _ := findSetting(r.name)
 		for _, v := range st.Values {

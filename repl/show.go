@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 )
 
 // view is what a show target produces: JSON-tagged for --json, and able
@@ -24,7 +24,7 @@ type showTarget struct {
 	Kernel   []string
 	Arg      string // an optional filter argument, "" if none
 	Complete Completer
-	view     func(s *Session, snap engine.Snapshot, arg string) (view, error)
+	view     func(s *Session, pic snap.Snapshot, arg string) (view, error)
 }
 
 // showTargets lists the targets in help order.
@@ -33,54 +33,54 @@ func showTargets() []showTarget {
 		{Name: "settings", Short: "every setting, its value and range", view: settingsViewOf},
 		{Name: "bugs", Short: "which historical bugs B1..B13 are on", view: bugsViewOf},
 		{Name: "threads", Aliases: []string{"thread"}, Short: "nfsd threads: state, what they wait for, call stack",
-			Kernel: []string{"svc_recv"}, view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
-				return threadsView{snap.Threads}, nil
+			Kernel: []string{"svc_recv"}, view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
+				return threadsView{pic.Threads}, nil
 			}},
-		{Name: "calls", Short: "the client's calls: xid, state, reply", view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
-			return callsView{snap.Calls}, nil
+		{Name: "calls", Short: "the client's calls: xid, state, reply", view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
+			return callsView{pic.Calls}, nil
 		}},
 		{Name: "chunks", Aliases: []string{"chunk"}, Short: "the chunk lists each call advertised",
 			Arg: "XID", Complete: completeXIDs, Kernel: []string{"rpcrdma_marshal_req", "svc_rdma_xdr_decode_req"}, view: chunksViewOf},
 		{Name: "segment", Aliases: []string{"seg"}, Short: "one client segment and its first bytes",
 			Arg: "XID/N", Complete: completeSegments, view: segmentViewOf},
 		{Name: "pages", Aliases: []string{"page"}, Short: "rq_pages, rc_pages and where their bytes came from",
-			Kernel: []string{"svc_rdma_build_read_segment", "svc_rdma_clear_rqst_pages"}, view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
-				return pagesView{snap.Threads, snap.Reads}, nil
+			Kernel: []string{"svc_rdma_build_read_segment", "svc_rdma_clear_rqst_pages"}, view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
+				return pagesView{pic.Threads, pic.Reads}, nil
 			}},
 		{Name: "sgl", Short: "the scatterlist of each rw ctxt in use", Arg: "RW", Complete: completeRWIDs,
 			Kernel: []string{"sg_set_page", "svc_rdma_build_read_segment", "svc_rdma_pagelist_to_sg"}, view: sglViewOf},
 		{Name: "rw", Aliases: []string{"rwctxts", "rw_ctxts"}, Short: "rw ctxts in use and in the cache",
-			Kernel: []string{"svc_rdma_get_rw_ctxt", "svc_rdma_put_rw_ctxt"}, view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
-				return rwView{snap.RWCtxts}, nil
+			Kernel: []string{"svc_rdma_get_rw_ctxt", "svc_rdma_put_rw_ctxt"}, view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
+				return rwView{pic.RWCtxts}, nil
 			}},
 		{Name: "reads", Short: "Read lists being pulled: rc_curpage, rc_pageoff...",
-			Kernel: []string{"svc_rdma_process_read_list"}, view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
-				return readsView{snap.Reads}, nil
+			Kernel: []string{"svc_rdma_process_read_list"}, view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
+				return readsView{pic.Reads}, nil
 			}},
 		{Name: "chain", Aliases: []string{"chains", "wr", "wrs"}, Short: "work-request chains on the Send Queue",
-			Kernel: []string{"rdma_rw_ctx_wrs", "svc_rdma_post_chunk_ctxt", "svc_rdma_post_send"}, view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
-				return chainsView{snap.Chains}, nil
+			Kernel: []string{"rdma_rw_ctx_wrs", "svc_rdma_post_chunk_ctxt", "svc_rdma_post_send"}, view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
+				return chainsView{pic.Chains}, nil
 			}},
 		{Name: "sq", Short: "Send Queue: sc_sq_depth, sc_sq_avail, waiters",
-			Kernel: []string{"svc_rdma_post_chunk_ctxt", "svc_rdma_wake_send_waiters"}, view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
-				return sqView{snap.SQ, snap.Chains}, nil
+			Kernel: []string{"svc_rdma_post_chunk_ctxt", "svc_rdma_wake_send_waiters"}, view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
+				return sqView{pic.SQ, pic.Chains}, nil
 			}},
-		{Name: "cq", Short: "completions delivered, and what is on the wire", view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
-			return cqView{snap.CQ, snap.Pending}, nil
+		{Name: "cq", Short: "completions delivered, and what is on the wire", view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
+			return cqView{pic.CQ, pic.Pending}, nil
 		}},
-		{Name: "pending", Aliases: []string{"wire"}, Short: "operations posted and not yet executed", view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
-			return pendingView{snap.Pending}, nil
+		{Name: "pending", Aliases: []string{"wire"}, Short: "operations posted and not yet executed", view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
+			return pendingView{pic.Pending}, nil
 		}},
 		{Name: "positions", Aliases: []string{"pos"}, Short: "reply positions: sc_post_seq, xpt_acked_pos, the DRC",
-			Kernel: []string{"svc_rdma_post_send", "svc_xprt_advance_acked"}, view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
-				return positionsView{snap.Positions}, nil
+			Kernel: []string{"svc_rdma_post_send", "svc_xprt_advance_acked"}, view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
+				return positionsView{pic.Positions}, nil
 			}},
 		{Name: "events", Short: "the last events (default 20)", Arg: "N", view: eventsViewOf},
-		{Name: "counters", Aliases: []string{"stats"}, Short: "svcrdma statistics", view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
-			return countersView{snap.Counters, snap.RWCtxts.Created, len(snap.CQ)}, nil
+		{Name: "counters", Aliases: []string{"stats"}, Short: "svcrdma statistics", view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
+			return countersView{pic.Counters, pic.RWCtxts.Created, len(pic.CQ)}, nil
 		}},
-		{Name: "snapshot", Aliases: []string{"all"}, Short: "everything at once (the JSON is engine.Snapshot)", view: func(s *Session, snap engine.Snapshot, _ string) (view, error) {
-			return snapshotView{snap}, nil
+		{Name: "snapshot", Aliases: []string{"all"}, Short: "everything at once (the JSON is snap.Snapshot)", view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
+			return snapshotView{pic}, nil
 		}},
 	}
 }
@@ -115,7 +115,7 @@ func showCommand() *Command {
 		Usage: "show WHAT [ARG] [--json]",
 		Short: "show pages, sgl, rw, chain, sq, cq, positions...",
 		Long: "Displays one part of the lab's state. WHAT is one of:\n" + targetHelp() +
-			"With --json the result is one JSON document whose field names are engine.Snapshot's\n" +
+			"With --json the result is one JSON document whose field names are snap.Snapshot's\n" +
 			"(see the repl package documentation for the schema).",
 		Example: "show sgl\nshow positions --json\nshow chunks 0x5eed0010",
 		Kernel:  []string{"svc_rdma_build_read_segment", "svc_rdma_post_send", "svc_xprt_advance_acked"},
@@ -180,8 +180,8 @@ func (c *Ctx) emit(v view, out io.Writer) error {
 	return nil
 }
 
-func sglViewOf(s *Session, snap engine.Snapshot, arg string) (view, error) {
-	v := rwView{snap.RWCtxts}
+func sglViewOf(s *Session, pic snap.Snapshot, arg string) (view, error) {
+	v := rwView{pic.RWCtxts}
 	if arg == "" {
 		return sglView(v), nil
 	}
@@ -189,7 +189,7 @@ func sglViewOf(s *Session, snap engine.Snapshot, arg string) (view, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%q is not an rw ctxt id (try rw#1 or 1)", arg)
 	}
-	var keep []engine.RWCtxtSnap
+	var keep []snap.RWCtxt
 	for _, r := range v.RW.InUse {
 		if r.ID == id {
 			keep = append(keep, r)
@@ -202,7 +202,7 @@ func sglViewOf(s *Session, snap engine.Snapshot, arg string) (view, error) {
 	return sglView(v), nil
 }
 
-func rwIDs(rs []engine.RWCtxtSnap) string {
+func rwIDs(rs []snap.RWCtxt) string {
 	if len(rs) == 0 {
 		return "none"
 	}
@@ -213,7 +213,7 @@ func rwIDs(rs []engine.RWCtxtSnap) string {
 	return strings.Join(ids, " ")
 }
 
-func eventsViewOf(s *Session, _ engine.Snapshot, arg string) (view, error) {
+func eventsViewOf(s *Session, _ snap.Snapshot, arg string) (view, error) {
 	n := int64(20)
 	if arg != "" {
 		var err error

@@ -5,8 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rdmalab/rdmalab/engine"
-	"github.com/rdmalab/rdmalab/engine/svcrdma"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
@@ -14,7 +13,7 @@ import (
 // text form that fits 80 columns.
 
 type threadsView struct {
-	Threads []engine.ThreadSnap `json:"threads"`
+	Threads []snap.Thread `json:"threads"`
 }
 
 func (v threadsView) writeText(w io.Writer) {
@@ -35,7 +34,7 @@ func (v threadsView) writeText(w io.Writer) {
 }
 
 type callsView struct {
-	Calls []engine.CallSnap `json:"calls"`
+	Calls []snap.Call `json:"calls"`
 }
 
 func (v callsView) writeText(w io.Writer) {
@@ -56,8 +55,8 @@ func (v callsView) writeText(w io.Writer) {
 }
 
 type pagesView struct {
-	Threads []engine.ThreadSnap `json:"threads"`
-	Reads   []engine.ReadSnap   `json:"reads"`
+	Threads []snap.Thread `json:"threads"`
+	Reads   []snap.Read   `json:"reads"`
 }
 
 func (v pagesView) writeText(w io.Writer) {
@@ -80,7 +79,7 @@ func (v pagesView) writeText(w io.Writer) {
 	}
 }
 
-func writePages(w io.Writer, pages []engine.PageSnap) {
+func writePages(w io.Writer, pages []snap.Page) {
 	for _, p := range pages {
 		if len(p.Extents) == 0 {
 			fmt.Fprintf(w, "  [%d] %-6s empty\n", p.Index, p.Name)
@@ -97,7 +96,7 @@ func writePages(w io.Writer, pages []engine.PageSnap) {
 }
 
 type rwView struct {
-	RW engine.RWSnap `json:"rw_ctxts"`
+	RW snap.RWCtxts `json:"rw_ctxts"`
 }
 
 func (v rwView) writeText(w io.Writer) {
@@ -138,8 +137,8 @@ func (v sglView) writeText(w io.Writer) {
 // writeSGEs prints a scatterlist one entry a line, folding a run of
 // entries that differ only in their page (whole pages of one chunk) into
 // its first and last entries and a line that counts the rest.
-func writeSGEs(w io.Writer, label string, sges []engine.SGESnap) {
-	line := func(i int, e engine.SGESnap) {
+func writeSGEs(w io.Writer, label string, sges []snap.SGE) {
+	line := func(i int, e snap.SGE) {
 		if e.IOVA != "" {
 			fmt.Fprintf(w, "%s[%d] %-6s iova %s len %5d\n", label, i, e.Page, e.IOVA, e.Len)
 			return
@@ -177,7 +176,7 @@ func yesNo(b bool) string {
 }
 
 type readsView struct {
-	Reads []engine.ReadSnap `json:"reads"`
+	Reads []snap.Read `json:"reads"`
 }
 
 func (v readsView) writeText(w io.Writer) {
@@ -198,7 +197,7 @@ func (v readsView) writeText(w io.Writer) {
 }
 
 type chainsView struct {
-	Chains []engine.ChainSnap `json:"chains"`
+	Chains []snap.Chain `json:"chains"`
 }
 
 func (v chainsView) writeText(w io.Writer) {
@@ -230,8 +229,8 @@ func (v chainsView) writeText(w io.Writer) {
 }
 
 type sqView struct {
-	SQ     engine.SQSnap      `json:"sq"`
-	Chains []engine.ChainSnap `json:"chains"`
+	SQ     snap.SQ      `json:"sq"`
+	Chains []snap.Chain `json:"chains"`
 }
 
 func (v sqView) writeText(w io.Writer) {
@@ -251,8 +250,8 @@ func (v sqView) writeText(w io.Writer) {
 }
 
 type cqView struct {
-	CQ      []engine.Completion `json:"cq"`
-	Pending []string            `json:"pending"`
+	CQ      []snap.Completion `json:"cq"`
+	Pending []string          `json:"pending"`
 }
 
 func (v cqView) writeText(w io.Writer) {
@@ -287,7 +286,7 @@ func (v pendingView) writeText(w io.Writer) {
 }
 
 type positionsView struct {
-	Positions engine.PositionSnap `json:"positions"`
+	Positions snap.Positions `json:"positions"`
 }
 
 func (v positionsView) writeText(w io.Writer) {
@@ -343,9 +342,9 @@ func (v eventsView) writeText(w io.Writer) {
 }
 
 type countersView struct {
-	Counters    svcrdma.Counters `json:"counters"`
-	RWCreated   int              `json:"rw_ctxts_created"`
-	Completions int              `json:"completions"`
+	Counters    snap.Counters `json:"counters"`
+	RWCreated   int           `json:"rw_ctxts_created"`
+	Completions int           `json:"completions"`
 }
 
 func (v countersView) writeText(w io.Writer) {
@@ -356,7 +355,7 @@ func (v countersView) writeText(w io.Writer) {
 }
 
 type snapshotView struct {
-	engine.Snapshot
+	snap.Snapshot
 }
 
 func (v snapshotView) writeText(w io.Writer) {

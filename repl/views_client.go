@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/xprt"
 )
 
@@ -74,7 +74,7 @@ func findCall(s *Session, x string) (*xprt.Call, error) {
 	return nil, fmt.Errorf("no call has xid %s (show calls lists them)", x)
 }
 
-func chunksViewOf(s *Session, _ engine.Snapshot, arg string) (view, error) {
+func chunksViewOf(s *Session, _ snap.Snapshot, arg string) (view, error) {
 	var v chunksView
 	if arg != "" {
 		k, err := findCall(s, arg)
@@ -127,7 +127,7 @@ type segmentView struct {
 	call    string
 }
 
-func segmentViewOf(s *Session, _ engine.Snapshot, arg string) (view, error) {
+func segmentViewOf(s *Session, _ snap.Snapshot, arg string) (view, error) {
 	if arg == "" {
 		return nil, fmt.Errorf("which segment? give XID/N (show chunks lists them)")
 	}

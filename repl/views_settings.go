@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
 )
 
@@ -23,7 +24,7 @@ type settingsView struct {
 	rows      []settingRow
 }
 
-func settingsViewOf(s *Session, snap engine.Snapshot, _ string) (view, error) {
+func settingsViewOf(s *Session, snap snap.Snapshot, _ string) (view, error) {
 	v := settingsView{Engine: "sim", Settings: s.set, Behaviour: snap.Behaviour}
 	for _, st := range settingsTable() {
 		if st.Name[0] == 'B' {
@@ -72,7 +73,7 @@ type bugsView struct {
 	Bugs      []bugRow `json:"bugs"`
 }
 
-func bugsViewOf(s *Session, _ engine.Snapshot, _ string) (view, error) {
+func bugsViewOf(s *Session, _ snap.Snapshot, _ string) (view, error) {
 	beh := behaviourOf(s.set)
 	v := bugsView{Behaviour: beh.String()}
 	for _, b := range svcrdma.AllBugs() {

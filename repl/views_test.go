@@ -5,18 +5,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 )
 
 // A long run of whole pages folds to its ends and a count; short runs and
 // differing entries print in full.
 func TestWriteSGEsFoldsRuns(t *testing.T) {
-	var sges []engine.SGESnap
-	sges = append(sges, engine.SGESnap{Page: "pg1", Off: 100, Len: 3996, Source: "read chunk 0 seg 0"})
+	var sges []snap.SGE
+	sges = append(sges, snap.SGE{Page: "pg1", Off: 100, Len: 3996, Source: "read chunk 0 seg 0"})
 	for i := 2; i <= 9; i++ {
-		sges = append(sges, engine.SGESnap{Page: fmt.Sprintf("pg%d", i), Len: 4096, Source: "read chunk 0 seg 0"})
+		sges = append(sges, snap.SGE{Page: fmt.Sprintf("pg%d", i), Len: 4096, Source: "read chunk 0 seg 0"})
 	}
-	sges = append(sges, engine.SGESnap{Page: "pg10", Len: 12, Source: "read chunk 0 seg 0"})
+	sges = append(sges, snap.SGE{Page: "pg10", Len: 12, Source: "read chunk 0 seg 0"})
 	var b strings.Builder
 	writeSGEs(&b, "sgl", sges)
 	want := `sgl[0] pg1    off  100 len  3996  read chunk 0 seg 0
@@ -56,7 +56,7 @@ func TestShowCountersHung(t *testing.T) {
 // An RDMA op through an MR prints the MR and its IOVA, not a NULL page.
 func TestWriteSGEsMR(t *testing.T) {
 	var b strings.Builder
-	writeSGEs(&b, "sge", []engine.SGESnap{{Page: "mr#1", Len: 65536, IOVA: "0x1080a19eb000"}})
+	writeSGEs(&b, "sge", []snap.SGE{{Page: "mr#1", Len: 65536, IOVA: "0x1080a19eb000"}})
 	if want := "sge[0] mr#1   iova 0x1080a19eb000 len 65536\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
@@ -65,7 +65,7 @@ func TestWriteSGEsMR(t *testing.T) {
 // show calls says how a call failed when its reply is not a success.
 func TestShowCallsStatus(t *testing.T) {
 	var b strings.Builder
-	callsView{[]engine.CallSnap{
+	callsView{[]snap.Call{
 		{XID: "0x1", State: "answered", Proc: "RDMA_NOMSG", Label: "custom WRITE 11068", Status: "GARBAGE_ARGS"},
 		{XID: "0x2", State: "answered", Proc: "RDMA_MSG", Label: "NFSv3 WRITE 4096", Status: "NFS3_OK"},
 	}}.writeText(&b)
@@ -79,7 +79,7 @@ func TestShowCallsStatus(t *testing.T) {
 // A reply acked while its Send is still queued says it is not delivered.
 func TestShowPositionsPrematureAck(t *testing.T) {
 	var b strings.Builder
-	positionsView{engine.PositionSnap{Enabled: true, PostSeq: 2, AckedPos: 2, Replies: []engine.ReplySnap{
+	positionsView{snap.Positions{Enabled: true, PostSeq: 2, AckedPos: 2, Replies: []snap.Reply{
 		{XID: "0xa", Proc: "WRITE", Pos: 1, Acked: true, SendQueued: true},
 		{XID: "0xb", Proc: "WRITE", Pos: 2, Acked: true},
 		{XID: "0xc", Proc: "WRITE", Pos: 0},

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
@@ -52,7 +52,7 @@ type attached struct {
 	limit int // bytes of a frame
 
 	mu     sync.Mutex
-	snap   engine.Snapshot
+	snap   snap.Snapshot
 	events ring
 	seen   uint64
 	narr   string
@@ -215,7 +215,7 @@ func (a *attached) setStatus(s string) {
 	a.w.notify()
 }
 
-func (a *attached) Snapshot() engine.Snapshot {
+func (a *attached) Snapshot() snap.Snapshot {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.snap

@@ -4,7 +4,7 @@
 // the reply positions and the acknowledged position, captured packets, and
 // the last events with the kernel functions that emitted them.
 //
-// The view draws a Model: the last engine.Snapshot, a ring of recent
+// The view draws a Model: the last snap.Snapshot, a ring of recent
 // events and the view's own state (layout, zoom, selection, scroll). A
 // Viewer runs the event loop on a tcell.Screen it is handed, reading a
 // Source: a live lab (LabSource), a session published on a Unix socket

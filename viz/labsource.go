@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
@@ -16,7 +17,7 @@ import (
 type LabSource struct {
 	mu     sync.Mutex
 	lab    *engine.Lab
-	snap   engine.Snapshot
+	snap   snap.Snapshot
 	events ring
 	seen   uint64
 	narr   string
@@ -73,7 +74,7 @@ func (s *LabSource) SetNarration(text string) {
 // refresh copies the Lab's state; the caller holds mu.
 func (s *LabSource) refresh() {
 	if s.lab == nil {
-		s.snap = engine.Snapshot{}
+		s.snap = snap.Snapshot{}
 		return
 	}
 	s.snap = s.lab.Snapshot()
@@ -84,7 +85,7 @@ func (s *LabSource) refresh() {
 }
 
 // Snapshot is the picture taken after the last change.
-func (s *LabSource) Snapshot() engine.Snapshot {
+func (s *LabSource) Snapshot() snap.Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.snap

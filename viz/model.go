@@ -3,7 +3,7 @@ package viz
 import (
 	"reflect"
 
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
@@ -27,7 +27,7 @@ type ViewState struct {
 // Model is everything a frame is drawn from: the last snapshot, the recent
 // events, what a lesson says, and the view state.
 type Model struct {
-	Snap      engine.Snapshot
+	Snap      snap.Snapshot
 	Narration string       // lesson text, when a lesson runs
 	Packets   PacketSource // nil until a capture is loaded
 	Origin    string       // where the picture comes from: "live", "snapshot FILE", …
@@ -56,7 +56,7 @@ func NewModel(maxEvents int) *Model {
 // Source.Events returns them) and reports whether anything changed. Events
 // already held are skipped; a sequence that restarts means a new session,
 // and the old events are dropped.
-func (m *Model) Update(s engine.Snapshot, evs []trace.Event) bool {
+func (m *Model) Update(s snap.Snapshot, evs []trace.Event) bool {
 	changed := false
 	if m.restarted(s, evs) {
 		m.events.reset()
@@ -83,7 +83,7 @@ func (m *Model) Update(s engine.Snapshot, evs []trace.Event) bool {
 // restarted reports whether s and evs come from another session than the
 // events held: their sequence went back, or the event with the newest
 // sequence held is a different one.
-func (m *Model) restarted(s engine.Snapshot, evs []trace.Event) bool {
+func (m *Model) restarted(s snap.Snapshot, evs []trace.Event) bool {
 	if m.seen == 0 {
 		return false
 	}

@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/rdmalab/rdmalab/engine"
-	"github.com/rdmalab/rdmalab/engine/svcrdma"
+	"github.com/rdmalab/rdmalab/engine/snap"
 )
 
 // pageRange is a byte range of a page and where its bytes come from;
@@ -34,14 +33,14 @@ type pageGroup struct {
 	cursor  bool // rc_curpage / rc_pageoff apply
 	curPage int
 	curOff  int
-	ctxts   []engine.RWCtxtSnap
+	ctxts   []snap.RWCtxt
 }
 
 // pageGroups sorts the snapshot's pages into groups: each Read being
 // pulled, then each thread's own pages, then the pages the R/W contexts of
 // Write and Reply chunks send from. A page appears once.
-func pageGroups(s *engine.Snapshot) []pageGroup {
-	known := map[string]engine.PageSnap{}
+func pageGroups(s *snap.Snapshot) []pageGroup {
+	known := map[string]snap.Page{}
 	for _, t := range s.Threads {
 		for _, p := range t.Pages {
 			known[p.Name] = p
@@ -67,7 +66,7 @@ func pageGroups(s *engine.Snapshot) []pageGroup {
 // readGroup is a Read being pulled: its rc_pages (or, mid-walk and after
 // svc_rdma_read_complete, the thread's rq_pages) and what its SGLs point
 // at, with the rc_curpage / rc_pageoff cursor.
-func readGroup(rd engine.ReadSnap, threads []engine.ThreadSnap, known map[string]engine.PageSnap) pageGroup {
+func readGroup(rd snap.Read, threads []snap.Thread, known map[string]snap.Page) pageGroup {
 	g := pageGroup{title: fmt.Sprintf("rc_pages · xid %s · %d B · %d WQEs", rd.XID, rd.ReadBytes, rd.SQECount),
 		detail: rd.Chunks, cursor: true, curPage: rd.CurPage, curOff: rd.PageOff, ctxts: rd.RWCtxts}
 	var b boxBuilder
@@ -94,7 +93,7 @@ func readGroup(rd engine.ReadSnap, threads []engine.ThreadSnap, known map[string
 }
 
 // threadGroups are the threads' pages no Read group has drawn.
-func threadGroups(threads []engine.ThreadSnap, drawn map[string]bool) []pageGroup {
+func threadGroups(threads []snap.Thread, drawn map[string]bool) []pageGroup {
 	var out []pageGroup
 	for _, t := range threads {
 		var b boxBuilder
@@ -113,7 +112,7 @@ func threadGroups(threads []engine.ThreadSnap, drawn map[string]bool) []pageGrou
 
 // chunkGroups are the pages Write and Reply chunk contexts send from, one
 // group per owner ("write chunk 0", "reply chunk").
-func chunkGroups(inUse []engine.RWCtxtSnap, inRead map[int]bool, drawn map[string]bool, known map[string]engine.PageSnap) []pageGroup {
+func chunkGroups(inUse []snap.RWCtxt, inRead map[int]bool, drawn map[string]bool, known map[string]snap.Page) []pageGroup {
 	byOwner := map[string]int{}
 	var out []pageGroup
 	for _, c := range inUse {
@@ -147,12 +146,12 @@ func chunkGroups(inUse []engine.RWCtxtSnap, inRead map[int]bool, drawn map[strin
 }
 
 // walking reports whether t is inside svc_rdma_process_read_list.
-func walking(t engine.ThreadSnap) bool {
+func walking(t snap.Thread) bool {
 	return slices.Contains(t.Frames, "svc_rdma_process_read_list")
 }
 
 // sglPages is the set of pages the contexts' SGLs point into.
-func sglPages(ctxts []engine.RWCtxtSnap) map[string]bool {
+func sglPages(ctxts []snap.RWCtxt) map[string]bool {
 	set := map[string]bool{}
 	for _, c := range ctxts {
 		for _, e := range c.SGL {
@@ -162,7 +161,7 @@ func sglPages(ctxts []engine.RWCtxtSnap) map[string]bool {
 	return set
 }
 
-func sharesPages(t engine.ThreadSnap, sgl map[string]bool) bool {
+func sharesPages(t snap.Thread, sgl map[string]bool) bool {
 	for _, p := range t.Pages {
 		if sgl[p.Name] {
 			return true
@@ -232,7 +231,7 @@ func (b *boxBuilder) free(slot int) int {
 }
 
 // page adds a page whose slot and landed extents are known.
-func (b *boxBuilder) page(slot int, name string, ext []svcrdma.Extent) {
+func (b *boxBuilder) page(slot int, name string, ext []snap.Extent) {
 	bx := b.box(name, slot)
 	for _, e := range ext {
 		bx.ranges = append(bx.ranges, pageRange{off: e.Off, n: e.Len, src: parseSource(e.Source, ""), landed: true})
@@ -241,7 +240,7 @@ func (b *boxBuilder) page(slot int, name string, ext []svcrdma.Extent) {
 
 // planned adds the range an SGL entry points at; write payload is in the
 // page already, Read data is not until the Read completes.
-func (b *boxBuilder) planned(e engine.SGESnap, owner string, known map[string]engine.PageSnap) {
+func (b *boxBuilder) planned(e snap.SGE, owner string, known map[string]snap.Page) {
 	src := parseSource(e.Source, owner)
 	bx := b.box(e.Page, -1)
 	if p, ok := known[e.Page]; ok && len(bx.ranges) == 0 {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 )
 
 // chainPane draws the WR chains on the Send Queue, one WR a line: the one
@@ -54,7 +54,7 @@ func (chainPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 
 // chainLines lists every chain; keep > 0 shows only the first keep WRs and
 // the last of a chain longer than keep+2.
-func chainLines(chains []engine.ChainSnap, cols wrCols, keep int, th Theme) []line {
+func chainLines(chains []snap.Chain, cols wrCols, keep int, th Theme) []line {
 	var out []line
 	for i, c := range chains {
 		h := fmt.Sprintf("%d. %s · %s · %d WQEs", i+1, c.Owner, c.Task, c.SQECount)
@@ -101,7 +101,7 @@ func wrHeader(cols wrCols) string {
 
 // wrLine is one WR: opcode, SGE count, length, remote address and rkey,
 // and what marks it.
-func wrLine(n int, w engine.WRSnap, cols wrCols, th Theme) line {
+func wrLine(n int, w snap.WR, cols wrCols, th Theme) line {
 	send := strings.HasPrefix(w.Opcode, "SEND")
 	st := th.Base
 	switch {

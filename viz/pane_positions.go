@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 )
 
 // positionsPane draws the reply-position patch: a number line with every
@@ -27,7 +27,7 @@ func (positionsPane) Title(m *Model, w int) string {
 }
 
 // replyMark is how a reply shows on the number line.
-func replyMark(r engine.ReplySnap, premature bool, th Theme) span {
+func replyMark(r snap.Reply, premature bool, th Theme) span {
 	switch {
 	case premature:
 		return span{"!", th.Alarm}
@@ -67,7 +67,7 @@ func (positionsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 }
 
 // queuedPositions are the reply positions whose Send is still on the SQ.
-func queuedPositions(chains []engine.ChainSnap) map[uint64]bool {
+func queuedPositions(chains []snap.Chain) map[uint64]bool {
 	out := map[uint64]bool{}
 	for _, c := range chains {
 		if c.Pos > 0 {
@@ -79,7 +79,7 @@ func queuedPositions(chains []engine.ChainSnap) map[uint64]bool {
 
 // numberLine draws positions lo..hi: tick labels, the axis with each reply,
 // and the P and A markers on their own row.
-func numberLine(p engine.PositionSnap, queued map[uint64]bool, w int, th Theme) []line {
+func numberLine(p snap.Positions, queued map[uint64]bool, w int, th Theme) []line {
 	// Positions may come from a file or a socket: +1 saturates, and every
 	// loop below runs over the span shown, never up to hi.
 	hi := next(max(p.PostSeq, p.AckedPos))
@@ -178,7 +178,7 @@ func sendOrder(sends []sendDone, th Theme) line {
 
 // replyLine says whether a cached reply is known delivered; acked while
 // its Send is still queued is the race the post lock prevents.
-func replyLine(r engine.ReplySnap, queued, wide bool, th Theme) line {
+func replyLine(r snap.Reply, queued, wide bool, th Theme) line {
 	mark := replyMark(r, r.Acked && queued, th)
 	head := fmt.Sprintf("%3d %-10s ", r.Pos, r.XID)
 	if wide {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 )
 
 // sqPane draws the Send Queue accounting as a gauge (█ in flight, ·
@@ -66,7 +66,7 @@ func (sqPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 // inFlight is the WQEs on the Send Queue: what sc_sq_avail lacks of the
 // depth, or, when the depth is unknown (a replayed capture), the WQEs of
 // the chains posted.
-func inFlight(s *engine.Snapshot) int {
+func inFlight(s *snap.Snapshot) int {
 	if s.SQ.Depth > 0 {
 		return s.SQ.Depth - s.SQ.Avail
 	}
@@ -79,7 +79,7 @@ func inFlight(s *engine.Snapshot) int {
 
 // gauge draws sc_sq_avail against sc_sq_depth; the numbers are printed so
 // the bar is never the only way to read them.
-func gauge(sq engine.SQSnap, w int, th Theme) line {
+func gauge(sq snap.SQ, w int, th Theme) line {
 	label := fmt.Sprintf(" %d/%d", sq.Avail, sq.Depth)
 	n := w - len(label) - 2
 	l := line{}.add("[", th.Dim)
@@ -99,7 +99,7 @@ func gauge(sq engine.SQSnap, w int, th Theme) line {
 }
 
 // cqLine is one completion; a status other than SUCCESS is marked !.
-func cqLine(c engine.Completion, w int, th Theme) line {
+func cqLine(c snap.Completion, w int, th Theme) line {
 	side := c.Side
 	switch side {
 	case "server":

@@ -9,7 +9,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/captures/replay"
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
@@ -58,7 +58,7 @@ func NewReplaySource(tl *replay.Timeline) *ReplaySource {
 }
 
 // Snapshot is the server's picture after the current step.
-func (r *ReplaySource) Snapshot() engine.Snapshot {
+func (r *ReplaySource) Snapshot() snap.Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.p.Snapshot()

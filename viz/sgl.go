@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 )
 
 // sgChunk is SG_CHUNK_SIZE: the pool tables sg_alloc_table_chained adds
@@ -42,12 +42,12 @@ type sgItem struct {
 
 // sgItems groups a context's entries: three or more whole pages in a row
 // from one source become one item, never across a chain link.
-func sgItems(c engine.RWCtxtSnap, pageSize int) []sgItem {
+func sgItems(c snap.RWCtxt, pageSize int) []sgItem {
 	brk := map[int]bool{}
 	for _, b := range chainBreaks(c.NEnts, c.FirstSGLNents) {
 		brk[b] = true
 	}
-	whole := func(e engine.SGESnap) bool { return e.Off == 0 && e.Len == pageSize }
+	whole := func(e snap.SGE) bool { return e.Off == 0 && e.Len == pageSize }
 	var out []sgItem
 	for i := 0; i < len(c.SGL); {
 		e := c.SGL[i]
@@ -68,7 +68,7 @@ func sgItems(c engine.RWCtxtSnap, pageSize int) []sgItem {
 }
 
 // ctxtHeader is a context's title line in the SGL list.
-func ctxtHeader(c engine.RWCtxtSnap, th Theme) line {
+func ctxtHeader(c snap.RWCtxt, th Theme) line {
 	head := fmt.Sprintf(" %s · %s", c.Type, plural(c.NEnts, "entry", "entries"))
 	if c.FirstSGLNents > 0 { // 0: not known (a replayed capture)
 		head += fmt.Sprintf(" · first_sgl_nents %d", c.FirstSGLNents)
@@ -82,7 +82,7 @@ func ctxtHeader(c engine.RWCtxtSnap, th Theme) line {
 
 // sglTable lists a context's entries one item a line, with a marker line
 // where each chained table starts.
-func sglTable(c engine.RWCtxtSnap, pageSize int, th Theme) []line {
+func sglTable(c snap.RWCtxt, pageSize int, th Theme) []line {
 	out := []line{ctxtHeader(c, th)}
 	items := sgItems(c, pageSize)
 	breaks := chainBreaks(c.NEnts, c.FirstSGLNents)
@@ -113,7 +113,7 @@ func sglTable(c engine.RWCtxtSnap, pageSize int, th Theme) []line {
 
 // sglCompact draws a context in the kernel's (page,off,len) notation,
 // each entry led by its source glyph, wrapped to w columns.
-func sglCompact(c engine.RWCtxtSnap, pageSize, w int, th Theme) []line {
+func sglCompact(c snap.RWCtxt, pageSize, w int, th Theme) []line {
 	var items []line
 	for _, it := range sgItems(c, pageSize) {
 		var l line
@@ -145,7 +145,7 @@ func legend(th Theme) line {
 }
 
 // pageSizeOf is the snapshot's page size (4096 when unset or absurd).
-func pageSizeOf(s *engine.Snapshot) int {
+func pageSizeOf(s *snap.Snapshot) int {
 	if s.Settings.PageSize > 0 && s.Settings.PageSize <= maxPageSize {
 		return s.Settings.PageSize
 	}

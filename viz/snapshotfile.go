@@ -15,7 +15,7 @@ import (
 )
 
 // snapshotFile is what `view --snapshot FILE` accepts: a bare
-// engine.Snapshot (`show snapshot --json`) or a Frame (one line of what
+// snap.Snapshot (`show snapshot --json`) or a Frame (one line of what
 // Publish sends). One decode of the whole file keeps error offsets true.
 type snapshotFile struct {
 	wireSnapshot

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
@@ -46,7 +46,7 @@ func (a Action) String() string {
 // the view's goroutine while Act runs on another: implementations lock.
 type Source interface {
 	// Snapshot is the engine's state now.
-	Snapshot() engine.Snapshot
+	Snapshot() snap.Snapshot
 	// Events is the newest n events, oldest first.
 	Events(n int) []trace.Event
 	// Act runs an action; a read-only source returns ErrReadOnly.
@@ -96,9 +96,9 @@ type DetailLine struct {
 // Frame is one picture of a session: what Publish sends, one JSON object
 // a line, and what a snapshot file holds.
 type Frame struct {
-	Snapshot  engine.Snapshot `json:"snapshot"`
-	Events    []trace.Event   `json:"events"`
-	Narration string          `json:"narration,omitempty"`
+	Snapshot  snap.Snapshot `json:"snapshot"`
+	Events    []trace.Event `json:"events"`
+	Narration string        `json:"narration,omitempty"`
 }
 
 // StaticSource draws one frame and refuses actions: a saved snapshot.
@@ -109,10 +109,10 @@ type static struct {
 	origin string
 }
 
-func (s *static) Snapshot() engine.Snapshot { return s.f.Snapshot }
-func (s *static) Act(Action) error          { return ErrReadOnly }
-func (s *static) Describe() string          { return s.origin }
-func (s *static) Narration() string         { return s.f.Narration }
+func (s *static) Snapshot() snap.Snapshot { return s.f.Snapshot }
+func (s *static) Act(Action) error        { return ErrReadOnly }
+func (s *static) Describe() string        { return s.origin }
+func (s *static) Narration() string       { return s.f.Narration }
 
 func (s *static) Events(n int) []trace.Event {
 	n = min(max(n, 0), len(s.f.Events))

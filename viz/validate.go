@@ -6,8 +6,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/rdmalab/rdmalab/engine"
-	"github.com/rdmalab/rdmalab/engine/svcrdma"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
@@ -141,7 +140,7 @@ func checkEvent(e *trace.Event, p string) error {
 
 // checkSnapshot checks the numbers the panes draw with; p is the JSON path
 // prefix of the snapshot.
-func checkSnapshot(s *engine.Snapshot, p string) error {
+func checkSnapshot(s *snap.Snapshot, p string) error {
 	ps := s.Settings.PageSize
 	if err := inRange(p+"settings.page_size", ps, 0, maxPageSize); err != nil {
 		return err
@@ -213,9 +212,9 @@ func checkSnapshot(s *engine.Snapshot, p string) error {
 	return nil
 }
 
-// extentOff and extentLen are the JSON names of svcrdma.Extent's fields,
+// extentOff and extentLen are the JSON names of snap.Extent's fields,
 // for the paths errors name.
-var extentOff, extentLen = jsonName(svcrdma.Extent{}, "Off"), jsonName(svcrdma.Extent{}, "Len")
+var extentOff, extentLen = jsonName(snap.Extent{}, "Off"), jsonName(snap.Extent{}, "Len")
 
 // jsonName is the name field of v's struct type has in JSON.
 func jsonName(v any, field string) string {
@@ -230,7 +229,7 @@ func jsonName(v any, field string) string {
 }
 
 // checkPages checks page slots and the byte ranges drawn in them.
-func checkPages(pages []engine.PageSnap, p string, ps int) error {
+func checkPages(pages []snap.Page, p string, ps int) error {
 	for i, pg := range pages {
 		q := fmt.Sprintf("%s[%d].", p, i)
 		if err := inRange(q+"index", pg.Index, 0, maxPages-1); err != nil {
@@ -249,7 +248,7 @@ func checkPages(pages []engine.PageSnap, p string, ps int) error {
 	return nil
 }
 
-func checkCtxts(cs []engine.RWCtxtSnap, p string, ps int) error {
+func checkCtxts(cs []snap.RWCtxt, p string, ps int) error {
 	for i, c := range cs {
 		q := fmt.Sprintf("%s[%d].", p, i)
 		if err := checks(
@@ -263,7 +262,7 @@ func checkCtxts(cs []engine.RWCtxtSnap, p string, ps int) error {
 	return nil
 }
 
-func checkSGEs(sges []engine.SGESnap, p string, ps int) error {
+func checkSGEs(sges []snap.SGE, p string, ps int) error {
 	for i, e := range sges {
 		q := fmt.Sprintf("%s[%d].", p, i)
 		if err := checks(

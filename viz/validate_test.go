@@ -12,7 +12,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rdmalab/rdmalab/engine"
-	"github.com/rdmalab/rdmalab/engine/svcrdma"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
@@ -20,7 +20,7 @@ import (
 // chained 200-page WRITE, a 16 MiB WRITE on 64 KiB pages, the golden
 // states, and every step of a replayed capture.
 func TestRealSnapshotsValidate(t *testing.T) {
-	check := func(name string, s engine.Snapshot, evs []trace.Event) {
+	check := func(name string, s snap.Snapshot, evs []trace.Event) {
 		t.Helper()
 		f := Frame{Snapshot: s, Events: evs}
 		if err := validateFrame(&f, "snapshot."); err != nil {
@@ -73,9 +73,9 @@ func realFrame(t *testing.T) map[string]any {
 	t.Helper()
 	l := stateRead3(t)
 	s := l.Snapshot()
-	s.Positions.Replies = append(s.Positions.Replies, engine.ReplySnap{XID: "0x1", Pos: 1})
-	s.Chains = append(s.Chains, engine.ChainSnap{Owner: "x", SQECount: 1, WRs: []engine.WRSnap{{Opcode: "SEND", SGEs: []engine.SGESnap{{Page: "p", Len: 8}}}}})
-	s.Threads[0].Pages = append(s.Threads[0].Pages, engine.PageSnap{Index: 3, Name: "pgX", Extents: []svcrdma.Extent{{Off: 0, Len: 10}}})
+	s.Positions.Replies = append(s.Positions.Replies, snap.Reply{XID: "0x1", Pos: 1})
+	s.Chains = append(s.Chains, snap.Chain{Owner: "x", SQECount: 1, WRs: []snap.WR{{Opcode: "SEND", SGEs: []snap.SGE{{Page: "p", Len: 8}}}}})
+	s.Threads[0].Pages = append(s.Threads[0].Pages, snap.Page{Index: 3, Name: "pgX", Extents: []snap.Extent{{Off: 0, Len: 10}}})
 	data, err := json.Marshal(Frame{Snapshot: s, Events: l.History()})
 	if err != nil {
 		t.Fatal(err)
@@ -222,14 +222,14 @@ func TestDrawClampsClaims(t *testing.T) {
 	l := stateRead3(t)
 	s := l.Snapshot()
 	s.Settings.PageSize = 1 << 40
-	s.Positions = engine.PositionSnap{Enabled: true, PostSeq: math.MaxUint64, AckedPos: 1 << 40,
-		Replies: []engine.ReplySnap{{Pos: math.MaxUint64}, {Pos: 1 << 62, Acked: true}, {Pos: 0}}}
+	s.Positions = snap.Positions{Enabled: true, PostSeq: math.MaxUint64, AckedPos: 1 << 40,
+		Replies: []snap.Reply{{Pos: math.MaxUint64}, {Pos: 1 << 62, Acked: true}, {Pos: 0}}}
 	s.Reads[0].CurPage, s.Reads[0].PageOff = math.MaxInt, math.MaxInt
 	s.Reads[0].RWCtxts[0].NEnts, s.Reads[0].RWCtxts[0].FirstSGLNents = 1<<40, 2
-	s.Reads[0].Pages = append(s.Reads[0].Pages, engine.PageSnap{Index: math.MaxInt, Name: "far"},
-		engine.PageSnap{Index: math.MinInt, Name: "neg", Extents: []svcrdma.Extent{{Off: math.MaxInt, Len: math.MaxInt}}})
-	s.SQ = engine.SQSnap{Depth: math.MaxInt, Avail: math.MinInt, Waiters: []string{"nfsd0: x"}}
-	s.Chains = []engine.ChainSnap{{SQECount: math.MaxInt, Pos: math.MaxUint64, WRs: []engine.WRSnap{{Opcode: "SEND", Bytes: math.MinInt}}}}
+	s.Reads[0].Pages = append(s.Reads[0].Pages, snap.Page{Index: math.MaxInt, Name: "far"},
+		snap.Page{Index: math.MinInt, Name: "neg", Extents: []snap.Extent{{Off: math.MaxInt, Len: math.MaxInt}}})
+	s.SQ = snap.SQ{Depth: math.MaxInt, Avail: math.MinInt, Waiters: []string{"nfsd0: x"}}
+	s.Chains = []snap.Chain{{SQECount: math.MaxInt, Pos: math.MaxUint64, WRs: []snap.WR{{Opcode: "SEND", Bytes: math.MinInt}}}}
 	evs := append(l.History(), trace.Event{Seq: 1 << 62, Task: "nfsd0", Func: "svc_rdma_wc_send", Depth: 1 << 53,
 		Args: trace.Fmt("pos", -1, "status", "SUCCESS")})
 	narration := strings.Repeat("w", 1<<20) + " " + strings.Repeat("x ", 1<<18)

@@ -11,13 +11,14 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
 // fakeSource records the actions asked of it and counts reads.
 type fakeSource struct {
 	mu      sync.Mutex
-	snap    engine.Snapshot
+	snap    snap.Snapshot
 	events  []trace.Event
 	acts    []Action
 	reads   atomic.Int32
@@ -26,7 +27,7 @@ type fakeSource struct {
 	panicOn string // "snapshot" or "act"
 }
 
-func (f *fakeSource) Snapshot() engine.Snapshot {
+func (f *fakeSource) Snapshot() snap.Snapshot {
 	f.reads.Add(1)
 	f.mu.Lock()
 	defer f.mu.Unlock()

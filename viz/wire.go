@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
@@ -18,9 +18,9 @@ type wireEvent struct {
 	Kind string `json:"kind"`
 }
 
-// wireSnapshot is an engine.Snapshot as JSON carries it.
+// wireSnapshot is a snap.Snapshot as JSON carries it.
 type wireSnapshot struct {
-	engine.Snapshot
+	snap.Snapshot
 	LastEvent *wireEvent `json:"last_event,omitempty"`
 }
 
@@ -52,7 +52,7 @@ func (w *wireEvent) event() (trace.Event, error) {
 }
 
 // snapshot converts w; p is its JSON path prefix, for errors.
-func (w *wireSnapshot) snapshot(p string) (engine.Snapshot, error) {
+func (w *wireSnapshot) snapshot(p string) (snap.Snapshot, error) {
 	s := w.Snapshot
 	s.LastEvent = nil
 	if w.LastEvent != nil {

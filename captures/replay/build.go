@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/safe"
@@ -336,7 +336,7 @@ func (b *builder) call(r *record, m *decode.RPCMessage) {
 		b.say(taskNfsd, 0, "svc_process", clip(rpc.CallSummary)+" (what the procedure does is not on the wire)")
 	}
 	text := fmt.Sprintf("svc_rdma_recvfrom: call xid 0x%08x %v, %s%s", h.XID, h.Proc, clip(rpc.CallSummary), chunkSummary(rpc))
-	cs := &engine.ChunkSnap{XID: hexXID(h.XID), Proc: h.Proc.String(), Chunks: chunks}
+	cs := &snap.CallHeader{XID: hexXID(h.XID), Proc: h.Proc.String(), Chunks: chunks}
 	// The picture is for a terminal: its strings are escaped once, here.
 	call := callState{rpc: id, xid: h.XID, label: safe.Display(rpc.CallSummary), proc: h.Proc.String(), state: st}
 	b.step(r, KindCall, id, text, func(s *state) {
@@ -365,7 +365,7 @@ func chunkSummary(rpc *decode.RPC) string {
 	return " · " + strings.Join(parts, " · ")
 }
 
-// chunkLines are a call's chunks as the engine's ChunkSnap lists them.
+// chunkLines are a call's chunks as the engine's snap.CallHeader lists them.
 func chunkLines(rpc *decode.RPC) []string {
 	var out []string
 	for i, c := range rpc.ReadChunks {

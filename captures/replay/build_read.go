@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
@@ -26,8 +26,8 @@ type readPlan struct {
 	reads    []*decode.Message
 	index    map[*decode.Message]int
 	wqes     map[segKey]int
-	snap     engine.ReadSnap
-	chain    engine.ChainSnap
+	snap     snap.Read
+	chain    snap.Chain
 	outside  map[*decode.Message]string // READs outside their segment: why
 	srcs     map[segKey]string          // each segment's source name, made once
 	dense    bool                       // the capture holds the whole layout's bytes
@@ -151,11 +151,11 @@ func (b *builder) planRead(rpc *decode.RPC, id int) *readPlan {
 	for _, in := range p.inline {
 		backed += in[1]
 	}
-	var wrs []engine.WRSnap
-	sgl := map[segKey][]engine.SGESnap{}
+	var wrs []snap.WR
+	sgl := map[segKey][]snap.SGE{}
 	planned := map[int]bool{}
 	for i, m := range p.reads {
-		w := engine.WRSnap{Opcode: "RDMA_READ", Bytes: int(m.DMALen), Remote: fmt.Sprintf("0x%x", m.VA), RKey: fmt.Sprintf("0x%x", m.RKey)}
+		w := snap.WR{Opcode: "RDMA_READ", Bytes: int(m.DMALen), Remote: fmt.Sprintf("0x%x", m.VA), RKey: fmt.Sprintf("0x%x", m.RKey)}
 		if p.outside[m] == "" {
 			k := segKey{m.Chunk.Chunk, m.Chunk.Segment}
 			got := min(int(m.DMALen), max(m.RespBytes, 0))
@@ -172,7 +172,7 @@ func (b *builder) planRead(rpc *decode.RPC, id int) *readPlan {
 		}
 		wrs = append(wrs, w)
 	}
-	var ctxts []engine.RWCtxtSnap
+	var ctxts []snap.RWCtxt
 	for i, c := range chunks {
 		for j := range c.Segments {
 			k := segKey{i, j}
@@ -180,7 +180,7 @@ func (b *builder) planRead(rpc *decode.RPC, id int) *readPlan {
 				continue
 			}
 			b.rwNext++
-			ctxts = append(ctxts, engine.RWCtxtSnap{ID: b.rwNext, Type: rwType(len(sgl[k]), p.wqes[k]), NEnts: len(sgl[k]),
+			ctxts = append(ctxts, snap.RWCtxt{ID: b.rwNext, Type: rwType(len(sgl[k]), p.wqes[k]), NEnts: len(sgl[k]),
 				SGL: sgl[k], Where: "read cc"})
 		}
 	}
@@ -198,9 +198,9 @@ func (b *builder) planRead(rpc *decode.RPC, id int) *readPlan {
 		p.planned = slices.Sorted(maps.Keys(planned))
 	}
 	xid := hexXID(rpc.XID)
-	p.snap = engine.ReadSnap{XID: xid, CurPage: stream / ps, PageOff: stream % ps, ReadBytes: readBytes(rpc),
+	p.snap = snap.Read{XID: xid, CurPage: stream / ps, PageOff: stream % ps, ReadBytes: readBytes(rpc),
 		PageCount: (stream + ps - 1) / ps, SQECount: len(wrs), Chunks: lines, RWCtxts: ctxts}
-	p.chain = engine.ChainSnap{Owner: "read chunk xid " + xid, Task: taskNfsd, SQECount: len(wrs), WRs: wrs}
+	p.chain = snap.Chain{Owner: "read chunk xid " + xid, Task: taskNfsd, SQECount: len(wrs), WRs: wrs}
 	return p
 }
 
@@ -218,12 +218,12 @@ func rwType(sges, wqes int) string {
 
 // pageSGEs splits n bytes at off of the rc_pages stream into one SGE per
 // page, as svc_rdma_build_read_segment calls sg_set_page.
-func pageSGEs(off, n, ps int, src string) []engine.SGESnap {
-	var out []engine.SGESnap
+func pageSGEs(off, n, ps int, src string) []snap.SGE {
+	var out []snap.SGE
 	for n > 0 {
 		po := off % ps
 		k := min(n, ps-po)
-		out = append(out, engine.SGESnap{Page: pageName(off / ps), Off: po, Len: k, Source: src})
+		out = append(out, snap.SGE{Page: pageName(off / ps), Off: po, Len: k, Source: src})
 		off, n = off+k, n-k
 	}
 	return out
@@ -327,7 +327,7 @@ func (b *builder) postRead(r *record, rpc *decode.RPC, id int) {
 }
 
 // chainArg sums a chain up as the model's ib_post_send event does.
-func chainArg(wrs []engine.WRSnap) string {
+func chainArg(wrs []snap.WR) string {
 	if len(wrs) == 0 {
 		return "empty"
 	}

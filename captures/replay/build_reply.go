@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 	"github.com/rdmalab/rdmalab/proto/safe"
@@ -41,8 +41,8 @@ type replyPlan struct {
 	totals map[chunkKey]int // bytes the chain pushes into each chunk
 	writes map[chunkKey]int // and its RDMA WRITEs
 	send   *decode.Message
-	chain  engine.ChainSnap
-	ctxts  []engine.RWCtxtSnap
+	chain  snap.Chain
+	ctxts  []snap.RWCtxt
 }
 
 // replyOfSend returns the plan whose Send m is.
@@ -61,8 +61,8 @@ func (b *builder) planReply(rpc *decode.RPC, id int) *replyPlan {
 	b.postSeq++
 	p := &replyPlan{id: id, rpc: rpc, pos: b.postSeq, owner: "reply xid " + hexXID(rpc.XID),
 		index: map[*decode.Message]int{}, totals: map[chunkKey]int{}, writes: map[chunkKey]int{}}
-	var wrs []engine.WRSnap
-	var run *engine.RWCtxtSnap
+	var wrs []snap.WR
+	var run *snap.RWCtxt
 	var runKey segKey
 	var runChunk chunkKey
 	runWRs := 0
@@ -74,12 +74,12 @@ func (b *builder) planReply(rpc *decode.RPC, id int) *replyPlan {
 		p.index[w] = len(wrs)
 		p.totals[ck] += int(w.DMALen)
 		p.writes[ck]++
-		wrs = append(wrs, engine.WRSnap{Opcode: "RDMA_WRITE", Bytes: int(w.DMALen), Remote: fmt.Sprintf("0x%x", w.VA), RKey: fmt.Sprintf("0x%x", w.RKey)})
+		wrs = append(wrs, snap.WR{Opcode: "RDMA_WRITE", Bytes: int(w.DMALen), Remote: fmt.Sprintf("0x%x", w.VA), RKey: fmt.Sprintf("0x%x", w.RKey)})
 		// One R/W context per segment the chain writes (svc_rdma_build_writes).
 		sk := segKey{w.Chunk.Chunk, w.Chunk.Segment}
 		if run == nil || runChunk != ck || runKey != sk {
 			b.rwNext++
-			p.ctxts = append(p.ctxts, engine.RWCtxtSnap{ID: b.rwNext, Where: ck.String()})
+			p.ctxts = append(p.ctxts, snap.RWCtxt{ID: b.rwNext, Where: ck.String()})
 			run, runChunk, runKey, runWRs = &p.ctxts[len(p.ctxts)-1], ck, sk, 0
 		}
 		// The source pages are not on the wire: count the pages the bytes
@@ -96,9 +96,9 @@ func (b *builder) planReply(rpc *decode.RPC, id int) *replyPlan {
 			op = "SEND_WITH_INV"
 		}
 		p.index[m] = len(wrs)
-		wrs = append(wrs, engine.WRSnap{Opcode: op, Bytes: m.Len, Signaled: true, CQE: "svc_rdma_wc_send"})
+		wrs = append(wrs, snap.WR{Opcode: op, Bytes: m.Len, Signaled: true, CQE: "svc_rdma_wc_send"})
 	}
-	p.chain = engine.ChainSnap{Owner: p.owner, Task: taskNfsd, SQECount: len(wrs), Pos: p.pos, WRs: wrs}
+	p.chain = snap.Chain{Owner: p.owner, Task: taskNfsd, SQECount: len(wrs), Pos: p.pos, WRs: wrs}
 	return p
 }
 

@@ -7,7 +7,7 @@
 //	                 READ/WRITE attribution,            in the kernel's words
 //	                 ACKs and MSNs)                     (trace.Events), and the
 //	                                                    change to the picture
-//	Player ──► engine.Snapshot at any step: Reads, Chains, Positions, Calls
+//	Player ──► snap.Snapshot at any step: Reads, Chains, Positions, Calls
 //
 // A Step is one packet that changes the server's picture: a call arriving
 // (svc_rdma_recvfrom), the Read list posted as one chain of RDMA READs
@@ -19,7 +19,7 @@
 // client's SENDs change nothing the server's software sees, and are not
 // steps.
 //
-// The state is an engine.Snapshot, so the view's panes draw a replay as
+// The state is a snap.Snapshot, so the view's panes draw a replay as
 // they draw the simulator. What the capture cannot tell (the server's CQ,
 // its Send Queue depth, its page size, its source pages for WRITEs and
 // Sends, anything before a capture that starts mid-stream) is left empty

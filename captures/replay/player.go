@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
@@ -193,7 +193,7 @@ func safeEvent(e trace.Event) trace.Event {
 
 // Snapshot is the server's picture after the current step, its strings
 // escaped for a terminal.
-func (p *Player) Snapshot() engine.Snapshot {
+func (p *Player) Snapshot() snap.Snapshot {
 	s := p.st.snapshot()
 	s.Behaviour = p.Where()
 	if p.at >= 0 {

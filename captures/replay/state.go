@@ -5,8 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rdmalab/rdmalab/engine"
-	"github.com/rdmalab/rdmalab/engine/svcrdma"
+	"github.com/rdmalab/rdmalab/engine/snap"
 )
 
 const (
@@ -28,7 +27,7 @@ const (
 	maxDrawnPages = 16384
 )
 
-// The states a call goes through, as CallSnap.State says them.
+// The states a call goes through, as snap.Call.State says them.
 const (
 	callReceived  = "received"
 	callPulling   = "pulling its Read list"
@@ -51,7 +50,7 @@ type callState struct {
 // what rc_pages the kernel lays it in and how much has landed.
 type readState struct {
 	rpc  int
-	snap engine.ReadSnap // the parts that do not change (Pages empty)
+	snap snap.Read // the parts that do not change (Pages empty)
 	// dense: the capture holds the bytes of the whole layout, so every
 	// page of it is listed; otherwise only the pages planned (the SGLs
 	// point into them) and those bytes landed in, since the layout's
@@ -74,8 +73,8 @@ type landRun struct {
 // chainState is a posted chain not yet completed.
 type chainState struct {
 	rpc   int
-	snap  engine.ChainSnap    // never changed once posted
-	ctxts []engine.RWCtxtSnap // the R/W contexts it carries (Write and Reply chunks)
+	snap  snap.Chain    // never changed once posted
+	ctxts []snap.RWCtxt // the R/W contexts it carries (Write and Reply chunks)
 }
 
 // replyState is a reply with its position.
@@ -99,7 +98,7 @@ type state struct {
 	ackedPos  uint64
 	replies   []replyState
 	rwCreated int
-	call      *engine.ChunkSnap // the transport header of the newest call
+	call      *snap.CallHeader // the transport header of the newest call
 }
 
 func newState(pageSize int) *state { return &state{pageSize: pageSize} }
@@ -178,21 +177,21 @@ func (r *readState) land(off, n int, src string) {
 // pages cuts the landed runs into rc_pages, as the picture lists them:
 // every page of a dense layout, else the pages planned or landed in; at
 // most maxDrawnPages.
-func (r *readState) pages(pageSize int) []engine.PageSnap {
+func (r *readState) pages(pageSize int) []snap.Page {
 	if r.dense {
-		exts := make([][]svcrdma.Extent, min(r.snap.PageCount, maxDrawnPages))
+		exts := make([][]snap.Extent, min(r.snap.PageCount, maxDrawnPages))
 		r.cut(pageSize, func(pg, po, k int, src string) {
 			if pg < len(exts) {
 				exts[pg] = mark(exts[pg], po, k, src)
 			}
 		})
-		out := make([]engine.PageSnap, len(exts))
+		out := make([]snap.Page, len(exts))
 		for i, e := range exts {
-			out[i] = engine.PageSnap{Index: i, Name: pageName(i), Extents: e}
+			out[i] = snap.Page{Index: i, Name: pageName(i), Extents: e}
 		}
 		return out
 	}
-	exts := map[int][]svcrdma.Extent{}
+	exts := map[int][]snap.Extent{}
 	for _, pg := range r.planned {
 		if len(exts) < maxDrawnPages {
 			exts[pg] = nil
@@ -203,11 +202,11 @@ func (r *readState) pages(pageSize int) []engine.PageSnap {
 			exts[pg] = mark(e, po, k, src)
 		}
 	})
-	out := make([]engine.PageSnap, 0, len(exts))
+	out := make([]snap.Page, 0, len(exts))
 	for pg, e := range exts {
-		out = append(out, engine.PageSnap{Index: pg, Name: pageName(pg), Extents: e})
+		out = append(out, snap.Page{Index: pg, Name: pageName(pg), Extents: e})
 	}
-	slices.SortFunc(out, func(a, b engine.PageSnap) int { return a.Index - b.Index })
+	slices.SortFunc(out, func(a, b snap.Page) int { return a.Index - b.Index })
 	return out
 }
 
@@ -230,7 +229,7 @@ const maxPageExtents = 32
 
 // mark adds [off, off+n) from src to a page's extents, merging it with an
 // adjacent extent of the same source (responses land in order).
-func mark(ext []svcrdma.Extent, off, n int, src string) []svcrdma.Extent {
+func mark(ext []snap.Extent, off, n int, src string) []snap.Extent {
 	for i := range ext {
 		e := &ext[i]
 		if e.Source == src && e.Off+e.Len == off {
@@ -241,8 +240,8 @@ func mark(ext []svcrdma.Extent, off, n int, src string) []svcrdma.Extent {
 	if len(ext) >= maxPageExtents {
 		return ext
 	}
-	ext = append(ext, svcrdma.Extent{Off: off, Len: n, Source: src})
-	slices.SortFunc(ext, func(a, b svcrdma.Extent) int { return a.Off - b.Off })
+	ext = append(ext, snap.Extent{Off: off, Len: n, Source: src})
+	slices.SortFunc(ext, func(a, b snap.Extent) int { return a.Off - b.Off })
 	return ext
 }
 
@@ -267,37 +266,37 @@ func (s *state) ackReply(pos uint64) {
 
 // snapshot is the picture as the view's panes read it. What the capture
 // cannot tell stays empty: the CQ, the SQ depth, the threads.
-func (s *state) snapshot() engine.Snapshot {
-	snap := engine.Snapshot{
-		Settings:  engine.Settings{PageSize: s.pageSize, Positions: true, PostLock: true},
+func (s *state) snapshot() snap.Snapshot {
+	pic := snap.Snapshot{
+		Settings:  snap.Settings{PageSize: s.pageSize, Positions: true, PostLock: true},
 		Behaviour: "replay",
 		Clock:     fmtRel(s.rel),
 	}
 	for _, r := range s.reads {
 		rs := r.snap
 		rs.Pages = r.pages(s.pageSize)
-		snap.Reads = append(snap.Reads, rs)
+		pic.Reads = append(pic.Reads, rs)
 		if !r.done {
-			snap.RWCtxts.InUse = append(snap.RWCtxts.InUse, rs.RWCtxts...)
+			pic.RWCtxts.InUse = append(pic.RWCtxts.InUse, rs.RWCtxts...)
 		}
 	}
 	for _, c := range s.chains {
-		snap.Chains = append(snap.Chains, c.snap)
-		snap.RWCtxts.InUse = append(snap.RWCtxts.InUse, c.ctxts...)
+		pic.Chains = append(pic.Chains, c.snap)
+		pic.RWCtxts.InUse = append(pic.RWCtxts.InUse, c.ctxts...)
 	}
-	snap.RWCtxts.Created = s.rwCreated
-	snap.Positions = engine.PositionSnap{Enabled: true, PostLock: true, PostSeq: s.postSeq, AckedPos: s.ackedPos}
+	pic.RWCtxts.Created = s.rwCreated
+	pic.Positions = snap.Positions{Enabled: true, PostLock: true, PostSeq: s.postSeq, AckedPos: s.ackedPos}
 	for _, r := range s.replies {
-		snap.Positions.Replies = append(snap.Positions.Replies, engine.ReplySnap{XID: hexXID(r.xid), Proc: r.proc,
+		pic.Positions.Replies = append(pic.Positions.Replies, snap.Reply{XID: hexXID(r.xid), Proc: r.proc,
 			Pos: r.pos, Acked: r.acked, Inflight: !r.acked})
 	}
 	for _, c := range s.calls {
-		snap.Calls = append(snap.Calls, engine.CallSnap{XID: hexXID(c.xid), Label: c.label, Proc: c.proc, State: c.state})
+		pic.Calls = append(pic.Calls, snap.Call{XID: hexXID(c.xid), Label: c.label, Proc: c.proc, State: c.state})
 	}
 	if s.call != nil {
-		snap.Threads = []engine.ThreadSnap{{Name: "nfsd", State: "unknown", Call: s.call}}
+		pic.Threads = []snap.Thread{{Name: "nfsd", State: "unknown", Call: s.call}}
 	}
-	return snap
+	return pic
 }
 
 // inFlight is the WQEs posted and not yet completed.

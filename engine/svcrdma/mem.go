@@ -25,11 +25,12 @@ func (p *Page) Name() string {
 	return fmt.Sprintf("pg%d", p.ID)
 }
 
-// Extent is a byte range of a page and where its bytes came from.
+// Extent is a byte range of a page and where its bytes came from. A
+// snapshot carries it as snap.Extent, which has the same fields.
 type Extent struct {
-	Off    int    `json:"off"`
-	Len    int    `json:"len"`
-	Source string `json:"source"` // "inline", "read chunk 1 seg 0", "call chunk", "reply", ...
+	Off    int
+	Len    int
+	Source string // "inline", "read chunk 1 seg 0", "call chunk", "reply", ...
 }
 
 // mark records that [off, off+n) of p now holds bytes from src.

@@ -134,15 +134,16 @@ type Rqst struct {
 }
 
 // Counters are the svcrdma statistics (the kernel's svcrdma_stat_* and
-// what the model adds).
+// what the model adds). A snapshot carries them as snap.Counters, which
+// has the same fields.
 type Counters struct {
-	Reads      int `json:"rdma_reads"`  // svcrdma_stat_read: Read segments built
-	Writes     int `json:"rdma_writes"` // svcrdma_stat_write: Write pieces built
-	SQStarve   int `json:"sq_starve"`   // svcrdma_stat_sq_starve
-	RecvErrors int `json:"recv_errors"` // calls dropped or answered with RDMA_ERROR
-	SendErrors int `json:"send_errors"` // failed ib_post_send of a Send
-	Faults     int `json:"faults"`      // places the kernel would have crashed
-	Hung       int `json:"hung"`        // threads that sleep forever
+	Reads      int // svcrdma_stat_read: Read segments built
+	Writes     int // svcrdma_stat_write: Write pieces built
+	SQStarve   int // svcrdma_stat_sq_starve
+	RecvErrors int // calls dropped or answered with RDMA_ERROR
+	SendErrors int // failed ib_post_send of a Send
+	Faults     int // places the kernel would have crashed
+	Hung       int // threads that sleep forever
 }
 
 // Xprt is struct svcxprt_rdma with the svc_xprt bits the model uses.
