@@ -3,6 +3,11 @@
 // the provider they share (engine/sim). It owns the event stream and the
 // stepping: the model emits an event at each trace point, and the Lab runs
 // it one event, one function or one completion at a time.
+//
+// Lab.Snapshot takes the lab's picture as engine/snap's data types, which
+// the view and the capture replay read without the simulator. A Lab is
+// not safe for concurrent use: Shared guards one for a session whose
+// commands run on one goroutine while views read on others.
 package engine
 
 import (

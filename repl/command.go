@@ -87,8 +87,8 @@ type Command struct {
 	// Hint: after it succeeds, say what can happen next (commands that
 	// move the lab).
 	Hint bool `json:"-"`
-	// OwnsLock: the command reaches the lab through the view source
-	// itself (view), so it must not run with the lab locked.
+	// OwnsLock: the command reaches the lab through the session's
+	// engine.Shared itself (view), so it must not run with the lab locked.
 	OwnsLock bool                                      `json:"-"`
 	Run      func(c *Ctx, a Args, out io.Writer) error `json:"-"`
 }

@@ -11,6 +11,13 @@
 // that table. Session.Exec runs one line; Session.Complete completes one;
 // both split the line with Tokenize.
 //
+// Every command runs with the session's lab locked, through the
+// engine.Shared it is kept in (Session.Shared): the full-screen view and
+// the session published for other terminals read the picture copied
+// after each command, and the view's keys step the lab through the same
+// lock. The REPL uses viz to draw (view, replay, capture browsing) and to
+// publish, never to run a command.
+//
 // # Scripts
 //
 // Session.RunScript runs a file of commands, one per line; blank lines

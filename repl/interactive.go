@@ -69,7 +69,7 @@ func Interactive(o TerminalOptions) (err error) {
 	} else {
 		go func() {
 			defer func() { _ = recover() }() // a viewer's trouble must not end the session
-			_ = pub.Serve(ctx, s.src)
+			_ = pub.Serve(ctx, viz.NewLabSource(s.shared))
 		}()
 	}
 

@@ -369,17 +369,17 @@ func (s *Session) narrate(st *lessons.Step) {
 }
 
 // setNarration hands the views a lesson's text. Inside a command the
-// views' source is locked (runLocked), so the text waits for the
-// command's end.
+// shared lab is locked (runLocked), so the text waits for the command's
+// end.
 func (s *Session) setNarration(text string) {
-	if s.src == nil {
+	if s.shared == nil {
 		return
 	}
 	if s.cur != nil {
 		s.pendingNarr = &text
 		return
 	}
-	s.src.SetNarration(text)
+	s.shared.SetNarration(text)
 }
 
 // remind repeats the proposed command.

@@ -52,7 +52,7 @@ func TestPacedLessonNarratesAndFinishes(t *testing.T) {
 	if len(s.lab.Client.Calls()) != 0 {
 		t.Fatal("the step ran before Enter")
 	}
-	if n := s.src.Narration(); !strings.Contains(n, "step 1 of 7 · ⏎ write 10000") || !strings.Contains(n, "registers the data") {
+	if n := s.shared.Narration(); !strings.Contains(n, "step 1 of 7 · ⏎ write 10000") || !strings.Contains(n, "registers the data") {
 		t.Errorf("the views' narration: %q", n)
 	}
 	if p := s.PromptText(); p != "first-write 1/7> " {
@@ -74,7 +74,7 @@ func TestPacedLessonNarratesAndFinishes(t *testing.T) {
 		!strings.Contains(got, "── step 2 of 7 ──") {
 		t.Errorf("Enter:\n%s", got)
 	}
-	if n := s.src.Narration(); !strings.Contains(n, "step 2 of 7 · ⏎ complete") || !strings.Contains(n, "last step (write 10000): ✓ 3 check(s) held") {
+	if n := s.shared.Narration(); !strings.Contains(n, "step 2 of 7 · ⏎ complete") || !strings.Contains(n, "last step (write 10000): ✓ 3 check(s) held") {
 		t.Errorf("the views' narration after a step: %q", n)
 	}
 
@@ -89,7 +89,7 @@ func TestPacedLessonNarratesAndFinishes(t *testing.T) {
 	if s.lesson != nil || !strings.Contains(out.String(), "lesson first-write finished: every check held") {
 		t.Fatalf("the end:\n%s", out)
 	}
-	if n := s.src.Narration(); n != "" {
+	if n := s.shared.Narration(); n != "" {
 		t.Errorf("narration left after the lesson: %q", n)
 	}
 	if p, err := lessons.LoadProgress(s.progress.Path()); err != nil || !p.Done("first-write") {
@@ -113,7 +113,7 @@ func TestPacedLessonSkipAndQuit(t *testing.T) {
 	if !strings.Contains(got, "left lesson first-read at step 2") || s.lesson != nil || s.Quitting() {
 		t.Errorf("quit leaves the lesson, not the session:\n%s", got)
 	}
-	if s.src.Narration() != "" {
+	if s.shared.Narration() != "" {
 		t.Error("narration left after quit")
 	}
 	if p, _ := lessons.LoadProgress(s.progress.Path()); p.Done("first-read") {

@@ -13,7 +13,6 @@ import (
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/lessons"
-	"github.com/rdmalab/rdmalab/viz"
 )
 
 // Options configure a Session.
@@ -37,7 +36,7 @@ type Options struct {
 // and the cached snapshot the completer reads.
 type Session struct {
 	lab      *engine.Lab
-	src      *viz.LabSource  // every command runs through it, so views can read the lab safely
+	shared   *engine.Shared  // every command runs through it, so views can read the lab safely
 	tty      bool            // the session runs at a terminal (view is possible)
 	set      engine.Settings // what the next rebuild uses (== lab.Set after one)
 	trace    bool
@@ -94,7 +93,7 @@ func NewSession(o Options) (*Session, error) {
 	if err := s.rebuild(set); err != nil {
 		return nil, err
 	}
-	s.src = viz.NewLabSource(s.lab)
+	s.shared = engine.NewShared(s.lab)
 	s.Refresh()
 	return s, nil
 }
@@ -230,8 +229,8 @@ func (s *Session) exec(c *Ctx, line string) (err error) {
 		}
 	}()
 	err = s.runLocked(cmd, prev == nil, func() error { return cmd.Run(c, a, c.out) })
-	if prev == nil && s.pendingNarr != nil && s.src != nil {
-		s.src.SetNarration(*s.pendingNarr)
+	if prev == nil && s.pendingNarr != nil && s.shared != nil {
+		s.shared.SetNarration(*s.pendingNarr)
 		s.pendingNarr = nil
 	}
 	if err != nil && !strings.HasPrefix(err.Error(), cmd.Name+":") && !strings.HasPrefix(err.Error(), cmd.Name+" ") {
@@ -247,19 +246,19 @@ func (s *Session) exec(c *Ctx, line string) (err error) {
 // runLocked runs a command with the lab locked for the views (the
 // outermost command only: source nests), and hands a rebuilt lab to them.
 func (s *Session) runLocked(cmd *Command, outer bool, run func() error) error {
-	if !outer || s.src == nil || cmd.OwnsLock {
+	if !outer || s.shared == nil || cmd.OwnsLock {
 		return run()
 	}
 	old := s.lab
-	err := s.src.Do(func(*engine.Lab) error { return run() })
+	err := s.shared.Do(func(*engine.Lab) error { return run() })
 	if s.lab != old {
-		s.src.Replace(s.lab)
+		s.shared.Replace(s.lab)
 	}
 	return err
 }
 
-// Source is what views of this session draw from.
-func (s *Session) Source() *viz.LabSource { return s.src }
+// Shared is the session's lab as views and the publisher read it.
+func (s *Session) Shared() *engine.Shared { return s.shared }
 
 // noteErrno records a function returning an errno, once per function and
 // errno. A caller returning the errno its callee just returned passes it

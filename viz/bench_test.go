@@ -79,7 +79,7 @@ func BenchmarkRedraw(b *testing.B) {
 // BenchmarkWakeUnchanged is what a wake-up that brings nothing new costs
 // the view: reading the source and finding nothing to draw.
 func BenchmarkWakeUnchanged(b *testing.B) {
-	src := NewLabSource(busyLab(b))
+	src := live(busyLab(b))
 	l := &loop{src: src, m: NewModel(DefaultEvents)}
 	l.pull()
 	l.dirty = false

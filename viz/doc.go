@@ -4,11 +4,14 @@
 // the reply positions and the acknowledged position, captured packets, and
 // the last events with the kernel functions that emitted them.
 //
-// The view draws a Model: the last snap.Snapshot, a ring of recent
-// events and the view's own state (layout, zoom, selection, scroll). A
-// Viewer runs the event loop on a tcell.Screen it is handed, reading a
-// Source: a live lab (LabSource), a session published on a Unix socket
-// (Publish, Attach), or a snapshot saved as JSON (RunSnapshot). Panes never
+// The view draws a Model: the last snap.Snapshot (the picture, from
+// engine/snap), a ring of recent events and the view's own state (layout,
+// zoom, selection, scroll). A Viewer runs the event loop on a tcell.Screen
+// it is handed, reading a Source: a live lab (LabSource, over the
+// engine.Shared the REPL's commands run through), a session published on
+// a Unix socket (Publish, Attach), a capture replayed (ReplaySource), or a
+// snapshot saved as JSON (RunSnapshot). Only LabSource knows the engine;
+// every pane draws snap types. Panes never
 // carry meaning in colour alone: every source of bytes, the signaled WR and
 // the position markers also have a glyph, so NO_COLOR still reads.
 //

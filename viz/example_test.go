@@ -9,9 +9,10 @@ import (
 	"github.com/rdmalab/rdmalab/viz"
 )
 
-// How a session wires the view: the Lab goes behind a LabSource, which the
-// REPL's commands and the full-screen view both drive, and which other
-// terminals follow through the published socket.
+// How a session wires the view: the Lab goes behind an engine.Shared,
+// which the REPL's commands drive; the view and the published socket
+// other terminals follow read it through a LabSource, whose keys step the
+// same Lab.
 func Example() {
 	lab, err := engine.New(engine.DefaultSettings())
 	if err != nil {
@@ -19,7 +20,8 @@ func Example() {
 		return
 	}
 	defer lab.Close()
-	src := viz.NewLabSource(lab)
+	shared := engine.NewShared(lab)
+	src := viz.NewLabSource(shared)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -31,7 +33,7 @@ func Example() {
 	}
 
 	// A REPL command.
-	err = src.Do(func(l *engine.Lab) error {
+	err = shared.Do(func(l *engine.Lab) error {
 		_, err := l.Write(10000, engine.ChunkOpts{Segments: 3})
 		return err
 	})

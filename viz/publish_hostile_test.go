@@ -99,7 +99,7 @@ func TestServeSurvivesEMFILE(t *testing.T) {
 	fl := &failingListener{Listener: p.ln, err: emfile()}
 	fl.n.Store(8) // 5 ms doubling: 1.3 s of failures
 	p.ln = fl
-	src := NewLabSource(stateRead3(t))
+	src := live(stateRead3(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Serve(ctx, src) }()

@@ -81,7 +81,7 @@ func sameAs(t *testing.T, what string, v Source, src *LabSource) {
 // private; when the session restarts they reconnect.
 func TestPublishTwoViewers(t *testing.T) {
 	path := socketPath(t)
-	src := NewLabSource(stateRead3(t))
+	src := live(stateRead3(t))
 	stop := serve(t, path, src)
 
 	fi, err := os.Lstat(path)
@@ -115,7 +115,7 @@ func TestPublishTwoViewers(t *testing.T) {
 		t.Errorf("socket still there after Serve: %v", err)
 	}
 	waitFor(t, "viewer 1 to notice", func() bool { return strings.Contains(v1.(Describer).Describe(), "session gone") })
-	next := NewLabSource(stateRace(t))
+	next := live(stateRace(t))
 	serve(t, path, next)
 	sameAs(t, "viewer 1 on the new session", v1, next)
 	sameAs(t, "viewer 2 on the new session", v2, next)
@@ -143,13 +143,13 @@ func TestAttachNoSession(t *testing.T) {
 		t.Fatalf("Attach to a stale socket: %v, want %q", err, want)
 	}
 	// Publishing replaces the stale socket.
-	serve(t, path, NewLabSource(newLab(t, nil)))
+	serve(t, path, live(newLab(t, nil)))
 	attach(t, path)
 }
 
 func TestListenRefusesASecondSession(t *testing.T) {
 	path := socketPath(t)
-	serve(t, path, NewLabSource(newLab(t, nil)))
+	serve(t, path, live(newLab(t, nil)))
 	if _, err := Listen(path); err == nil || !strings.Contains(err.Error(), "already publishes") {
 		t.Fatalf("second Listen: %v", err)
 	}
@@ -187,7 +187,7 @@ func TestSocketPath(t *testing.T) {
 // A live attach draws in a Viewer like any source.
 func TestViewerOnAttach(t *testing.T) {
 	path := socketPath(t)
-	src := NewLabSource(stateRace(t))
+	src := live(stateRace(t))
 	serve(t, path, src)
 	s, done := runView(t, &Viewer{Layout: LayoutPositions}, attach(t, path))
 	waitFor(t, "the attached picture", func() bool {

@@ -318,7 +318,7 @@ func TestViewerNoColorEnv(t *testing.T) {
 func TestViewerDrivesLab(t *testing.T) {
 	l := newLab(t, nil)
 	must[any](t)(l.Write(10000, engine.ChunkOpts{Segments: 3}))
-	src := NewLabSource(l)
+	src := live(l)
 	s, done := runView(t, &Viewer{}, src)
 	before := len(l.History())
 	s.InjectKey(tcell.KeyRune, 'C', tcell.ModNone)
