@@ -59,12 +59,6 @@ func titleRight(m *Model) string {
 	return strings.Join(parts, " · ") + " "
 }
 
-// keyHints are the status bar's reminders, most useful first: a narrow
-// bar drops them from the end.
-func keyHints() [][2]string {
-	return [][2]string{{"?", "help"}, {"q", "quit"}, {"s", "step"}, {"n", "next"}, {"c", "cont"}, {"C", "compl"}, {"z", "zoom"}}
-}
-
 // drawStatusBar says what the last action did (or where the picture comes
 // from) and reminds of the keys.
 func drawStatusBar(s tcell.Screen, r Rect, m *Model, th Theme) {
@@ -77,7 +71,7 @@ func drawStatusBar(s tcell.Screen, r Rect, m *Model, th Theme) {
 		msg = "running… " + msg
 	}
 	var hints line
-	keys := keyHints()
+	keys := keyHints(m)
 	for i := len(keys); i >= 0; i-- {
 		hints = nil
 		for _, k := range keys[:i] {

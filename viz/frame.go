@@ -65,7 +65,7 @@ func drawFrame(s tcell.Screen, m *Model, th Theme) []Placement {
 		drawPane(s, p, m, th)
 	}
 	if m.View.Help {
-		drawHelp(s, Rect{0, 0, w, h}, th)
+		drawHelp(s, Rect{0, 0, w, h}, m, th)
 	}
 	return placed
 }

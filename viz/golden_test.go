@@ -77,20 +77,15 @@ func TestGoldenLayouts(t *testing.T) {
 	for _, tc := range []struct {
 		state  string
 		layout Layout
-		help   bool
 	}{
-		{"chained", LayoutRead, false},
-		{"starved", LayoutWrite, false},
-		{"write2", LayoutWrite, false},
-		{"race", LayoutPositions, false},
-		{"racelate", LayoutPositions, false},
-		{"read3", LayoutPackets, false},
-		{"read3", LayoutOverview, true},
+		{"chained", LayoutRead},
+		{"starved", LayoutWrite},
+		{"write2", LayoutWrite},
+		{"race", LayoutPositions},
+		{"racelate", LayoutPositions},
+		{"read3", LayoutPackets},
 	} {
 		name := fmt.Sprintf("%s_%s_80x24", tc.state, strings.ReplaceAll(tc.layout.String(), " ", "_"))
-		if tc.help {
-			name = tc.state + "_help_80x24"
-		}
 		t.Run(name, func(t *testing.T) {
 			var m *Model
 			for _, st := range states {
@@ -98,7 +93,7 @@ func TestGoldenLayouts(t *testing.T) {
 					m = st.lab(t)
 				}
 			}
-			m.View.Layout, m.View.Help = tc.layout, tc.help
+			m.View.Layout = tc.layout
 			m.View.Selected = layouts(tc.layout)[0].cells[0].pane
 			_, got := render(t, m, NewTheme(256), 80, 24)
 			checkGolden(t, name, got)

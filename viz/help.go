@@ -2,24 +2,9 @@ package viz
 
 import "github.com/gdamore/tcell/v2"
 
-// helpText is the overlay ? shows: keys, then what the glyphs mean.
-func helpText() []string {
+// glyphs is the second half of the help: what the pictures' marks mean.
+func glyphs() []string {
 	return []string{
-		"rdmalab view — keys",
-		"",
-		"s step      run to the next event",
-		"n next      step over a function",
-		"f finish    run until this function returns",
-		"c continue  run until nothing can run",
-		"C complete  deliver the next completion",
-		"",
-		"1-5 or o r w p k   overview, read path, write path, positions, packets",
-		"Tab / Shift-Tab    select a pane (or click it)",
-		"z                  zoom the selected pane",
-		"↑ ↓ PgUp PgDn Home End   scroll it (wheel too)",
-		"Ctrl-L redraw   ? help   q quit (back to the prompt)",
-		"packets: → ← tree or list  x X call, reply  [ ] chunk  { } RPC  ⌫ back",
-		"",
 		"bytes: i inline  0-9 read chunk  c call chunk  w write  r reply  · empty",
 		"       filled = landed, outlined = a posted Read will bring them",
 		"▲ rc_curpage/rc_pageoff   ↪ sg_chain to the next SG table",
@@ -29,22 +14,133 @@ func helpText() []string {
 	}
 }
 
-// drawHelp centres the help box in r, clipped to it.
-func drawHelp(s tcell.Screen, r Rect, th Theme) {
-	text := helpText()
+// helpTitle names the view whose keys the help lists.
+func helpTitle(m *Model) string {
+	switch {
+	case m.Can.Step:
+		return "rdmalab view — keys · live lab"
+	case m.Can.Replay:
+		return "rdmalab view — keys · replay"
+	}
+	return "rdmalab view — keys · read-only view"
+}
+
+// helpSection is a run of key rows under an optional heading.
+type helpSection struct {
+	heading string
+	rows    []binding
+}
+
+// helpSections are the key table's rows m's view has, a section a group.
+func helpSections(m *Model) []helpSection {
+	secs := [...]helpSection{groupStep: {}, groupView: {}, groupPackets: {heading: "with the Packets pane selected:"}}
+	for _, b := range viewBindings(m) {
+		secs[b.group].rows = append(secs[b.group].rows, b)
+	}
+	var out []helpSection
+	for _, s := range secs {
+		if len(s.rows) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// helpText is the help box's text for m's view, at most w columns wide
+// and, when it can be, h rows high: the title, the keys section by
+// section, then the glyphs. Keys that do not fit one column go in two.
+func helpText(m *Model, th Theme, w, h int) []line {
+	title := th.Help.Bold(true)
+	var text []line
+	for cols := 1; cols <= 2; cols++ {
+		text = []line{line{}.add(helpTitle(m), title)}
+		for i, s := range helpSections(m) {
+			if i > 0 {
+				text = append(text, nil)
+			}
+			if s.heading != "" {
+				text = append(text, line{}.add(s.heading, title))
+			}
+			for _, l := range keyColumns(s.rows, cols, w) {
+				text = append(text, line{}.add(l, th.Help))
+			}
+		}
+		text = append(text, nil)
+		for _, g := range glyphs() {
+			text = append(text, line{}.add(g, th.Help))
+		}
+		if len(text) <= h {
+			break
+		}
+	}
+	return text
+}
+
+// keyColumns lays rows out in cols columns (1 or 2) in w: a row a line,
+// the words aligned after the labels. In two columns a row too wide for
+// one comes first, on a line of its own, and the rest fill the left
+// column, then the right.
+func keyColumns(rows []binding, cols, w int) []string {
+	if cols == 1 {
+		return keyLines(rows)
+	}
+	const gap = 2
+	colW := (w - gap) / 2
+	width := func(b binding, lw int) int { return lw + 2 + len([]rune(b.words)) }
+	lw := 0
+	for _, b := range rows {
+		if width(b, len([]rune(b.label))) <= colW {
+			lw = max(lw, len([]rune(b.label)))
+		}
+	}
+	var wide, narrow []binding
+	for _, b := range rows {
+		if width(b, lw) <= colW {
+			narrow = append(narrow, b)
+		} else {
+			wide = append(wide, b)
+		}
+	}
+	out := keyLines(wide)
+	half := (len(narrow) + 1) / 2
+	left, right := keyLines(narrow[:half]), keyLines(narrow[half:])
+	for i, l := range left {
+		if i < len(right) {
+			l = pad(l, colW+gap) + right[i]
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// keyLines is a line a row, the words aligned after the widest label.
+func keyLines(rows []binding) []string {
+	lw := 0
+	for _, b := range rows {
+		lw = max(lw, len([]rune(b.label)))
+	}
+	out := make([]string, len(rows))
+	for i, b := range rows {
+		out[i] = pad(b.label, lw) + "  " + b.words
+	}
+	return out
+}
+
+// drawHelp centres the help box in r. A box taller than r loses its
+// blank top and bottom rows first, then its last lines (↓ says so).
+func drawHelp(s tcell.Screen, r Rect, m *Model, th Theme) {
+	text := helpText(m, th, r.W-4, r.H)
 	w := 0
 	for _, l := range text {
-		w = max(w, len([]rune(l)))
+		w = max(w, l.width())
 	}
-	box := Rect{W: min(w+4, r.W), H: min(len(text)+2, r.H)}
+	margin := 1
+	if len(text)+2 > r.H {
+		margin = 0
+	}
+	box := Rect{W: min(w+4, r.W), H: min(len(text)+2*margin, r.H)}
 	box.X = r.X + (r.W-box.W)/2
 	box.Y = r.Y + (r.H-box.H)/2
 	fill(s, box, th.Help)
-	for i, l := range text {
-		y := box.Y + 1 + i
-		if y >= box.Bottom()-1 {
-			break
-		}
-		put(s, box.X+2, y, box.Right()-1, l, th.Help)
-	}
+	drawLines(s, Rect{box.X + 2, box.Y + margin, box.W - 3, box.H - 2*margin}, text, 0, th.Help)
 }

@@ -34,6 +34,7 @@ type Model struct {
 	Status    string       // what the last action did, or why it failed
 	StatusErr bool         // Status is an error
 	Busy      bool         // an action is running
+	Can       Abilities    // what the source does: which keys the view has
 	View      ViewState
 
 	events ring

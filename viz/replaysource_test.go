@@ -37,6 +37,7 @@ func replayModel(t testing.TB, tl *replay.Timeline, frame int) *Model {
 	m := NewModel(0)
 	m.Update(src.Snapshot(), src.Events(DefaultEvents))
 	m.Narration, m.Origin = src.Narration(), src.Describe()
+	m.Can = abilitiesOf(src)
 	return m
 }
 

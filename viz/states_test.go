@@ -122,9 +122,10 @@ func stepThreadUntil(t testing.TB, l *engine.Lab, thread, fn string) {
 	t.Fatalf("%s never reached %s", thread, fn)
 }
 
-// modelOf is a model holding the lab's state.
+// modelOf is a model holding the lab's state, with a live lab's keys.
 func modelOf(l *engine.Lab) *Model {
 	m := NewModel(0)
+	m.Can = Abilities{Step: true}
 	m.Update(l.Snapshot(), l.History())
 	return m
 }

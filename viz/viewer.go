@@ -87,6 +87,7 @@ func (v *Viewer) newLoop(s tcell.Screen, src Source) *loop {
 	}
 	m := NewModel(v.Events)
 	m.Packets = v.Packets
+	m.Can = abilitiesOf(src)
 	if v.Layout >= 0 && v.Layout < numLayouts {
 		m.View.Layout = v.Layout
 		m.View.Selected = layouts(v.Layout)[0].cells[0].pane
