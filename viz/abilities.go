@@ -34,13 +34,3 @@ func abilitiesOf(src Source) Abilities {
 	_, a.Seek = src.(FrameSeeker)
 	return a
 }
-
-// The sources that only watch say so here, beside the interface, rather
-// than in source.go and attach.go.
-func (*static) ReadOnly() bool   { return true }
-func (*attached) ReadOnly() bool { return true }
-
-var (
-	_ ReadOnly = (*static)(nil)
-	_ ReadOnly = (*attached)(nil)
-)

@@ -65,6 +65,7 @@ var (
 	_ Watcher   = (*attached)(nil)
 	_ Describer = (*attached)(nil)
 	_ Narrator  = (*attached)(nil)
+	_ ReadOnly  = (*attached)(nil)
 )
 
 // run reads frames, and reconnects when the session goes away. A panic
@@ -228,6 +229,10 @@ func (a *attached) Events(n int) []trace.Event {
 }
 
 func (a *attached) Act(Action) error { return ErrReadOnly }
+
+// ReadOnly says the view binds no stepping key: the session steps from
+// its own REPL.
+func (a *attached) ReadOnly() bool { return true }
 
 func (a *attached) Describe() string {
 	a.mu.Lock()

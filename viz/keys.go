@@ -14,6 +14,7 @@ type keyPress struct {
 	Rune rune
 }
 
+// pressOf is ev as the table names keys.
 func pressOf(ev *tcell.EventKey) keyPress {
 	if ev.Key() == tcell.KeyRune {
 		return keyPress{tcell.KeyRune, ev.Rune()}

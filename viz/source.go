@@ -111,6 +111,7 @@ type static struct {
 
 func (s *static) Snapshot() snap.Snapshot { return s.f.Snapshot }
 func (s *static) Act(Action) error        { return ErrReadOnly }
+func (s *static) ReadOnly() bool          { return true }
 func (s *static) Describe() string        { return s.origin }
 func (s *static) Narration() string       { return s.f.Narration }
 
@@ -122,4 +123,5 @@ func (s *static) Events(n int) []trace.Event {
 var (
 	_ Describer = (*static)(nil)
 	_ Narrator  = (*static)(nil)
+	_ ReadOnly  = (*static)(nil)
 )
