@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/rdmalab/rdmalab"
+
+// layerRules say, for the packages under a prefix, what they may import
+// of rdmalab: imports point down, never back up. The order of the floors,
+// bottom first: proto (wire formats), engine/trace and engine/snap (the
+// events and the picture), the engine, the capture analysis, lessons, the
+// view, the REPL, the command. internal/ holds leaf utilities anyone may
+// use.
+var layerRules = []struct {
+	prefix string // a package or a folder of them ("proto/")
+	may    []string
+	why    string
+}{
+	{"proto/", []string{"proto/"}, "wire formats import nothing of rdmalab above them"},
+	{"engine/trace", nil, "events are a leaf"},
+	{"engine/snap", []string{"engine/trace"}, "the picture is a leaf: no simulator in it"},
+	{"engine/", []string{"engine/", "proto/"}, "the engine reads wire formats, never the capture analysis, the view or the REPL"},
+	{"engine", []string{"engine/", "proto/", "internal/"}, "the Lab joins the engine's parts"},
+	{"captures/decode", []string{"proto/", "internal/"}, "the decoder reads wire formats only"},
+	{"captures/replay", []string{"captures/decode", "engine/snap", "engine/trace", "proto/", "internal/"}, "a replay draws the picture, without the simulator"},
+	{"captures/bench/", []string{"engine", "engine/", "proto/", "captures/", "internal/"}, "the bench drives the simulator to make captures"},
+	{"lessons", []string{"engine/trace", "internal/"}, "lessons know nothing of the REPL or the view: a Machine runs them"},
+	{"viz", []string{"engine", "engine/snap", "engine/trace", "captures/", "proto/", "internal/"}, "the view adapts the engine and draws captures; it never reaches up to the REPL or lessons"},
+	{"repl", []string{"engine", "engine/", "captures/", "proto/", "lessons", "viz", "internal/"}, "the REPL sits above everything but the command"},
+	{"internal/", []string{"internal/", "proto/"}, "utilities stay near the floor"},
+}
+
+// goPackage is what go list -json says of a package.
+type goPackage struct {
+	ImportPath string
+	Imports    []string
+}
+
+// ours is an import path relative to the module, or "" for another module.
+func ours(path string) (string, bool) {
+	if path == module {
+		return ".", true
+	}
+	rel, ok := strings.CutPrefix(path, module+"/")
+	return rel, ok
+}
+
+func matches(pkg, pattern string) bool {
+	if strings.HasSuffix(pattern, "/") {
+		return strings.HasPrefix(pkg, pattern)
+	}
+	return pkg == pattern
+}
+
+// Every import of every rdmalab package follows the floors, and no
+// package but the command imports the REPL; nothing below the view
+// imports a terminal library.
+func TestImportsPointDown(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	checked := 0
+	for {
+		var p goPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkg, _ := ours(p.ImportPath)
+		if pkg == "." {
+			continue // the command imports whatever it wires
+		}
+		// The most specific rule (a package before its folder) applies.
+		var rule = -1
+		for i, r := range layerRules {
+			if matches(pkg, r.prefix) && (rule < 0 || len(r.prefix) > len(layerRules[rule].prefix)) {
+				rule = i
+			}
+		}
+		if rule < 0 {
+			t.Errorf("%s has no floor in layerRules: add it", pkg)
+			continue
+		}
+		r := layerRules[rule]
+		checked++
+		for _, imp := range p.Imports {
+			if !strings.Contains(imp, ".") && !strings.HasPrefix(imp, module) {
+				continue // the standard library
+			}
+			dep, mine := ours(imp)
+			if !mine {
+				if (strings.Contains(imp, "gdamore/tcell") || strings.Contains(imp, "c-bata/go-prompt")) && pkg != "viz" && pkg != "repl" {
+					t.Errorf("%s imports %s: only the view and the REPL talk to the terminal", pkg, imp)
+				}
+				continue
+			}
+			ok := false
+			for _, m := range r.may {
+				if matches(dep, m) {
+					ok = true
+				}
+			}
+			if !ok {
+				t.Errorf("%s imports %s: %s", pkg, dep, r.why)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d packages checked", checked)
+	}
+}
