@@ -213,7 +213,7 @@ func runReadlist(c *Ctx, a Args, out io.Writer) error {
 		return fmt.Errorf("%s returned from svc_rdma_recvfrom without a Read list to process (the call carries none, or it was already pulled)", last.Task)
 	}
 	snap := s.lab.Snapshot()
-	readsView{snap.Reads}.writeText(out)
+	readsReport{snap.Reads}.writeText(out)
 	for _, r := range snap.Reads {
 		for _, rw := range r.RWCtxts {
 			fmt.Fprintf(out, "rw#%d SGL:\n", rw.ID)
@@ -241,7 +241,7 @@ func runPost(c *Ctx, a Args, out io.Writer) error {
 	chains := s.lab.Snapshot().Chains
 	for i := len(chains) - 1; i >= 0; i-- {
 		if chains[i].Task == poster {
-			chainsView{chains[i : i+1]}.writeText(out)
+			chainsReport{chains[i : i+1]}.writeText(out)
 			return nil
 		}
 	}
@@ -258,7 +258,7 @@ func runReply(c *Ctx, a Args, out io.Writer) error {
 		return err
 	}
 	snap := s.lab.Snapshot()
-	chainsView{snap.Chains}.writeText(out)
+	chainsReport{snap.Chains}.writeText(out)
 	return nil
 }
 

@@ -156,7 +156,7 @@ func runEngine(c *Ctx, a Args, out io.Writer) error {
 func runSet(c *Ctx, a Args, out io.Writer) error {
 	s := c.S
 	if len(a.Pos) == 0 {
-		v, _ := settingsViewOf(s, s.lab.Snapshot(), "")
+		v, _ := settingsReportOf(s, s.lab.Snapshot(), "")
 		return c.emit(v, out)
 	}
 	st, ok := findSetting(a.Pos[0])

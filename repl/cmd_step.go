@@ -156,7 +156,7 @@ func (s *Session) stepThread(name string, n int) error {
 func runThreadCmd(c *Ctx, a Args, out io.Writer) error {
 	s := c.S
 	if len(a.Pos) == 0 {
-		threadsView{s.lab.Snapshot().Threads}.writeText(out)
+		threadsReport{s.lab.Snapshot().Threads}.writeText(out)
 		return nil
 	}
 	name := a.Pos[0]

@@ -74,8 +74,8 @@ func TestSettingLiveOrRebuild(t *testing.T) {
 // lab, an unmarked one rebuilds it, and `~` (profile) rebuilds only when
 // the change switches B9.
 func TestSettingsListMarksTellTheTruth(t *testing.T) {
-	rows, _ := settingsViewOf(newTestSession(t), snap.Snapshot{}, "")
-	for _, r := range rows.(settingsView).rows {
+	rows, _ := settingsReportOf(newTestSession(t), snap.Snapshot{}, "")
+	for _, r := range rows.(settingsReport).rows {
 		st, _ := findSetting(r.name)
 		for _, v := range st.Values {
 			s := newTestSession(t)

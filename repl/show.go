@@ -10,9 +10,9 @@ import (
 	"github.com/rdmalab/rdmalab/engine/snap"
 )
 
-// view is what a show target produces: JSON-tagged for --json, and able
+// report is what a show target produces: JSON-tagged for --json, and able
 // to write itself as text.
-type view interface {
+type report interface {
 	writeText(w io.Writer)
 }
 
@@ -24,63 +24,63 @@ type showTarget struct {
 	Kernel   []string
 	Arg      string // an optional filter argument, "" if none
 	Complete Completer
-	view     func(s *Session, pic snap.Snapshot, arg string) (view, error)
+	report   func(s *Session, pic snap.Snapshot, arg string) (report, error)
 }
 
 // showTargets lists the targets in help order.
 func showTargets() []showTarget {
 	return []showTarget{
-		{Name: "settings", Short: "every setting, its value and range", view: settingsViewOf},
-		{Name: "bugs", Short: "which historical bugs B1..B13 are on", view: bugsViewOf},
+		{Name: "settings", Short: "every setting, its value and range", report: settingsReportOf},
+		{Name: "bugs", Short: "which historical bugs B1..B13 are on", report: bugsReportOf},
 		{Name: "threads", Aliases: []string{"thread"}, Short: "nfsd threads: state, what they wait for, call stack",
-			Kernel: []string{"svc_recv"}, view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
-				return threadsView{pic.Threads}, nil
+			Kernel: []string{"svc_recv"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+				return threadsReport{pic.Threads}, nil
 			}},
-		{Name: "calls", Short: "the client's calls: xid, state, reply", view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
-			return callsView{pic.Calls}, nil
+		{Name: "calls", Short: "the client's calls: xid, state, reply", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+			return callsReport{pic.Calls}, nil
 		}},
 		{Name: "chunks", Aliases: []string{"chunk"}, Short: "the chunk lists each call advertised",
-			Arg: "XID", Complete: completeXIDs, Kernel: []string{"rpcrdma_marshal_req", "svc_rdma_xdr_decode_req"}, view: chunksViewOf},
+			Arg: "XID", Complete: completeXIDs, Kernel: []string{"rpcrdma_marshal_req", "svc_rdma_xdr_decode_req"}, report: chunksReportOf},
 		{Name: "segment", Aliases: []string{"seg"}, Short: "one client segment and its first bytes",
-			Arg: "XID/N", Complete: completeSegments, view: segmentViewOf},
+			Arg: "XID/N", Complete: completeSegments, report: segmentReportOf},
 		{Name: "pages", Aliases: []string{"page"}, Short: "rq_pages, rc_pages and where their bytes came from",
-			Kernel: []string{"svc_rdma_build_read_segment", "svc_rdma_clear_rqst_pages"}, view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
-				return pagesView{pic.Threads, pic.Reads}, nil
+			Kernel: []string{"svc_rdma_build_read_segment", "svc_rdma_clear_rqst_pages"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+				return pagesReport{pic.Threads, pic.Reads}, nil
 			}},
 		{Name: "sgl", Short: "the scatterlist of each rw ctxt in use", Arg: "RW", Complete: completeRWIDs,
-			Kernel: []string{"sg_set_page", "svc_rdma_build_read_segment", "svc_rdma_pagelist_to_sg"}, view: sglViewOf},
+			Kernel: []string{"sg_set_page", "svc_rdma_build_read_segment", "svc_rdma_pagelist_to_sg"}, report: sglReportOf},
 		{Name: "rw", Aliases: []string{"rwctxts", "rw_ctxts"}, Short: "rw ctxts in use and in the cache",
-			Kernel: []string{"svc_rdma_get_rw_ctxt", "svc_rdma_put_rw_ctxt"}, view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
-				return rwView{pic.RWCtxts}, nil
+			Kernel: []string{"svc_rdma_get_rw_ctxt", "svc_rdma_put_rw_ctxt"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+				return rwReport{pic.RWCtxts}, nil
 			}},
 		{Name: "reads", Short: "Read lists being pulled: rc_curpage, rc_pageoff...",
-			Kernel: []string{"svc_rdma_process_read_list"}, view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
-				return readsView{pic.Reads}, nil
+			Kernel: []string{"svc_rdma_process_read_list"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+				return readsReport{pic.Reads}, nil
 			}},
 		{Name: "chain", Aliases: []string{"chains", "wr", "wrs"}, Short: "work-request chains on the Send Queue",
-			Kernel: []string{"rdma_rw_ctx_wrs", "svc_rdma_post_chunk_ctxt", "svc_rdma_post_send"}, view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
-				return chainsView{pic.Chains}, nil
+			Kernel: []string{"rdma_rw_ctx_wrs", "svc_rdma_post_chunk_ctxt", "svc_rdma_post_send"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+				return chainsReport{pic.Chains}, nil
 			}},
 		{Name: "sq", Short: "Send Queue: sc_sq_depth, sc_sq_avail, waiters",
-			Kernel: []string{"svc_rdma_post_chunk_ctxt", "svc_rdma_wake_send_waiters"}, view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
-				return sqView{pic.SQ, pic.Chains}, nil
+			Kernel: []string{"svc_rdma_post_chunk_ctxt", "svc_rdma_wake_send_waiters"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+				return sqReport{pic.SQ, pic.Chains}, nil
 			}},
-		{Name: "cq", Short: "completions delivered, and what is on the wire", view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
-			return cqView{pic.CQ, pic.Pending}, nil
+		{Name: "cq", Short: "completions delivered, and what is on the wire", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+			return cqReport{pic.CQ, pic.Pending}, nil
 		}},
-		{Name: "pending", Aliases: []string{"wire"}, Short: "operations posted and not yet executed", view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
-			return pendingView{pic.Pending}, nil
+		{Name: "pending", Aliases: []string{"wire"}, Short: "operations posted and not yet executed", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+			return pendingReport{pic.Pending}, nil
 		}},
 		{Name: "positions", Aliases: []string{"pos"}, Short: "reply positions: sc_post_seq, xpt_acked_pos, the DRC",
-			Kernel: []string{"svc_rdma_post_send", "svc_xprt_advance_acked"}, view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
-				return positionsView{pic.Positions}, nil
+			Kernel: []string{"svc_rdma_post_send", "svc_xprt_advance_acked"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+				return positionsReport{pic.Positions}, nil
 			}},
-		{Name: "events", Short: "the last events (default 20)", Arg: "N", view: eventsViewOf},
-		{Name: "counters", Aliases: []string{"stats"}, Short: "svcrdma statistics", view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
-			return countersView{pic.Counters, pic.RWCtxts.Created, len(pic.CQ)}, nil
+		{Name: "events", Short: "the last events (default 20)", Arg: "N", report: eventsReportOf},
+		{Name: "counters", Aliases: []string{"stats"}, Short: "svcrdma statistics", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+			return countersReport{pic.Counters, pic.RWCtxts.Created, len(pic.CQ)}, nil
 		}},
-		{Name: "snapshot", Aliases: []string{"all"}, Short: "everything at once (the JSON is snap.Snapshot)", view: func(s *Session, pic snap.Snapshot, _ string) (view, error) {
-			return snapshotView{pic}, nil
+		{Name: "snapshot", Aliases: []string{"all"}, Short: "everything at once (the JSON is snap.Snapshot)", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+			return snapshotReport{pic}, nil
 		}},
 	}
 }
@@ -154,7 +154,7 @@ func runShow(c *Ctx, a Args, out io.Writer) error {
 		}
 		arg = a.Pos[1]
 	}
-	v, err := t.view(c.S, c.S.lab.Snapshot(), arg)
+	v, err := t.report(c.S, c.S.lab.Snapshot(), arg)
 	if err != nil {
 		return fmt.Errorf("show %s: %w", t.Name, err)
 	}
@@ -163,7 +163,7 @@ func runShow(c *Ctx, a Args, out io.Writer) error {
 
 // emit writes a structured result: as the data of the JSON record in run
 // --json mode, as indented JSON with --json, as text otherwise.
-func (c *Ctx) emit(v view, out io.Writer) error {
+func (c *Ctx) emit(v report, out io.Writer) error {
 	switch {
 	case c.collect && c.JSON:
 		c.data, c.hasData = v, true
@@ -180,10 +180,10 @@ func (c *Ctx) emit(v view, out io.Writer) error {
 	return nil
 }
 
-func sglViewOf(s *Session, pic snap.Snapshot, arg string) (view, error) {
-	v := rwView{pic.RWCtxts}
+func sglReportOf(s *Session, pic snap.Snapshot, arg string) (report, error) {
+	v := rwReport{pic.RWCtxts}
 	if arg == "" {
-		return sglView(v), nil
+		return sglReport(v), nil
 	}
 	id, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(arg, "rw"), "#"))
 	if err != nil {
@@ -199,7 +199,7 @@ func sglViewOf(s *Session, pic snap.Snapshot, arg string) (view, error) {
 		return nil, fmt.Errorf("rw#%d is not in use (in use: %s)", id, rwIDs(v.RW.InUse))
 	}
 	v.RW.InUse = keep
-	return sglView(v), nil
+	return sglReport(v), nil
 }
 
 func rwIDs(rs []snap.RWCtxt) string {
@@ -213,7 +213,7 @@ func rwIDs(rs []snap.RWCtxt) string {
 	return strings.Join(ids, " ")
 }
 
-func eventsViewOf(s *Session, _ snap.Snapshot, arg string) (view, error) {
+func eventsReportOf(s *Session, _ snap.Snapshot, arg string) (report, error) {
 	n := int64(20)
 	if arg != "" {
 		var err error
@@ -221,5 +221,5 @@ func eventsViewOf(s *Session, _ snap.Snapshot, arg string) (view, error) {
 			return nil, err
 		}
 	}
-	return eventsView{Events: s.lab.Tail(int(n))}, nil
+	return eventsReport{Events: s.lab.Tail(int(n))}, nil
 }

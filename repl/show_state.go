@@ -9,14 +9,14 @@ import (
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
-// The views of `show`. Each has the JSON shape documented in doc.go and a
-// text form that fits 80 columns.
+// The reports of `show` on the snapshot: each has the JSON shape documented
+// in doc.go and a text form that fits 80 columns.
 
-type threadsView struct {
+type threadsReport struct {
 	Threads []snap.Thread `json:"threads"`
 }
 
-func (v threadsView) writeText(w io.Writer) {
+func (v threadsReport) writeText(w io.Writer) {
 	for _, t := range v.Threads {
 		mark := " "
 		if t.Focused {
@@ -33,11 +33,11 @@ func (v threadsView) writeText(w io.Writer) {
 	}
 }
 
-type callsView struct {
+type callsReport struct {
 	Calls []snap.Call `json:"calls"`
 }
 
-func (v callsView) writeText(w io.Writer) {
+func (v callsReport) writeText(w io.Writer) {
 	if len(v.Calls) == 0 {
 		fmt.Fprintln(w, "no calls yet: write, read, readdir, longcall or call make one")
 		return
@@ -54,12 +54,12 @@ func (v callsView) writeText(w io.Writer) {
 	}
 }
 
-type pagesView struct {
+type pagesReport struct {
 	Threads []snap.Thread `json:"threads"`
 	Reads   []snap.Read   `json:"reads"`
 }
 
-func (v pagesView) writeText(w io.Writer) {
+func (v pagesReport) writeText(w io.Writer) {
 	some := false
 	for _, t := range v.Threads {
 		if len(t.Pages) == 0 {
@@ -95,11 +95,11 @@ func writePages(w io.Writer, pages []snap.Page) {
 	}
 }
 
-type rwView struct {
+type rwReport struct {
 	RW snap.RWCtxts `json:"rw_ctxts"`
 }
 
-func (v rwView) writeText(w io.Writer) {
+func (v rwReport) writeText(w io.Writer) {
 	if len(v.RW.InUse) == 0 {
 		fmt.Fprintln(w, "in use: none")
 	}
@@ -116,10 +116,10 @@ func (v rwView) writeText(w io.Writer) {
 	fmt.Fprintf(w, "cache (top first): %s\ncreated: %d\n", strings.Join(ids, " "), v.RW.Created)
 }
 
-// sglView shows the same rw ctxts, entry by entry.
-type sglView rwView
+// sglReport shows the same rw ctxts, entry by entry.
+type sglReport rwReport
 
-func (v sglView) writeText(w io.Writer) {
+func (v sglReport) writeText(w io.Writer) {
 	if len(v.RW.InUse) == 0 {
 		fmt.Fprintln(w, "no rw ctxt is in use, so no SGL is built (the next Read or Write builds one)")
 		return
@@ -175,11 +175,11 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-type readsView struct {
+type readsReport struct {
 	Reads []snap.Read `json:"reads"`
 }
 
-func (v readsView) writeText(w io.Writer) {
+func (v readsReport) writeText(w io.Writer) {
 	if len(v.Reads) == 0 {
 		fmt.Fprintln(w, "no Read list is being pulled")
 		return
@@ -196,11 +196,11 @@ func (v readsView) writeText(w io.Writer) {
 	}
 }
 
-type chainsView struct {
+type chainsReport struct {
 	Chains []snap.Chain `json:"chains"`
 }
 
-func (v chainsView) writeText(w io.Writer) {
+func (v chainsReport) writeText(w io.Writer) {
 	if len(v.Chains) == 0 {
 		fmt.Fprintln(w, "no chain is on the Send Queue")
 		return
@@ -228,12 +228,12 @@ func (v chainsView) writeText(w io.Writer) {
 	}
 }
 
-type sqView struct {
+type sqReport struct {
 	SQ     snap.SQ      `json:"sq"`
 	Chains []snap.Chain `json:"chains"`
 }
 
-func (v sqView) writeText(w io.Writer) {
+func (v sqReport) writeText(w io.Writer) {
 	q := v.SQ
 	fmt.Fprintf(w, "sc_sq_depth %d, sc_sq_avail %d (%d in use), sc_max_send_sges %d, sq_starve %d\n",
 		q.Depth, q.Avail, q.Depth-q.Avail, q.MaxSGEs, q.Starve)
@@ -249,12 +249,12 @@ func (v sqView) writeText(w io.Writer) {
 	fmt.Fprintf(w, "chains on the SQ: %d (%d SQEs); show chain lists them\n", len(v.Chains), sqes)
 }
 
-type cqView struct {
+type cqReport struct {
 	CQ      []snap.Completion `json:"cq"`
 	Pending []string          `json:"pending"`
 }
 
-func (v cqView) writeText(w io.Writer) {
+func (v cqReport) writeText(w io.Writer) {
 	cq := v.CQ
 	if len(cq) == 0 {
 		fmt.Fprintln(w, "no completion yet")
@@ -267,14 +267,14 @@ func (v cqView) writeText(w io.Writer) {
 			fmt.Fprintf(w, "%-6s %-4s wr_id %#x %-10s %-13s %dB\n", c.Side, c.Queue, c.WRID, c.Opcode, c.Status, c.Bytes)
 		}
 	}
-	pendingView{v.Pending}.writeText(w)
+	pendingReport{v.Pending}.writeText(w)
 }
 
-type pendingView struct {
+type pendingReport struct {
 	Pending []string `json:"pending"`
 }
 
-func (v pendingView) writeText(w io.Writer) {
+func (v pendingReport) writeText(w io.Writer) {
 	if len(v.Pending) == 0 {
 		fmt.Fprintln(w, "nothing is pending on the wire")
 		return
@@ -285,11 +285,11 @@ func (v pendingView) writeText(w io.Writer) {
 	}
 }
 
-type positionsView struct {
+type positionsReport struct {
 	Positions snap.Positions `json:"positions"`
 }
 
-func (v positionsView) writeText(w io.Writer) {
+func (v positionsReport) writeText(w io.Writer) {
 	p := v.Positions
 	if !p.Enabled {
 		fmt.Fprintln(w, "the reply-position patch is off (set positions on)")
@@ -328,11 +328,11 @@ func (v positionsView) writeText(w io.Writer) {
 	}
 }
 
-type eventsView struct {
+type eventsReport struct {
 	Events []trace.Event `json:"events"`
 }
 
-func (v eventsView) writeText(w io.Writer) {
+func (v eventsReport) writeText(w io.Writer) {
 	if len(v.Events) == 0 {
 		fmt.Fprintln(w, "no events yet")
 	}
@@ -341,24 +341,24 @@ func (v eventsView) writeText(w io.Writer) {
 	}
 }
 
-type countersView struct {
+type countersReport struct {
 	Counters    snap.Counters `json:"counters"`
 	RWCreated   int           `json:"rw_ctxts_created"`
 	Completions int           `json:"completions"`
 }
 
-func (v countersView) writeText(w io.Writer) {
+func (v countersReport) writeText(w io.Writer) {
 	c := v.Counters
 	fmt.Fprintf(w, "reads %d, writes %d, sq_starve %d, recv errors %d, send errors %d, faults %d\n",
 		c.Reads, c.Writes, c.SQStarve, c.RecvErrors, c.SendErrors, c.Faults)
 	fmt.Fprintf(w, "hung tasks %d, rw ctxts created %d, completions kept %d\n", c.Hung, v.RWCreated, v.Completions)
 }
 
-type snapshotView struct {
+type snapshotReport struct {
 	snap.Snapshot
 }
 
-func (v snapshotView) writeText(w io.Writer) {
+func (v snapshotReport) writeText(w io.Writer) {
 	s := v.Snapshot
 	fmt.Fprintf(w, "behaviour %s, clock %s", s.Behaviour, s.Clock)
 	if s.XprtClosing || s.XprtDead {
@@ -367,14 +367,14 @@ func (v snapshotView) writeText(w io.Writer) {
 	fmt.Fprintln(w)
 	for _, part := range []struct {
 		title string
-		v     view
+		v     report
 	}{
-		{"threads", threadsView{s.Threads}},
-		{"calls", callsView{s.Calls}},
-		{"send queue", sqView{s.SQ, s.Chains}},
-		{"rw ctxts", rwView{s.RWCtxts}},
-		{"positions", positionsView{s.Positions}},
-		{"wire", pendingView{s.Pending}},
+		{"threads", threadsReport{s.Threads}},
+		{"calls", callsReport{s.Calls}},
+		{"send queue", sqReport{s.SQ, s.Chains}},
+		{"rw ctxts", rwReport{s.RWCtxts}},
+		{"positions", positionsReport{s.Positions}},
+		{"wire", pendingReport{s.Pending}},
 	} {
 		fmt.Fprintf(w, "-- %s\n", part.title)
 		part.v.writeText(w)

@@ -65,7 +65,7 @@ func TestWriteSGEsMR(t *testing.T) {
 // show calls says how a call failed when its reply is not a success.
 func TestShowCallsStatus(t *testing.T) {
 	var b strings.Builder
-	callsView{[]snap.Call{
+	callsReport{[]snap.Call{
 		{XID: "0x1", State: "answered", Proc: "RDMA_NOMSG", Label: "custom WRITE 11068", Status: "GARBAGE_ARGS"},
 		{XID: "0x2", State: "answered", Proc: "RDMA_MSG", Label: "NFSv3 WRITE 4096", Status: "NFS3_OK"},
 	}}.writeText(&b)
@@ -79,7 +79,7 @@ func TestShowCallsStatus(t *testing.T) {
 // A reply acked while its Send is still queued says it is not delivered.
 func TestShowPositionsPrematureAck(t *testing.T) {
 	var b strings.Builder
-	positionsView{snap.Positions{Enabled: true, PostSeq: 2, AckedPos: 2, Replies: []snap.Reply{
+	positionsReport{snap.Positions{Enabled: true, PostSeq: 2, AckedPos: 2, Replies: []snap.Reply{
 		{XID: "0xa", Proc: "WRITE", Pos: 1, Acked: true, SendQueued: true},
 		{XID: "0xb", Proc: "WRITE", Pos: 2, Acked: true},
 		{XID: "0xc", Proc: "WRITE", Pos: 0},

@@ -15,17 +15,17 @@ type settingRow struct {
 	live, sometimes         bool // sometimes: live unless the change is of one kind
 }
 
-// settingsView is every setting; the JSON is engine.Settings as the lab
+// settingsReport is every setting; the JSON is engine.Settings as the lab
 // runs it, with the behaviour string and the engine name.
-type settingsView struct {
+type settingsReport struct {
 	Engine    string          `json:"engine"`
 	Settings  engine.Settings `json:"settings"`
 	Behaviour string          `json:"behaviour"`
 	rows      []settingRow
 }
 
-func settingsViewOf(s *Session, snap snap.Snapshot, _ string) (view, error) {
-	v := settingsView{Engine: "sim", Settings: s.set, Behaviour: snap.Behaviour}
+func settingsReportOf(s *Session, snap snap.Snapshot, _ string) (report, error) {
+	v := settingsReport{Engine: "sim", Settings: s.set, Behaviour: snap.Behaviour}
 	for _, st := range settingsTable() {
 		if st.Name[0] == 'B' {
 			continue // show bugs lists them
@@ -42,7 +42,7 @@ func settingsViewOf(s *Session, snap snap.Snapshot, _ string) (view, error) {
 	return v, nil
 }
 
-func (v settingsView) writeText(out io.Writer) {
+func (v settingsReport) writeText(out io.Writer) {
 	var w strings.Builder
 	defer func() { fmt.Fprint(out, fitText(w.String(), textWidth)) }()
 	fmt.Fprintf(&w, "engine %s, behaviour %s (show bugs lists B1..B13)\n", v.Engine, v.Behaviour)
@@ -67,15 +67,15 @@ type bugRow struct {
 	Describe string `json:"describe"`
 }
 
-// bugsView is the behaviour: a profile and its bugs.
-type bugsView struct {
+// bugsReport is the behaviour: a profile and its bugs.
+type bugsReport struct {
 	Behaviour string   `json:"behaviour"`
 	Bugs      []bugRow `json:"bugs"`
 }
 
-func bugsViewOf(s *Session, _ snap.Snapshot, _ string) (view, error) {
+func bugsReportOf(s *Session, _ snap.Snapshot, _ string) (report, error) {
 	beh := behaviourOf(s.set)
-	v := bugsView{Behaviour: beh.String()}
+	v := bugsReport{Behaviour: beh.String()}
 	for _, b := range svcrdma.AllBugs() {
 		_, over := s.set.Bugs[b]
 		v.Bugs = append(v.Bugs, bugRow{Bug: string(b), On: beh.Has(b), Override: over, Describe: b.Describe()})
@@ -83,7 +83,7 @@ func bugsViewOf(s *Session, _ snap.Snapshot, _ string) (view, error) {
 	return v, nil
 }
 
-func (v bugsView) writeText(out io.Writer) {
+func (v bugsReport) writeText(out io.Writer) {
 	var w strings.Builder
 	defer func() { fmt.Fprint(out, fitText(w.String(), textWidth)) }()
 	fmt.Fprintf(&w, "behaviour %s (set profile seed|fix2025|new2026; set B4 on|off|default)\n", v.Behaviour)

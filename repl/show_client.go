@@ -32,7 +32,7 @@ type callChunks struct {
 	Segments []segJSON `json:"segments"`
 }
 
-type chunksView struct {
+type chunksReport struct {
 	Calls []callChunks `json:"calls"`
 }
 
@@ -74,8 +74,8 @@ func findCall(s *Session, x string) (*xprt.Call, error) {
 	return nil, fmt.Errorf("no call has xid %s (show calls lists them)", x)
 }
 
-func chunksViewOf(s *Session, _ snap.Snapshot, arg string) (view, error) {
-	var v chunksView
+func chunksReportOf(s *Session, _ snap.Snapshot, arg string) (report, error) {
+	var v chunksReport
 	if arg != "" {
 		k, err := findCall(s, arg)
 		if err != nil {
@@ -90,7 +90,7 @@ func chunksViewOf(s *Session, _ snap.Snapshot, arg string) (view, error) {
 	return v, nil
 }
 
-func (v chunksView) writeText(w io.Writer) {
+func (v chunksReport) writeText(w io.Writer) {
 	if len(v.Calls) == 0 {
 		fmt.Fprintln(w, "no calls yet")
 	}
@@ -120,14 +120,14 @@ func writeSegments(w io.Writer, k callChunks) {
 	}
 }
 
-// segmentView is one client segment and the first bytes of its buffer.
-type segmentView struct {
+// segmentReport is one client segment and the first bytes of its buffer.
+type segmentReport struct {
 	Segment segJSON `json:"segment"`
 	Head    string  `json:"head_hex"` // up to 64 bytes, hex
 	call    string
 }
 
-func segmentViewOf(s *Session, _ snap.Snapshot, arg string) (view, error) {
+func segmentReportOf(s *Session, _ snap.Snapshot, arg string) (report, error) {
 	if arg == "" {
 		return nil, fmt.Errorf("which segment? give XID/N (show chunks lists them)")
 	}
@@ -148,10 +148,10 @@ func segmentViewOf(s *Session, _ snap.Snapshot, arg string) (view, error) {
 	}
 	seg := k.Segs[i]
 	data := seg.Data()
-	return segmentView{Segment: chunksOf(k).Segments[i], Head: hex.EncodeToString(data[:min(64, len(data))]), call: k.Spec.Label}, nil
+	return segmentReport{Segment: chunksOf(k).Segments[i], Head: hex.EncodeToString(data[:min(64, len(data))]), call: k.Spec.Label}, nil
 }
 
-func (v segmentView) writeText(w io.Writer) {
+func (v segmentReport) writeText(w io.Writer) {
 	sg := v.Segment
 	fmt.Fprintf(w, "segment %s: %s of %s\n  handle %s, %d bytes at %s, page offset %d\n",
 		sg.ID, sg.Kind, v.call, sg.Handle, sg.Length, sg.Offset, sg.PageOff)
