@@ -11,17 +11,20 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/rdmalab/rdmalab/engine/snap"
+	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // snapshotFile is what `view --snapshot FILE` accepts: a bare
-// snap.Snapshot (`show snapshot --json`) or a Frame (one line of what
-// Publish sends). One decode of the whole file keeps error offsets true.
+// snap.Snapshot (`show snapshot --json`) or a Frame (what `save` writes,
+// or one line of what Publish sends). One decode of the whole file keeps
+// error offsets true.
 type snapshotFile struct {
-	wireSnapshot
-	Frame     *wireSnapshot `json:"snapshot"`
-	Events    []wireEvent   `json:"events"`
-	Narration string        `json:"narration"`
+	snap.Snapshot
+	Frame     *snap.Snapshot `json:"snapshot"`
+	Events    []trace.Event  `json:"events"`
+	Narration string         `json:"narration"`
 }
 
 // LoadSnapshot reads a snapshot file and checks it (validateFrame). A
@@ -63,12 +66,31 @@ func decodeSnapshot(data []byte) (Frame, error) {
 	if err := json.Unmarshal(data, &sf); err != nil {
 		return Frame{}, placeJSONError(data, err)
 	}
-	w := wireFrame{Snapshot: sf.wireSnapshot, Events: sf.Events, Narration: sf.Narration}
-	snap := ""
+	f := Frame{Snapshot: sf.Snapshot, Events: sf.Events, Narration: sf.Narration}
+	path := "" // the JSON path of the snapshot, for errors
 	if sf.Frame != nil {
-		w.Snapshot, snap = *sf.Frame, "snapshot."
+		f.Snapshot, path = *sf.Frame, "snapshot."
 	}
-	return w.frame(snap)
+	if err := validateFrame(&f, path); err != nil {
+		return Frame{}, err
+	}
+	return f, nil
+}
+
+// UnmarshalJSON decodes a frame as Publish writes it, checked as a
+// snapshot file is: it may come from a socket anyone of this user made.
+func (f *Frame) UnmarshalJSON(b []byte) error {
+	type plain Frame // Frame's fields without this method
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	fr := Frame(p)
+	if err := validateFrame(&fr, "snapshot."); err != nil {
+		return err
+	}
+	*f = fr
+	return nil
 }
 
 // placeJSONError adds the byte offset, line and column to a decoding error.
