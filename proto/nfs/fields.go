@@ -7,8 +7,6 @@ package nfs
 // COMMIT are kept: what a reader of RDMA traffic looks for; and the names
 // and paths the summary shows escaped, exactly as the wire has them.
 
-import "github.com/rdmalab/rdmalab/proto/xdr"
-
 // Fields are the NFS fields of one call or reply. A field is present when
 // its Has flag (or, for slices, its length) says so.
 type Fields struct {
@@ -69,20 +67,17 @@ func CallFields(prog, vers, proc uint32, body []byte) (f Fields, ok bool) {
 		return f, false
 	}
 	f.Vers, f.Proc = vers, proc
-	r := xdr.NewReader(body)
+	w := newWalker(body, &f.Strings)
 	switch {
 	case vers == 3 && (Proc3(proc) == Proc3Read || Proc3(proc) == Proc3Commit):
-		if _, err := decodeFH3(&r, "file"); err != nil {
-			return f, true
-		}
-		off, err1 := r.Uint64("offset")
-		count, err2 := r.Uint32("count")
-		if err1 == nil && err2 == nil {
+		decodeFH3(&w.Walker, "file")
+		off, count := w.Uint64("offset"), w.Uint32("count")
+		if w.Err() == nil {
 			f.Offset, f.Count, f.HasOffset, f.HasCount = off, count, true, true
 		}
 	case vers == 3 && Proc3(proc) == Proc3Write:
 		var a Write3Args
-		if a.decode(&r, DataAuto) == nil {
+		if a.walk(&w.Walker, DataAuto); w.Err() == nil {
 			f.Offset, f.Count, f.Stable = a.Offset, a.Count, a.Stable
 			f.HasOffset, f.HasCount, f.HasStable = true, true, true
 		}
@@ -91,7 +86,7 @@ func CallFields(prog, vers, proc uint32, body []byte) (f Fields, ok bool) {
 		callArgs3(&s, Proc3(proc), body) // the names before an undecodable field
 	case vers == 4 && proc == 1:
 		var c Compound4Args
-		c.decodeWith(&r, DataAuto, &f.Strings) // the operations before an undecodable one
+		c.walk(&w, DataAuto) // the operations before an undecodable one
 		f.Ops = make([]Op4, len(c.Ops))
 		io := false
 		for i, op := range c.Ops {
@@ -120,12 +115,12 @@ func ReplyFields(prog, vers, proc uint32, body []byte) (f Fields, ok bool) {
 		return f, false
 	}
 	f.Vers, f.Proc = vers, proc
-	r := xdr.NewReader(body)
+	w := newWalker(body, &f.Strings)
 	switch {
 	case vers == 3 && Proc3(proc) == Proc3Null:
 	case vers == 3 && Proc3(proc) == Proc3Read:
 		var res Read3Res
-		if err := res.decode(&r, DataAuto); err == nil {
+		if res.walk(&w.Walker, DataAuto); w.Err() == nil {
 			f.Status, f.HasStatus = uint32(res.Status), true
 			if res.Status == NFS3OK {
 				f.Count, f.EOF, f.HasCount, f.HasEOF = res.Count, res.EOF, true, true
@@ -133,14 +128,14 @@ func ReplyFields(prog, vers, proc uint32, body []byte) (f Fields, ok bool) {
 		}
 	case vers == 3 && Proc3(proc) == Proc3Write:
 		var res Write3Res
-		if err := res.decode(&r); err == nil {
+		if res.walk(&w.Walker); w.Err() == nil {
 			f.Status, f.HasStatus = uint32(res.Status), true
 			if res.Status == NFS3OK {
 				f.Count, f.Stable, f.HasCount, f.HasStable = res.Count, res.Committed, true, true
 			}
 		}
 	case vers == 3:
-		if st, err := decodeStat3(&r); err == nil {
+		if st := decodeStat3(&w.Walker); w.Err() == nil {
 			f.Status, f.HasStatus = uint32(st), true
 		}
 		switch Proc3(proc) {
@@ -150,7 +145,7 @@ func ReplyFields(prog, vers, proc uint32, body []byte) (f Fields, ok bool) {
 		}
 	case vers == 4 && proc == 1:
 		var c Compound4Res
-		if c.decodeWith(&r, DataAuto, &f.Strings) != nil && len(c.Ops) == 0 && c.NumOps != 0 {
+		if c.walk(&w, DataAuto); w.Err() != nil && len(c.Ops) == 0 && c.NumOps != 0 {
 			return f, true
 		}
 		f.Status, f.HasStatus = uint32(c.Status), true

@@ -64,21 +64,29 @@ const (
 // decodeData reads the data<> of WRITE3args or READ3resok: the length word,
 // then the bytes if mode says they are present. It returns the length, the
 // bytes (nil when absent) and the offset of the first byte.
-func decodeData(r *xdr.Reader, mode DataMode, field string) (n uint32, data []byte, pos int, err error) {
-	if n, err = r.Uint32("data length"); err != nil {
-		return 0, nil, 0, err
+func decodeData(w *xdr.Walker, mode DataMode, field string) (n uint32, data []byte, pos int) {
+	if n = w.Uint32("data length"); w.Err() != nil {
+		return 0, nil, 0
 	}
-	pos = r.Offset()
+	pos = w.Offset()
 	need := uint64(n) + uint64(xdr.PadLen(int(n%4)))
-	present := mode == DataInline || (mode == DataAuto && need <= uint64(r.Len()))
+	present := mode == DataInline || (mode == DataAuto && need <= uint64(w.Len()))
 	if !present {
-		return n, nil, pos, nil
+		return n, nil, pos
 	}
-	data, err = r.OpaqueFixed(int(n), field)
-	if err == nil && data == nil {
+	if data = w.OpaqueFixed(int(n), field); w.Err() == nil && data == nil {
 		data = []byte{}
 	}
-	return n, data, pos, err
+	return n, data, pos
+}
+
+// walked returns what a Decode returns once its walk is over: the number
+// of bytes consumed, or the failure labelled with this package's layer.
+func walked(w *xdr.Walker) (int, error) {
+	if err := w.Err(); err != nil {
+		return 0, xdr.WithLayer(err, layer)
+	}
+	return w.Offset(), nil
 }
 
 // encodeData appends a data<> item: its length word (len(data), or n when

@@ -187,10 +187,7 @@ type FH3 []byte
 // Hash returns the CRC-32 Wireshark shows for the handle.
 func (fh FH3) Hash() uint32 { return FHHash(fh) }
 
-func decodeFH3(r *xdr.Reader, field string) (FH3, error) {
-	b, err := r.OpaqueVar(FHSize3, field)
-	return FH3(b), err
-}
+func decodeFH3(w *xdr.Walker, field string) FH3 { return FH3(w.OpaqueVar(FHSize3, field)) }
 
 // NFSTime3 is a time, nfstime3.
 type NFSTime3 struct {
@@ -217,26 +214,31 @@ type Fattr3 struct {
 
 // DecodeXDR reads a fattr3.
 func (a *Fattr3) DecodeXDR(r *xdr.Reader) error {
-	if err := r.Need(fattr3Len, "fattr3"); err != nil {
-		return xdr.WithLayer(err, layer)
+	w := r.Walk()
+	a.walk(&w)
+	return xdr.WithLayer(w.Finish(r), layer)
+}
+
+// walk reads a fattr3, all 84 bytes or nothing.
+func (a *Fattr3) walk(w *xdr.Walker) {
+	if !w.Need(fattr3Len, "fattr3") {
+		return
 	}
-	t, _ := r.Uint32("type")
-	a.Type = FType3(t)
-	a.Mode, _ = r.Uint32("mode")
-	a.Nlink, _ = r.Uint32("nlink")
-	a.UID, _ = r.Uint32("uid")
-	a.GID, _ = r.Uint32("gid")
-	a.Size, _ = r.Uint64("size")
-	a.Used, _ = r.Uint64("used")
-	a.Rdev.Major, _ = r.Uint32("specdata1")
-	a.Rdev.Minor, _ = r.Uint32("specdata2")
-	a.FSID, _ = r.Uint64("fsid")
-	a.FileID, _ = r.Uint64("fileid")
+	a.Type = FType3(w.Uint32("type"))
+	a.Mode = w.Uint32("mode")
+	a.Nlink = w.Uint32("nlink")
+	a.UID = w.Uint32("uid")
+	a.GID = w.Uint32("gid")
+	a.Size = w.Uint64("size")
+	a.Used = w.Uint64("used")
+	a.Rdev.Major = w.Uint32("specdata1")
+	a.Rdev.Minor = w.Uint32("specdata2")
+	a.FSID = w.Uint64("fsid")
+	a.FileID = w.Uint64("fileid")
 	for _, t := range []*NFSTime3{&a.Atime, &a.Mtime, &a.Ctime} {
-		t.Seconds, _ = r.Uint32("seconds")
-		t.Nseconds, _ = r.Uint32("nseconds")
+		t.Seconds = w.Uint32("seconds")
+		t.Nseconds = w.Uint32("nseconds")
 	}
-	return nil
 }
 
 // EncodeXDR appends a.
@@ -266,12 +268,16 @@ type PostOpAttr struct {
 
 // DecodeXDR reads a post_op_attr; field names it in errors.
 func (p *PostOpAttr) DecodeXDR(r *xdr.Reader, field string) error {
+	w := r.Walk()
+	p.walk(&w, field)
+	return xdr.WithLayer(w.Finish(r), layer)
+}
+
+func (p *PostOpAttr) walk(w *xdr.Walker, field string) {
 	*p = PostOpAttr{}
-	var err error
-	if p.Present, err = r.Bool(field); err != nil || !p.Present {
-		return xdr.WithLayer(err, layer)
+	if p.Present = w.Bool(field); p.Present {
+		p.Attr.walk(w)
 	}
-	return p.Attr.DecodeXDR(r)
 }
 
 // EncodeXDR appends p.
@@ -301,26 +307,24 @@ type WccData struct {
 }
 
 // DecodeXDR reads a wcc_data.
-func (d *WccData) DecodeXDR(r *xdr.Reader) error { return xdr.WithLayer(d.decode(r), layer) }
+func (d *WccData) DecodeXDR(r *xdr.Reader) error {
+	w := r.Walk()
+	d.walk(&w)
+	return xdr.WithLayer(w.Finish(r), layer)
+}
 
-func (d *WccData) decode(r *xdr.Reader) error {
+func (d *WccData) walk(w *xdr.Walker) {
 	*d = WccData{}
-	var err error
-	if d.Before.Present, err = r.Bool("pre_op_attr attributes_follow"); err != nil {
-		return err
-	}
-	if d.Before.Present {
-		if err = r.Need(24, "wcc_attr"); err != nil {
-			return err
-		}
+	d.Before.Present = w.Bool("pre_op_attr attributes_follow")
+	if d.Before.Present && w.Need(24, "wcc_attr") {
 		a := &d.Before.Attr
-		a.Size, _ = r.Uint64("size")
-		a.Mtime.Seconds, _ = r.Uint32("seconds")
-		a.Mtime.Nseconds, _ = r.Uint32("nseconds")
-		a.Ctime.Seconds, _ = r.Uint32("seconds")
-		a.Ctime.Nseconds, _ = r.Uint32("nseconds")
+		a.Size = w.Uint64("size")
+		a.Mtime.Seconds = w.Uint32("seconds")
+		a.Mtime.Nseconds = w.Uint32("nseconds")
+		a.Ctime.Seconds = w.Uint32("seconds")
+		a.Ctime.Nseconds = w.Uint32("nseconds")
 	}
-	return d.After.DecodeXDR(r, "post_op_attr attributes_follow")
+	d.After.walk(w, "post_op_attr attributes_follow")
 }
 
 // EncodeXDR appends d.
@@ -343,14 +347,11 @@ type PostOpFH3 struct {
 	FH      FH3
 }
 
-func (p *PostOpFH3) decodeXDR(r *xdr.Reader) error {
+func (p *PostOpFH3) walk(w *xdr.Walker) {
 	*p = PostOpFH3{}
-	var err error
-	if p.Present, err = r.Bool("handle_follows"); err != nil || !p.Present {
-		return err
+	if p.Present = w.Bool("handle_follows"); p.Present {
+		p.FH = decodeFH3(w, "name_handle")
 	}
-	p.FH, err = decodeFH3(r, "name_handle")
-	return err
 }
 
 func (p *PostOpFH3) encodeXDR(w *xdr.Writer) {
@@ -361,7 +362,4 @@ func (p *PostOpFH3) encodeXDR(w *xdr.Writer) {
 }
 
 // decodeStat3 reads an nfsstat3.
-func decodeStat3(r *xdr.Reader) (Stat3, error) {
-	v, err := r.Uint32("status")
-	return Stat3(v), err
-}
+func decodeStat3(w *xdr.Walker) Stat3 { return Stat3(w.Uint32("status")) }

@@ -31,10 +31,9 @@ func (a *GetAttr3Args) AppendTo(b []byte) []byte {
 
 // Decode decodes GETATTR3args from b and returns the bytes consumed.
 func (a *GetAttr3Args) Decode(b []byte) (n int, err error) {
-	return decodeAll(b, func(r *xdr.Reader) (err error) {
-		a.Object, err = decodeFH3(r, "object")
-		return err
-	})
+	w := xdr.NewWalker(b)
+	a.Object = decodeFH3(&w, "object")
+	return walked(&w)
 }
 
 // GetAttr3Res holds the results of GETATTR; Attr is on the wire only when
@@ -56,13 +55,12 @@ func (s *GetAttr3Res) AppendTo(b []byte) []byte {
 
 // Decode decodes GETATTR3res from b and returns the bytes consumed.
 func (s *GetAttr3Res) Decode(b []byte) (n int, err error) {
-	return decodeAll(b, func(r *xdr.Reader) (err error) {
-		*s = GetAttr3Res{}
-		if s.Status, err = decodeStat3(r); err != nil || s.Status != NFS3OK {
-			return err
-		}
-		return s.Attr.DecodeXDR(r)
-	})
+	w := xdr.NewWalker(b)
+	*s = GetAttr3Res{}
+	if s.Status = decodeStat3(&w); s.Status == NFS3OK {
+		s.Attr.walk(&w)
+	}
+	return walked(&w)
 }
 
 // ReadDir3Args holds the arguments of READDIR.
@@ -85,26 +83,13 @@ func (a *ReadDir3Args) AppendTo(b []byte) []byte {
 
 // Decode decodes READDIR3args from b and returns the bytes consumed.
 func (a *ReadDir3Args) Decode(b []byte) (n int, err error) {
-	return decodeAll(b, func(r *xdr.Reader) (err error) {
-		*a = ReadDir3Args{}
-		if a.Dir, err = decodeFH3(r, "dir"); err != nil {
-			return err
-		}
-		if a.Cookie, err = r.Uint64("cookie"); err != nil {
-			return err
-		}
-		if err = decodeVerf(r, a.CookieVerf[:], "cookieverf"); err != nil {
-			return err
-		}
-		a.Count, err = r.Uint32("count")
-		return err
-	})
-}
-
-func decodeVerf(r *xdr.Reader, dst []byte, field string) error {
-	v, err := r.OpaqueFixed(len(dst), field)
-	copy(dst, v)
-	return err
+	w := xdr.NewWalker(b)
+	*a = ReadDir3Args{}
+	a.Dir = decodeFH3(&w, "dir")
+	a.Cookie = w.Uint64("cookie")
+	copy(a.CookieVerf[:], w.OpaqueFixed(CookieVerfSize3, "cookieverf"))
+	a.Count = w.Uint32("count")
+	return walked(&w)
 }
 
 // Entry3 is one READDIR entry, entry3.
@@ -146,68 +131,53 @@ func (s *ReadDir3Res) AppendTo(b []byte) []byte {
 
 // Decode decodes READDIR3res from b and returns the bytes consumed.
 func (s *ReadDir3Res) Decode(b []byte) (n int, err error) {
-	return decodeAll(b, func(r *xdr.Reader) error {
-		*s = ReadDir3Res{}
-		return s.decode(r)
-	})
+	w := xdr.NewWalker(b)
+	*s = ReadDir3Res{}
+	s.walk(&w)
+	return walked(&w)
 }
 
-func (s *ReadDir3Res) decode(r *xdr.Reader) error {
-	ok, err := decodeDirResHead(r, &s.Status, &s.DirAttr, s.CookieVerf[:])
-	if err != nil || !ok {
-		return err
+func (s *ReadDir3Res) walk(w *xdr.Walker) {
+	if !walkDirResHead(w, &s.Status, &s.DirAttr, s.CookieVerf[:]) {
+		return
 	}
-	s.EOF, err = decodeEntryList(r, func() error {
+	s.EOF = walkEntryList(w, func() {
 		var e Entry3
-		if err := decodeEntryHead(r, &e.FileID, &e.Name, &e.Cookie); err != nil {
-			return err
+		if walkEntryHead(w, &e.FileID, &e.Name, &e.Cookie) {
+			s.Entries = append(s.Entries, e)
 		}
-		s.Entries = append(s.Entries, e)
-		return nil
 	})
-	return err
 }
 
-// decodeDirResHead reads what READDIR and READDIRPLUS results start with:
-// the status, the directory's attributes and, when the status is NFS3_OK
-// (ok), the cookie verifier.
-func decodeDirResHead(r *xdr.Reader, st *Stat3, attr *PostOpAttr, verf []byte) (ok bool, err error) {
-	if *st, err = decodeStat3(r); err != nil {
-		return false, err
+// walkDirResHead reads what READDIR and READDIRPLUS results start with:
+// the status, the directory's attributes and, when the status is NFS3_OK,
+// the cookie verifier. It reports whether the entries follow.
+func walkDirResHead(w *xdr.Walker, st *Stat3, attr *PostOpAttr, verf []byte) (ok bool) {
+	*st = decodeStat3(w)
+	attr.walk(w, "dir_attributes")
+	if *st != NFS3OK {
+		return false
 	}
-	if err = attr.DecodeXDR(r, "dir_attributes"); err != nil || *st != NFS3OK {
-		return false, err
-	}
-	return true, decodeVerf(r, verf, "cookieverf")
+	copy(verf, w.OpaqueFixed(len(verf), "cookieverf"))
+	return w.Err() == nil
 }
 
-// decodeEntryList reads a directory entry list: entry for each entry
-// while value_follows, then the eof flag.
-func decodeEntryList(r *xdr.Reader, entry func() error) (eof bool, err error) {
-	for {
-		more, err := r.Bool("value_follows")
-		if err != nil {
-			return false, err
-		}
-		if !more {
-			return r.Bool("eof")
-		}
-		if err := entry(); err != nil {
-			return false, err
-		}
+// walkEntryList reads a directory entry list: entry for each entry while
+// value_follows, then the eof flag.
+func walkEntryList(w *xdr.Walker, entry func()) (eof bool) {
+	for w.Bool("value_follows") {
+		entry()
 	}
+	return w.Bool("eof")
 }
 
-// decodeEntryHead reads the fileid, name and cookie every entry starts with.
-func decodeEntryHead(r *xdr.Reader, fileID *uint64, name *string, cookie *uint64) (err error) {
-	if *fileID, err = r.Uint64("fileid"); err != nil {
-		return err
-	}
-	if *name, err = r.String(MaxNameLen, "name"); err != nil {
-		return err
-	}
-	*cookie, err = r.Uint64("cookie")
-	return err
+// walkEntryHead reads the fileid, name and cookie every entry starts with
+// and reports whether they were all there.
+func walkEntryHead(w *xdr.Walker, fileID *uint64, name *string, cookie *uint64) bool {
+	*fileID = w.Uint64("fileid")
+	*name = w.String(MaxNameLen, "name")
+	*cookie = w.Uint64("cookie")
+	return w.Err() == nil
 }
 
 // ReadDirPlus3Args holds the arguments of READDIRPLUS.
@@ -232,23 +202,14 @@ func (a *ReadDirPlus3Args) AppendTo(b []byte) []byte {
 
 // Decode decodes READDIRPLUS3args from b and returns the bytes consumed.
 func (a *ReadDirPlus3Args) Decode(b []byte) (n int, err error) {
-	return decodeAll(b, func(r *xdr.Reader) (err error) {
-		*a = ReadDirPlus3Args{}
-		if a.Dir, err = decodeFH3(r, "dir"); err != nil {
-			return err
-		}
-		if a.Cookie, err = r.Uint64("cookie"); err != nil {
-			return err
-		}
-		if err = decodeVerf(r, a.CookieVerf[:], "cookieverf"); err != nil {
-			return err
-		}
-		if a.DirCount, err = r.Uint32("dircount"); err != nil {
-			return err
-		}
-		a.MaxCount, err = r.Uint32("maxcount")
-		return err
-	})
+	w := xdr.NewWalker(b)
+	*a = ReadDirPlus3Args{}
+	a.Dir = decodeFH3(&w, "dir")
+	a.Cookie = w.Uint64("cookie")
+	copy(a.CookieVerf[:], w.OpaqueFixed(CookieVerfSize3, "cookieverf"))
+	a.DirCount = w.Uint32("dircount")
+	a.MaxCount = w.Uint32("maxcount")
+	return walked(&w)
 }
 
 // EntryPlus3 is one READDIRPLUS entry, entryplus3.
@@ -295,30 +256,22 @@ func (s *ReadDirPlus3Res) AppendTo(b []byte) []byte {
 
 // Decode decodes READDIRPLUS3res from b and returns the bytes consumed.
 func (s *ReadDirPlus3Res) Decode(b []byte) (n int, err error) {
-	return decodeAll(b, func(r *xdr.Reader) error {
-		*s = ReadDirPlus3Res{}
-		return s.decode(r)
-	})
+	w := xdr.NewWalker(b)
+	*s = ReadDirPlus3Res{}
+	s.walk(&w)
+	return walked(&w)
 }
 
-func (s *ReadDirPlus3Res) decode(r *xdr.Reader) error {
-	ok, err := decodeDirResHead(r, &s.Status, &s.DirAttr, s.CookieVerf[:])
-	if err != nil || !ok {
-		return err
+func (s *ReadDirPlus3Res) walk(w *xdr.Walker) {
+	if !walkDirResHead(w, &s.Status, &s.DirAttr, s.CookieVerf[:]) {
+		return
 	}
-	s.EOF, err = decodeEntryList(r, func() error {
+	s.EOF = walkEntryList(w, func() {
 		var e EntryPlus3
-		if err := decodeEntryHead(r, &e.FileID, &e.Name, &e.Cookie); err != nil {
-			return err
+		walkEntryHead(w, &e.FileID, &e.Name, &e.Cookie)
+		e.Attr.walk(w, "name_attributes")
+		if e.Handle.walk(w); w.Err() == nil {
+			s.Entries = append(s.Entries, e)
 		}
-		if err := e.Attr.DecodeXDR(r, "name_attributes"); err != nil {
-			return err
-		}
-		if err := e.Handle.decodeXDR(r); err != nil {
-			return err
-		}
-		s.Entries = append(s.Entries, e)
-		return nil
 	})
-	return err
 }

@@ -21,16 +21,6 @@ package nfs
 
 import "github.com/rdmalab/rdmalab/proto/xdr"
 
-// decodeAll runs decode over b with a fresh Reader, returning the number of
-// bytes consumed and errors labelled with this package's layer.
-func decodeAll(b []byte, decode func(r *xdr.Reader) error) (int, error) {
-	r := xdr.NewReader(b)
-	if err := decode(&r); err != nil {
-		return 0, xdr.WithLayer(err, layer)
-	}
-	return r.Offset(), nil
-}
-
 // Write3Args holds the arguments of WRITE, WRITE3args.
 type Write3Args struct {
 	File   FH3
@@ -73,34 +63,26 @@ func (a *Write3Args) EncodeXDR(w *xdr.Writer, mode DataMode) (dataPos int) {
 
 // Decode decodes WRITE3args from b and returns the bytes consumed.
 func (a *Write3Args) Decode(b []byte, mode DataMode) (n int, err error) {
-	return decodeAll(b, func(r *xdr.Reader) error { return a.decode(r, mode) })
+	w := xdr.NewWalker(b)
+	a.walk(&w, mode)
+	return walked(&w)
 }
 
 // DecodeXDR decodes WRITE3args from r (DataPos is then relative to r's
 // input).
 func (a *Write3Args) DecodeXDR(r *xdr.Reader, mode DataMode) error {
-	return xdr.WithLayer(a.decode(r, mode), layer)
+	w := r.Walk()
+	a.walk(&w, mode)
+	return xdr.WithLayer(w.Finish(r), layer)
 }
 
-func (a *Write3Args) decode(r *xdr.Reader, mode DataMode) error {
+func (a *Write3Args) walk(w *xdr.Walker, mode DataMode) {
 	*a = Write3Args{}
-	var err error
-	if a.File, err = decodeFH3(r, "file"); err != nil {
-		return err
-	}
-	if a.Offset, err = r.Uint64("offset"); err != nil {
-		return err
-	}
-	if a.Count, err = r.Uint32("count"); err != nil {
-		return err
-	}
-	stable, err := r.Uint32("stable")
-	if err != nil {
-		return err
-	}
-	a.Stable = StableHow(stable)
-	a.DataLen, a.Data, a.DataPos, err = decodeData(r, mode, "data")
-	return err
+	a.File = decodeFH3(w, "file")
+	a.Offset = w.Uint64("offset")
+	a.Count = w.Uint32("count")
+	a.Stable = StableHow(w.Uint32("stable"))
+	a.DataLen, a.Data, a.DataPos = decodeData(w, mode, "data")
 }
 
 // Write3Res holds the results of WRITE, WRITE3res. Count, Committed and
@@ -132,31 +114,29 @@ func (s *Write3Res) EncodeXDR(w *xdr.Writer) {
 }
 
 // Decode decodes WRITE3res from b and returns the bytes consumed.
-func (s *Write3Res) Decode(b []byte) (n int, err error) { return decodeAll(b, s.decode) }
+func (s *Write3Res) Decode(b []byte) (n int, err error) {
+	w := xdr.NewWalker(b)
+	s.walk(&w)
+	return walked(&w)
+}
 
 // DecodeXDR decodes WRITE3res from r.
-func (s *Write3Res) DecodeXDR(r *xdr.Reader) error { return xdr.WithLayer(s.decode(r), layer) }
+func (s *Write3Res) DecodeXDR(r *xdr.Reader) error {
+	w := r.Walk()
+	s.walk(&w)
+	return xdr.WithLayer(w.Finish(r), layer)
+}
 
-func (s *Write3Res) decode(r *xdr.Reader) error {
+func (s *Write3Res) walk(w *xdr.Walker) {
 	*s = Write3Res{}
-	var err error
-	if s.Status, err = decodeStat3(r); err != nil {
-		return err
+	s.Status = decodeStat3(w)
+	s.FileWcc.walk(w)
+	if s.Status != NFS3OK {
+		return
 	}
-	if err = s.FileWcc.DecodeXDR(r); err != nil || s.Status != NFS3OK {
-		return err
-	}
-	if s.Count, err = r.Uint32("count"); err != nil {
-		return err
-	}
-	c, err := r.Uint32("committed")
-	if err != nil {
-		return err
-	}
-	s.Committed = StableHow(c)
-	v, err := r.OpaqueFixed(WriteVerfSize3, "verf")
-	copy(s.Verf[:], v)
-	return err
+	s.Count = w.Uint32("count")
+	s.Committed = StableHow(w.Uint32("committed"))
+	copy(s.Verf[:], w.OpaqueFixed(WriteVerfSize3, "verf"))
 }
 
 // Read3Args holds the arguments of READ, READ3args.
@@ -181,22 +161,24 @@ func (a *Read3Args) EncodeXDR(w *xdr.Writer) {
 }
 
 // Decode decodes READ3args from b and returns the bytes consumed.
-func (a *Read3Args) Decode(b []byte) (n int, err error) { return decodeAll(b, a.decode) }
+func (a *Read3Args) Decode(b []byte) (n int, err error) {
+	w := xdr.NewWalker(b)
+	a.walk(&w)
+	return walked(&w)
+}
 
 // DecodeXDR decodes READ3args from r.
-func (a *Read3Args) DecodeXDR(r *xdr.Reader) error { return xdr.WithLayer(a.decode(r), layer) }
+func (a *Read3Args) DecodeXDR(r *xdr.Reader) error {
+	w := r.Walk()
+	a.walk(&w)
+	return xdr.WithLayer(w.Finish(r), layer)
+}
 
-func (a *Read3Args) decode(r *xdr.Reader) error {
+func (a *Read3Args) walk(w *xdr.Walker) {
 	*a = Read3Args{}
-	var err error
-	if a.File, err = decodeFH3(r, "file"); err != nil {
-		return err
-	}
-	if a.Offset, err = r.Uint64("offset"); err != nil {
-		return err
-	}
-	a.Count, err = r.Uint32("count")
-	return err
+	a.File = decodeFH3(w, "file")
+	a.Offset = w.Uint64("offset")
+	a.Count = w.Uint32("count")
 }
 
 // Read3Res holds the results of READ, READ3res. The fields after FileAttr
@@ -244,29 +226,26 @@ func (s *Read3Res) EncodeXDR(w *xdr.Writer, mode DataMode) (dataPos int) {
 
 // Decode decodes READ3res from b and returns the bytes consumed.
 func (s *Read3Res) Decode(b []byte, mode DataMode) (n int, err error) {
-	return decodeAll(b, func(r *xdr.Reader) error { return s.decode(r, mode) })
+	w := xdr.NewWalker(b)
+	s.walk(&w, mode)
+	return walked(&w)
 }
 
 // DecodeXDR decodes READ3res from r (DataPos is then relative to r's input).
 func (s *Read3Res) DecodeXDR(r *xdr.Reader, mode DataMode) error {
-	return xdr.WithLayer(s.decode(r, mode), layer)
+	w := r.Walk()
+	s.walk(&w, mode)
+	return xdr.WithLayer(w.Finish(r), layer)
 }
 
-func (s *Read3Res) decode(r *xdr.Reader, mode DataMode) error {
+func (s *Read3Res) walk(w *xdr.Walker, mode DataMode) {
 	*s = Read3Res{}
-	var err error
-	if s.Status, err = decodeStat3(r); err != nil {
-		return err
+	s.Status = decodeStat3(w)
+	s.FileAttr.walk(w, "file_attributes")
+	if s.Status != NFS3OK {
+		return
 	}
-	if err = s.FileAttr.DecodeXDR(r, "file_attributes"); err != nil || s.Status != NFS3OK {
-		return err
-	}
-	if s.Count, err = r.Uint32("count"); err != nil {
-		return err
-	}
-	if s.EOF, err = r.Bool("eof"); err != nil {
-		return err
-	}
-	s.DataLen, s.Data, s.DataPos, err = decodeData(r, mode, "data")
-	return err
+	s.Count = w.Uint32("count")
+	s.EOF = w.Bool("eof")
+	s.DataLen, s.Data, s.DataPos = decodeData(w, mode, "data")
 }

@@ -207,15 +207,13 @@ func (s StateID4) Hash() uint16 {
 	return crc16Stateid(b[:])
 }
 
-func decodeStateID(r *xdr.Reader, field string) (StateID4, error) {
+func decodeStateID(w *xdr.Walker, field string) StateID4 {
 	var s StateID4
-	if err := r.Need(16, field); err != nil {
-		return s, err
+	if w.Need(16, field) {
+		s.Seqid = w.Uint32(field)
+		copy(s.Other[:], w.OpaqueFixed(12, field))
 	}
-	s.Seqid, _ = r.Uint32(field)
-	o, _ := r.OpaqueFixed(12, field)
-	copy(s.Other[:], o)
-	return s, nil
+	return s
 }
 
 // Op4Call is one operation of a COMPOUND call. Op and Pos are always set;
@@ -247,41 +245,25 @@ type Compound4Args struct {
 // walked (unknown, or malformed), Decode returns the operations before it
 // and an error naming its offset.
 func (c *Compound4Args) Decode(b []byte, mode DataMode) (n int, err error) {
-	return decodeAll(b, func(r *xdr.Reader) error { return c.decode(r, mode) })
+	w := newWalker(b, nil)
+	c.walk(&w, mode)
+	return walked(&w.Walker)
 }
 
-func (c *Compound4Args) decode(r *xdr.Reader, mode DataMode) error {
-	return c.decodeWith(r, mode, nil)
-}
-
-// decodeWith is decode appending the strings of the call to strs when it
-// is not nil.
-func (c *Compound4Args) decodeWith(r *xdr.Reader, mode DataMode, strs *[]StringField) error {
+// walk decodes the call, recording its strings when w does.
+func (c *Compound4Args) walk(w *walker, mode DataMode) {
 	*c = Compound4Args{}
-	var err error
-	if c.Tag, err = r.OpaqueVar(xdr.NoLimit, "tag"); err != nil {
-		return err
-	}
-	addTag(strs, c.Tag)
-	if c.MinorVersion, err = r.Uint32("minorversion"); err != nil {
-		return err
-	}
-	if c.NumOps, err = r.Uint32("numops"); err != nil {
-		return err
-	}
-	for i := uint32(0); i < c.NumOps; i++ {
-		op := Op4Call{Pos: r.Offset()}
-		v, err := r.Uint32("argop")
-		if err != nil {
-			return err
+	c.Tag = w.opaque("tag")
+	w.tag(c.Tag)
+	c.MinorVersion = w.Uint32("minorversion")
+	c.NumOps = w.Uint32("numops")
+	for i := uint32(0); i < c.NumOps && w.Err() == nil; i++ {
+		op := Op4Call{Pos: w.Offset()}
+		op.Op = Op4(w.Uint32("argop"))
+		if w.args(&op, mode); w.Err() == nil {
+			c.Ops = append(c.Ops, op)
 		}
-		op.Op = Op4(v)
-		if err := walkArgs(r, &op, mode, strs); err != nil {
-			return err
-		}
-		c.Ops = append(c.Ops, op)
 	}
-	return nil
 }
 
 // AppendTo appends a COMPOUND call header (tag, minor version, op count) to
@@ -320,46 +302,26 @@ type Compound4Res struct {
 // READ data is looked for as DataMode says. When a result cannot be walked,
 // Decode returns the results before it and an error naming its offset.
 func (c *Compound4Res) Decode(b []byte, mode DataMode) (n int, err error) {
-	return decodeAll(b, func(r *xdr.Reader) error { return c.decode(r, mode) })
+	w := newWalker(b, nil)
+	c.walk(&w, mode)
+	return walked(&w.Walker)
 }
 
-func (c *Compound4Res) decode(r *xdr.Reader, mode DataMode) error {
-	return c.decodeWith(r, mode, nil)
-}
-
-// decodeWith is decode appending the strings of the reply to strs when it
-// is not nil.
-func (c *Compound4Res) decodeWith(r *xdr.Reader, mode DataMode, strs *[]StringField) error {
+// walk decodes the reply, recording its strings when w does.
+func (c *Compound4Res) walk(w *walker, mode DataMode) {
 	*c = Compound4Res{}
-	st, err := r.Uint32("status")
-	if err != nil {
-		return err
-	}
-	c.Status = Status4(st)
-	if c.Tag, err = r.OpaqueVar(xdr.NoLimit, "tag"); err != nil {
-		return err
-	}
-	addTag(strs, c.Tag)
-	if c.NumOps, err = r.Uint32("numops"); err != nil {
-		return err
-	}
-	for i := uint32(0); i < c.NumOps; i++ {
-		res := Op4Result{Pos: r.Offset()}
-		v, err := r.Uint32("resop")
-		if err != nil {
-			return err
+	c.Status = Status4(w.Uint32("status"))
+	c.Tag = w.opaque("tag")
+	w.tag(c.Tag)
+	c.NumOps = w.Uint32("numops")
+	for i := uint32(0); i < c.NumOps && w.Err() == nil; i++ {
+		res := Op4Result{Pos: w.Offset()}
+		res.Op = Op4(w.Uint32("resop"))
+		res.Status = Status4(w.Uint32("status"))
+		if w.result(&res, mode); w.Err() == nil {
+			c.Ops = append(c.Ops, res)
 		}
-		res.Op = Op4(v)
-		if st, err = r.Uint32("status"); err != nil {
-			return err
-		}
-		res.Status = Status4(st)
-		if err := walkResult(r, &res, mode, strs); err != nil {
-			return err
-		}
-		c.Ops = append(c.Ops, res)
 	}
-	return nil
 }
 
 // AppendTo appends a COMPOUND reply header (status, tag, op count) to b;
@@ -370,12 +332,4 @@ func (c *Compound4Res) AppendTo(b []byte) []byte {
 	w.OpaqueVar(c.Tag)
 	w.Uint32(c.NumOps)
 	return w.Bytes()
-}
-
-// addTag records a COMPOUND's tag; an empty one, as Wireshark leaves it,
-// is not recorded.
-func addTag(strs *[]StringField, tag []byte) {
-	if strs != nil && len(tag) > 0 {
-		*strs = append(*strs, StringField{Field: fieldTag, Value: string(tag)})
-	}
 }

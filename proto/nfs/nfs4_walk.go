@@ -14,62 +14,26 @@ package nfs
 
 import "github.com/rdmalab/rdmalab/proto/xdr"
 
-// walker reads with a sticky error: after the first failure every read
-// returns zero and leaves err as it is.
+// walker is the XDR walker with what NFSv4 adds: the strings it records
+// for Fields, and the shapes the operations share.
 type walker struct {
-	r    *xdr.Reader
-	err  error
+	xdr.Walker
 	strs *[]StringField // where text records strings, when not nil
 }
 
-func (w *walker) skip(n int, field string) {
-	if w.err == nil {
-		w.err = w.r.Skip(n, field)
-	}
+func newWalker(b []byte, strs *[]StringField) walker {
+	return walker{Walker: xdr.NewWalker(b), strs: strs}
 }
 
-func (w *walker) u32(field string) uint32 {
-	if w.err != nil {
-		return 0
-	}
-	v, err := w.r.Uint32(field)
-	w.err = err
-	return v
-}
-
-func (w *walker) u64(field string) uint64 {
-	if w.err != nil {
-		return 0
-	}
-	v, err := w.r.Uint64(field)
-	w.err = err
-	return v
-}
-
-func (w *walker) boolean(field string) bool {
-	if w.err != nil {
-		return false
-	}
-	v, err := w.r.Bool(field)
-	w.err = err
-	return v
-}
-
-func (w *walker) opaque(field string) []byte {
-	if w.err != nil {
-		return nil
-	}
-	v, err := w.r.OpaqueVar(xdr.NoLimit, field)
-	w.err = err
-	return v
-}
+// opaque reads an opaque<> without a bound, as most NFSv4 items are.
+func (w *walker) opaque(field string) []byte { return w.OpaqueVar(xdr.NoLimit, field) }
 
 func (w *walker) str(field string) string { return string(w.opaque(field)) }
 
 // text reads a string and records it under Wireshark's fields ws.
 func (w *walker) text(field string, ws ...string) string {
 	b := w.opaque(field)
-	if w.err != nil || w.strs == nil {
+	if w.Err() != nil || w.strs == nil {
 		return string(b)
 	}
 	v := string(b)
@@ -79,21 +43,22 @@ func (w *walker) text(field string, ws ...string) string {
 	return v
 }
 
-func (w *walker) stateid(field string) StateID4 {
-	if w.err != nil {
-		return StateID4{}
+// tag records a COMPOUND's tag; an empty one, as Wireshark leaves it, is
+// not recorded.
+func (w *walker) tag(tag []byte) {
+	if w.strs != nil && len(tag) > 0 {
+		*w.strs = append(*w.strs, StringField{Field: fieldTag, Value: string(tag)})
 	}
-	s, err := decodeStateID(w.r, field)
-	w.err = err
-	return s
 }
+
+func (w *walker) stateid(field string) StateID4 { return decodeStateID(&w.Walker, field) }
 
 // count reads an array count; limit (unless NoLimit) bounds it.
 func (w *walker) count(field string, limit int) uint32 {
-	off := w.r.Offset()
-	n := w.u32(field)
-	if w.err == nil && limit >= 0 && uint64(n) > uint64(limit) {
-		w.err = xdr.Errorf(off, field, "%s %d exceeds maximum %d", field, n, limit)
+	off := w.Offset()
+	n := w.Uint32(field)
+	if w.Err() == nil && limit >= 0 && uint64(n) > uint64(limit) {
+		w.Failf(off, field, "%s %d exceeds maximum %d", field, n, limit)
 	}
 	return n
 }
@@ -101,12 +66,12 @@ func (w *walker) count(field string, limit int) uint32 {
 // words skips an array of n fixed-size items of size bytes each.
 func (w *walker) words(field string, size int) {
 	n := w.count(field+" count", xdr.NoLimit)
-	if w.err == nil {
-		if uint64(n)*uint64(size) > uint64(w.r.Len()) {
-			w.err = w.r.Need(w.r.Len()+1, field)
+	if w.Err() == nil {
+		if uint64(n)*uint64(size) > uint64(w.Len()) {
+			w.Need(w.Len()+1, field)
 			return
 		}
-		w.skip(int(n)*size, field)
+		w.Skip(int(n)*size, field)
 	}
 }
 
@@ -117,18 +82,18 @@ func (w *walker) fattr(field string) {
 	w.opaque(field + " attr_vals")
 }
 
-func (w *walker) changeInfo() { w.skip(20, "change_info4") }
+func (w *walker) changeInfo() { w.Skip(20, "change_info4") }
 
-func (w *walker) nfstime() { w.skip(12, "nfstime4") }
+func (w *walker) nfstime() { w.Skip(12, "nfstime4") }
 
 func (w *walker) lockOwner() {
-	w.u64("clientid")
+	w.Uint64("clientid")
 	w.opaque("owner")
 }
 
 func (w *walker) each(field string, limit int, item func()) {
 	n := w.count(field+" count", limit)
-	for i := uint32(0); i < n && w.err == nil; i++ {
+	for i := uint32(0); i < n && w.Err() == nil; i++ {
 		item()
 	}
 }
@@ -142,8 +107,8 @@ func (w *walker) implID() {
 }
 
 func (w *walker) channelAttrs() {
-	w.skip(24, "channel_attrs4")
-	w.each("ca_rdma_ird", 1, func() { w.u32("ca_rdma_ird") })
+	w.Skip(24, "channel_attrs4")
+	w.each("ca_rdma_ird", 1, func() { w.Uint32("ca_rdma_ird") })
 }
 
 func (w *walker) stateProtectOps() {
@@ -153,15 +118,13 @@ func (w *walker) stateProtectOps() {
 
 // bad records an unknown discriminant of a union.
 func (w *walker) bad(off int, field string, v uint32) {
-	if w.err == nil {
-		w.err = xdr.Errorf(off, field, "%s %d is not a known value", field, v)
-	}
+	w.Failf(off, field, "%s %d is not a known value", field, v)
 }
 
 // union reads a discriminant and returns it with its offset.
 func (w *walker) union(field string) (uint32, int) {
-	off := w.r.Offset()
-	return w.u32(field), off
+	off := w.Offset()
+	return w.Uint32(field), off
 }
 
 func (w *walker) cbSecParms() {
@@ -170,13 +133,13 @@ func (w *walker) cbSecParms() {
 		switch flavor {
 		case 0: // AUTH_NONE
 		case 1: // AUTH_SYS
-			w.u32("stamp")
+			w.Uint32("stamp")
 			w.opaque("machinename")
-			w.u32("uid")
-			w.u32("gid")
+			w.Uint32("uid")
+			w.Uint32("gid")
 			w.words("gids", 4)
 		case 6: // RPCSEC_GSS
-			w.u32("gcbp_service")
+			w.Uint32("gcbp_service")
 			w.opaque("gcbp_handle_from_server")
 			w.opaque("gcbp_handle_from_client")
 		default:
@@ -203,7 +166,7 @@ func (w *walker) netloc() {
 }
 
 func (w *walker) ace() {
-	w.skip(12, "nfsace4")
+	w.Skip(12, "nfsace4")
 	w.opaque("who")
 }
 
@@ -213,25 +176,25 @@ func (w *walker) openDelegation() {
 	case 0: // OPEN_DELEGATE_NONE
 	case 1: // OPEN_DELEGATE_READ
 		w.stateid("stateid")
-		w.boolean("recall")
+		w.Bool("recall")
 		w.ace()
 	case 2: // OPEN_DELEGATE_WRITE
 		w.stateid("stateid")
-		w.boolean("recall")
+		w.Bool("recall")
 		limit, loff := w.union("limitby")
 		switch limit {
 		case 1: // NFS_LIMIT_SIZE
-			w.u64("filesize")
+			w.Uint64("filesize")
 		case 2: // NFS_LIMIT_BLOCKS
-			w.skip(8, "nfs_modified_limit4")
+			w.Skip(8, "nfs_modified_limit4")
 		default:
 			w.bad(loff, "limitby", limit)
 		}
 		w.ace()
 	case 3: // OPEN_DELEGATE_NONE_EXT
-		why := w.u32("ond_why")
+		why := w.Uint32("ond_why")
 		if why == 1 || why == 2 { // WND4_CONTENTION, WND4_RESOURCE
-			w.boolean("ond_server_will_push_deleg")
+			w.Bool("ond_server_will_push_deleg")
 		}
 	default:
 		w.bad(off, "delegation_type", t)
@@ -240,30 +203,29 @@ func (w *walker) openDelegation() {
 
 func (w *walker) writeResponse() {
 	w.each("wr_callback_id", 1, func() { w.stateid("wr_callback_id") })
-	w.u64("wr_count")
-	w.u32("wr_committed")
-	w.skip(8, "wr_writeverf")
+	w.Uint64("wr_count")
+	w.Uint32("wr_committed")
+	w.Skip(8, "wr_writeverf")
 }
 
-// walkArgs walks the arguments of op.Op, filling op's optional fields.
-func walkArgs(r *xdr.Reader, op *Op4Call, mode DataMode, strs *[]StringField) error {
-	w := &walker{r: r, strs: strs}
+// args walks the arguments of op.Op, filling op's optional fields.
+func (w *walker) args(op *Op4Call, mode DataMode) {
 	switch op.Op {
 	case Op4Access:
-		w.u32("access")
+		w.Uint32("access")
 	case Op4Close:
-		w.u32("seqid")
+		w.Uint32("seqid")
 		op.StateID = w.stateid("open_stateid")
 	case Op4Commit:
-		w.u64("offset")
-		w.u32("count")
+		w.Uint64("offset")
+		w.Uint32("count")
 	case Op4Create:
 		t, off := w.union("objtype")
 		switch t {
 		case 5: // NF4LNK
 			w.text("linkdata", fieldLinkText)
 		case 3, 4: // NF4BLK, NF4CHR
-			w.skip(8, "devdata")
+			w.Skip(8, "devdata")
 		case 1, 2, 6, 7, 8, 9: // REG, DIR, SOCK, FIFO, ATTRDIR, NAMEDATTR
 		default:
 			w.bad(off, "objtype", t)
@@ -271,7 +233,7 @@ func walkArgs(r *xdr.Reader, op *Op4Call, mode DataMode, strs *[]StringField) er
 		op.Name = w.text("objname", fieldComponent)
 		w.fattr("createattrs")
 	case Op4DelegPurge, Op4Renew, Op4DestroyClientID:
-		w.u64("clientid")
+		w.Uint64("clientid")
 	case Op4DelegReturn, Op4FreeStateID, Op4OffloadCancel, Op4OffloadStatus:
 		op.StateID = w.stateid("stateid")
 	case Op4GetAttr:
@@ -281,59 +243,57 @@ func walkArgs(r *xdr.Reader, op *Op4Call, mode DataMode, strs *[]StringField) er
 	case Op4Link:
 		op.Name = w.text("newname", fieldComponent)
 	case Op4Lock:
-		w.u32("locktype")
-		w.boolean("reclaim")
-		op.Offset = w.u64("offset")
-		w.u64("length")
-		if w.boolean("new_lock_owner") {
-			w.u32("open_seqid")
+		w.Uint32("locktype")
+		w.Bool("reclaim")
+		op.Offset = w.Uint64("offset")
+		w.Uint64("length")
+		if w.Bool("new_lock_owner") {
+			w.Uint32("open_seqid")
 			op.StateID = w.stateid("open_stateid")
-			w.u32("lock_seqid")
+			w.Uint32("lock_seqid")
 			w.lockOwner()
 		} else {
 			op.StateID = w.stateid("lock_stateid")
-			w.u32("lock_seqid")
+			w.Uint32("lock_seqid")
 		}
 	case Op4LockT:
-		w.u32("locktype")
-		op.Offset = w.u64("offset")
-		w.u64("length")
+		w.Uint32("locktype")
+		op.Offset = w.Uint64("offset")
+		w.Uint64("length")
 		w.lockOwner()
 	case Op4LockU:
-		w.u32("locktype")
-		w.u32("seqid")
+		w.Uint32("locktype")
+		w.Uint32("seqid")
 		op.StateID = w.stateid("lock_stateid")
-		op.Offset = w.u64("offset")
-		w.u64("length")
+		op.Offset = w.Uint64("offset")
+		w.Uint64("length")
 	case Op4Lookup:
 		op.Name = w.text("objname", fieldComponent)
 	case Op4NVerify, Op4Verify:
 		w.fattr("obj_attributes")
 	case Op4Open:
-		walkOpen(w, op)
+		w.open(op)
 	case Op4OpenAttr:
-		w.boolean("createdir")
+		w.Bool("createdir")
 	case Op4OpenConfirm:
 		op.StateID = w.stateid("open_stateid")
-		w.u32("seqid")
+		w.Uint32("seqid")
 	case Op4OpenDowngrade:
 		op.StateID = w.stateid("open_stateid")
-		w.u32("seqid")
-		w.u32("share_access")
-		w.u32("share_deny")
+		w.Uint32("seqid")
+		w.Uint32("share_access")
+		w.Uint32("share_deny")
 	case Op4PutFH:
-		if w.err == nil {
-			op.FH, w.err = r.OpaqueVar(128, "object") // NFS4_FHSIZE
-		}
+		op.FH = w.OpaqueVar(128, "object") // NFS4_FHSIZE
 	case Op4Read, Op4ReadPlus:
 		op.StateID = w.stateid("stateid")
-		op.Offset = w.u64("offset")
-		op.Count = w.u32("count")
+		op.Offset = w.Uint64("offset")
+		op.Count = w.Uint32("count")
 	case Op4ReadDir:
-		w.u64("cookie")
-		w.skip(8, "cookieverf")
-		w.u32("dircount")
-		w.u32("maxcount")
+		w.Uint64("cookie")
+		w.Skip(8, "cookieverf")
+		w.Uint32("dircount")
+		w.Uint32("maxcount")
 		w.bitmap("attr_request")
 	case Op4Remove:
 		op.Name = w.text("target", fieldComponent)
@@ -346,34 +306,32 @@ func walkArgs(r *xdr.Reader, op *Op4Call, mode DataMode, strs *[]StringField) er
 		op.StateID = w.stateid("stateid")
 		w.fattr("obj_attributes")
 	case Op4SetClientID:
-		w.skip(8, "verifier")
+		w.Skip(8, "verifier")
 		w.opaque("id")
-		w.u32("cb_program")
+		w.Uint32("cb_program")
 		w.netaddr()
-		w.u32("callback_ident")
+		w.Uint32("callback_ident")
 	case Op4SetClientIDConfirm:
-		w.u64("clientid")
-		w.skip(8, "verifier")
+		w.Uint64("clientid")
+		w.Skip(8, "verifier")
 	case Op4Write:
 		op.StateID = w.stateid("stateid")
-		op.Offset = w.u64("offset")
-		op.Stable = StableHow(w.u32("stable"))
-		if w.err == nil {
-			op.Count, op.Data, op.DataPos, w.err = decodeData(r, mode, "data")
-		}
+		op.Offset = w.Uint64("offset")
+		op.Stable = StableHow(w.Uint32("stable"))
+		op.Count, op.Data, op.DataPos = decodeData(&w.Walker, mode, "data")
 	case Op4ReleaseLockOwner:
 		w.lockOwner()
 	case Op4BackchannelCtl:
-		w.u32("cb_program")
+		w.Uint32("cb_program")
 		w.cbSecParms()
 	case Op4BindConnToSession:
-		w.skip(16, "sessionid")
-		w.u32("dir")
-		w.boolean("use_conn_in_rdma_mode")
+		w.Skip(16, "sessionid")
+		w.Uint32("dir")
+		w.Bool("use_conn_in_rdma_mode")
 	case Op4ExchangeID:
-		w.skip(8, "verifier")
+		w.Skip(8, "verifier")
 		w.opaque("ownerid")
-		w.u32("flags")
+		w.Uint32("flags")
 		how, off := w.union("spa_how")
 		switch how {
 		case 0: // SP4_NONE
@@ -383,177 +341,176 @@ func walkArgs(r *xdr.Reader, op *Op4Call, mode DataMode, strs *[]StringField) er
 			w.stateProtectOps()
 			w.each("ssp_hash_algs", xdr.NoLimit, func() { w.opaque("sec_oid4") })
 			w.each("ssp_encr_algs", xdr.NoLimit, func() { w.opaque("sec_oid4") })
-			w.u32("ssp_window")
-			w.u32("ssp_num_gss_handles")
+			w.Uint32("ssp_window")
+			w.Uint32("ssp_num_gss_handles")
 		default:
 			w.bad(off, "spa_how", how)
 		}
 		w.implID()
 	case Op4CreateSession:
-		w.u64("clientid")
-		w.u32("sequence")
-		w.u32("flags")
+		w.Uint64("clientid")
+		w.Uint32("sequence")
+		w.Uint32("flags")
 		w.channelAttrs()
 		w.channelAttrs()
-		w.u32("cb_program")
+		w.Uint32("cb_program")
 		w.cbSecParms()
 	case Op4DestroySession:
-		w.skip(16, "sessionid")
+		w.Skip(16, "sessionid")
 	case Op4GetDirDelegation:
-		w.boolean("signal_deleg_avail")
+		w.Bool("signal_deleg_avail")
 		w.bitmap("notification_types")
 		w.nfstime()
 		w.nfstime()
 		w.bitmap("child_attributes")
 		w.bitmap("dir_attributes")
 	case Op4GetDeviceInfo:
-		w.skip(16, "deviceid")
-		w.u32("layout_type")
-		w.u32("maxcount")
+		w.Skip(16, "deviceid")
+		w.Uint32("layout_type")
+		w.Uint32("maxcount")
 		w.bitmap("notify_types")
 	case Op4GetDeviceList:
-		w.u32("layout_type")
-		w.u32("maxdevices")
-		w.u64("cookie")
-		w.skip(8, "cookieverf")
+		w.Uint32("layout_type")
+		w.Uint32("maxdevices")
+		w.Uint64("cookie")
+		w.Skip(8, "cookieverf")
 	case Op4LayoutCommit:
-		op.Offset = w.u64("offset")
-		w.u64("length")
-		w.boolean("reclaim")
+		op.Offset = w.Uint64("offset")
+		w.Uint64("length")
+		w.Bool("reclaim")
 		op.StateID = w.stateid("stateid")
-		if w.boolean("no_newoffset") {
-			w.u64("last_write_offset")
+		if w.Bool("no_newoffset") {
+			w.Uint64("last_write_offset")
 		}
-		if w.boolean("nt_timechanged") {
+		if w.Bool("nt_timechanged") {
 			w.nfstime()
 		}
-		w.u32("layoutupdate type")
+		w.Uint32("layoutupdate type")
 		w.opaque("layoutupdate body")
 	case Op4LayoutGet:
-		w.boolean("signal_layout_avail")
-		w.u32("layout_type")
-		w.u32("iomode")
-		op.Offset = w.u64("offset")
-		w.u64("length")
-		w.u64("minlength")
+		w.Bool("signal_layout_avail")
+		w.Uint32("layout_type")
+		w.Uint32("iomode")
+		op.Offset = w.Uint64("offset")
+		w.Uint64("length")
+		w.Uint64("minlength")
 		op.StateID = w.stateid("stateid")
-		w.u32("maxcount")
+		w.Uint32("maxcount")
 	case Op4LayoutReturn:
-		w.boolean("reclaim")
-		w.u32("layout_type")
-		w.u32("iomode")
-		if w.u32("returntype") == 1 { // LAYOUTRETURN4_FILE
-			op.Offset = w.u64("offset")
-			w.u64("length")
+		w.Bool("reclaim")
+		w.Uint32("layout_type")
+		w.Uint32("iomode")
+		if w.Uint32("returntype") == 1 { // LAYOUTRETURN4_FILE
+			op.Offset = w.Uint64("offset")
+			w.Uint64("length")
 			op.StateID = w.stateid("stateid")
 			w.opaque("body")
 		}
 	case Op4SecInfoNoName:
-		w.u32("style")
+		w.Uint32("style")
 	case Op4Sequence:
-		w.skip(16, "sessionid")
-		w.u32("sequenceid")
-		w.u32("slotid")
-		w.u32("highest_slotid")
-		w.boolean("cachethis")
+		w.Skip(16, "sessionid")
+		w.Uint32("sequenceid")
+		w.Uint32("slotid")
+		w.Uint32("highest_slotid")
+		w.Bool("cachethis")
 	case Op4SetSSV:
 		w.opaque("ssv")
 		w.opaque("digest")
 	case Op4TestStateID:
 		w.words("stateids", 16)
 	case Op4WantDelegation:
-		w.u32("want")
+		w.Uint32("want")
 		claim, off := w.union("claim")
 		switch claim {
 		case 1: // CLAIM_PREVIOUS
-			w.u32("delegate_type")
+			w.Uint32("delegate_type")
 		case 4, 6: // CLAIM_FH, CLAIM_DELEG_PREV_FH
 		default:
 			w.bad(off, "claim", claim)
 		}
 	case Op4ReclaimComplete:
-		w.boolean("one_fs")
+		w.Bool("one_fs")
 	case Op4Allocate, Op4Deallocate:
 		op.StateID = w.stateid("stateid")
-		op.Offset = w.u64("offset")
-		w.u64("length")
+		op.Offset = w.Uint64("offset")
+		w.Uint64("length")
 	case Op4Copy:
 		op.StateID = w.stateid("src_stateid")
 		w.stateid("dst_stateid")
-		op.Offset = w.u64("src_offset")
-		w.u64("dst_offset")
-		w.u64("count")
-		w.boolean("consecutive")
-		w.boolean("synchronous")
+		op.Offset = w.Uint64("src_offset")
+		w.Uint64("dst_offset")
+		w.Uint64("count")
+		w.Bool("consecutive")
+		w.Bool("synchronous")
 		w.each("src_servers", xdr.NoLimit, w.netloc)
 	case Op4CopyNotify:
 		op.StateID = w.stateid("src_stateid")
 		w.netloc()
 	case Op4IOAdvise:
 		op.StateID = w.stateid("stateid")
-		op.Offset = w.u64("offset")
-		w.u64("count")
+		op.Offset = w.Uint64("offset")
+		w.Uint64("count")
 		w.bitmap("hints")
 	case Op4LayoutError:
-		op.Offset = w.u64("offset")
-		w.u64("length")
+		op.Offset = w.Uint64("offset")
+		w.Uint64("length")
 		op.StateID = w.stateid("stateid")
 		w.words("errors", 24)
 	case Op4LayoutStats:
-		op.Offset = w.u64("offset")
-		w.u64("length")
+		op.Offset = w.Uint64("offset")
+		w.Uint64("length")
 		op.StateID = w.stateid("stateid")
-		w.skip(32, "io_info4 read and write")
-		w.skip(16, "deviceid")
-		w.u32("layoutupdate type")
+		w.Skip(32, "io_info4 read and write")
+		w.Skip(16, "deviceid")
+		w.Uint32("layoutupdate type")
 		w.opaque("layoutupdate body")
 	case Op4Seek:
 		op.StateID = w.stateid("stateid")
-		op.Offset = w.u64("offset")
-		w.u32("what")
+		op.Offset = w.Uint64("offset")
+		w.Uint32("what")
 	case Op4WriteSame:
 		op.StateID = w.stateid("stateid")
-		op.Stable = StableHow(w.u32("stable"))
-		op.Offset = w.u64("adb_offset")
-		w.skip(24, "app_data_block4")
-		w.u32("adb_block_num")
-		w.u64("adb_reloff_pattern")
+		op.Stable = StableHow(w.Uint32("stable"))
+		op.Offset = w.Uint64("adb_offset")
+		w.Skip(24, "app_data_block4")
+		w.Uint32("adb_block_num")
+		w.Uint64("adb_reloff_pattern")
 		w.opaque("adb_pattern")
 	case Op4Clone:
 		op.StateID = w.stateid("src_stateid")
 		w.stateid("dst_stateid")
-		op.Offset = w.u64("src_offset")
-		w.u64("dst_offset")
-		w.u64("count")
+		op.Offset = w.Uint64("src_offset")
+		w.Uint64("dst_offset")
+		w.Uint64("count")
 	case Op4GetXattr, Op4RemoveXattr:
 		op.Name = w.str("name")
 	case Op4SetXattr:
-		w.u32("option")
+		w.Uint32("option")
 		op.Name = w.str("name")
 		w.opaque("value")
 	case Op4ListXattrs:
-		w.u64("cookie")
-		w.u32("maxcount")
+		w.Uint64("cookie")
+		w.Uint32("maxcount")
 	default:
-		return xdr.Errorf(op.Pos, "argop", "cannot walk the arguments of %s", op.Op)
+		w.Failf(op.Pos, "argop", "cannot walk the arguments of %s", op.Op)
 	}
-	return w.err
 }
 
-func walkOpen(w *walker, op *Op4Call) {
-	w.u32("seqid")
-	w.u32("share_access")
-	w.u32("share_deny")
-	w.lockOwner()               // open_owner4 has the same shape
-	if w.u32("opentype") == 1 { // OPEN4_CREATE
+func (w *walker) open(op *Op4Call) {
+	w.Uint32("seqid")
+	w.Uint32("share_access")
+	w.Uint32("share_deny")
+	w.lockOwner()                  // open_owner4 has the same shape
+	if w.Uint32("opentype") == 1 { // OPEN4_CREATE
 		mode, off := w.union("createmode")
 		switch mode {
 		case 0, 1: // UNCHECKED4, GUARDED4
 			w.fattr("createattrs")
 		case 2: // EXCLUSIVE4
-			w.skip(8, "createverf")
+			w.Skip(8, "createverf")
 		case 3: // EXCLUSIVE4_1
-			w.skip(8, "createverf")
+			w.Skip(8, "createverf")
 			w.fattr("createattrs")
 		default:
 			w.bad(off, "createmode", mode)
@@ -564,7 +521,7 @@ func walkOpen(w *walker, op *Op4Call) {
 	case 0, 3: // CLAIM_NULL, CLAIM_DELEGATE_PREV
 		op.Name = w.text("file", fieldComponent)
 	case 1: // CLAIM_PREVIOUS
-		w.u32("delegate_type")
+		w.Uint32("delegate_type")
 	case 2: // CLAIM_DELEGATE_CUR
 		op.StateID = w.stateid("delegate_stateid")
 		op.Name = w.text("file", fieldComponent)
@@ -576,55 +533,54 @@ func walkOpen(w *walker, op *Op4Call) {
 	}
 }
 
-// walkResult walks the result of res.Op (whose status is already read).
-func walkResult(r *xdr.Reader, res *Op4Result, mode DataMode, strs *[]StringField) error {
-	w := &walker{r: r, strs: strs}
+// result walks the result of res.Op (whose status is already read).
+func (w *walker) result(res *Op4Result, mode DataMode) {
 	ok := res.Status == NFS4OK
 	switch res.Op {
 	case Op4SetAttr: // attrsset is there whatever the status
 		w.bitmap("attrsset")
-		return w.err
+		return
 	case Op4Lock, Op4LockT:
 		if res.Status == 10010 { // NFS4ERR_DENIED: LOCK4denied
-			w.u64("offset")
-			w.u64("length")
-			w.u32("locktype")
+			w.Uint64("offset")
+			w.Uint64("length")
+			w.Uint32("locktype")
 			w.lockOwner()
-			return w.err
+			return
 		}
 	case Op4SetClientID:
 		if res.Status == 10017 { // NFS4ERR_CLID_INUSE
 			w.netaddr()
-			return w.err
+			return
 		}
 	case Op4GetDeviceInfo:
 		if res.Status == 10005 { // NFS4ERR_TOOSMALL
-			w.u32("mincount")
-			return w.err
+			w.Uint32("mincount")
+			return
 		}
 	case Op4LayoutGet:
 		if res.Status == 10058 { // NFS4ERR_LAYOUTTRYLATER
-			w.boolean("will_signal_layout_avail")
-			return w.err
+			w.Bool("will_signal_layout_avail")
+			return
 		}
 	case Op4Copy:
 		if res.Status == 10094 { // NFS4ERR_OFFLOAD_NO_REQS
-			w.boolean("consecutive")
-			w.boolean("synchronous")
-			return w.err
+			w.Bool("consecutive")
+			w.Bool("synchronous")
+			return
 		}
 	}
 	if !ok {
-		return nil
+		return
 	}
 	switch res.Op {
 	case Op4Access:
-		w.u32("supported")
-		w.u32("access")
+		w.Uint32("supported")
+		w.Uint32("access")
 	case Op4Close, Op4LockU, Op4OpenConfirm, Op4OpenDowngrade, Op4Lock:
 		w.stateid("stateid")
 	case Op4Commit:
-		w.skip(8, "writeverf")
+		w.Skip(8, "writeverf")
 	case Op4Create:
 		w.changeInfo()
 		w.bitmap("attrset")
@@ -637,30 +593,26 @@ func walkResult(r *xdr.Reader, res *Op4Result, mode DataMode, strs *[]StringFiel
 	case Op4GetAttr:
 		w.fattr("obj_attributes")
 	case Op4GetFH:
-		if w.err == nil {
-			res.FH, w.err = r.OpaqueVar(128, "object")
-		}
+		res.FH = w.OpaqueVar(128, "object")
 	case Op4Link, Op4Remove, Op4SetXattr, Op4RemoveXattr:
 		w.changeInfo()
 	case Op4Open:
 		w.stateid("stateid")
 		w.changeInfo()
-		w.u32("rflags")
+		w.Uint32("rflags")
 		w.bitmap("attrset")
 		w.openDelegation()
 	case Op4Read:
-		res.EOF = w.boolean("eof")
-		if w.err == nil {
-			res.Count, res.Data, res.DataPos, w.err = decodeData(r, mode, "data")
-		}
+		res.EOF = w.Bool("eof")
+		res.Count, res.Data, res.DataPos = decodeData(&w.Walker, mode, "data")
 	case Op4ReadDir:
-		w.skip(8, "cookieverf")
-		for w.err == nil && w.boolean("value_follows") {
-			w.u64("cookie")
+		w.Skip(8, "cookieverf")
+		for w.Bool("value_follows") {
+			w.Uint64("cookie")
 			w.text("name", fieldName, fieldEntryName)
 			w.fattr("attrs")
 		}
-		w.boolean("eof")
+		w.Bool("eof")
 	case Op4ReadLink:
 		w.text("link", fieldLinkText)
 	case Op4Rename:
@@ -668,27 +620,27 @@ func walkResult(r *xdr.Reader, res *Op4Result, mode DataMode, strs *[]StringFiel
 		w.changeInfo()
 	case Op4SecInfo, Op4SecInfoNoName:
 		w.each("secinfo4", xdr.NoLimit, func() {
-			if w.u32("flavor") == 6 { // RPCSEC_GSS
+			if w.Uint32("flavor") == 6 { // RPCSEC_GSS
 				w.opaque("oid")
-				w.u32("qop")
-				w.u32("service")
+				w.Uint32("qop")
+				w.Uint32("service")
 			}
 		})
 	case Op4SetClientID:
-		w.u64("clientid")
-		w.skip(8, "setclientid_confirm")
+		w.Uint64("clientid")
+		w.Skip(8, "setclientid_confirm")
 	case Op4Write:
-		res.Count = w.u32("count")
-		res.Committed = StableHow(w.u32("committed"))
-		w.skip(8, "writeverf")
+		res.Count = w.Uint32("count")
+		res.Committed = StableHow(w.Uint32("committed"))
+		w.Skip(8, "writeverf")
 	case Op4BindConnToSession:
-		w.skip(16, "sessionid")
-		w.u32("dir")
-		w.boolean("use_conn_in_rdma_mode")
+		w.Skip(16, "sessionid")
+		w.Uint32("dir")
+		w.Bool("use_conn_in_rdma_mode")
 	case Op4ExchangeID:
-		w.u64("clientid")
-		w.u32("sequenceid")
-		w.u32("flags")
+		w.Uint64("clientid")
+		w.Uint32("sequenceid")
+		w.Uint32("flags")
 		how, off := w.union("spr_how")
 		switch how {
 		case 0:
@@ -696,63 +648,63 @@ func walkResult(r *xdr.Reader, res *Op4Result, mode DataMode, strs *[]StringFiel
 			w.stateProtectOps()
 		case 2:
 			w.stateProtectOps()
-			w.skip(16, "ssv_prot_info4")
+			w.Skip(16, "ssv_prot_info4")
 			w.each("spi_handles", xdr.NoLimit, func() { w.opaque("gsshandle4_t") })
 		default:
 			w.bad(off, "spr_how", how)
 		}
-		w.u64("so_minor_id")
+		w.Uint64("so_minor_id")
 		w.opaque("so_major_id")
 		w.opaque("server_scope")
 		w.implID()
 	case Op4CreateSession:
-		w.skip(16, "sessionid")
-		w.u32("sequence")
-		w.u32("flags")
+		w.Skip(16, "sessionid")
+		w.Uint32("sequence")
+		w.Uint32("flags")
 		w.channelAttrs()
 		w.channelAttrs()
 	case Op4GetDirDelegation:
 		st, off := w.union("gddrnf_status")
 		switch st {
 		case 0: // GDD4_OK
-			w.skip(8, "cookieverf")
+			w.Skip(8, "cookieverf")
 			w.stateid("stateid")
 			w.bitmap("notification")
 			w.bitmap("child_attributes")
 			w.bitmap("dir_attributes")
 		case 1: // GDD4_UNAVAIL
-			w.boolean("will_signal_deleg_avail")
+			w.Bool("will_signal_deleg_avail")
 		default:
 			w.bad(off, "gddrnf_status", st)
 		}
 	case Op4GetDeviceInfo:
-		w.u32("layout_type")
+		w.Uint32("layout_type")
 		w.opaque("da_addr_body")
 		w.bitmap("notification")
 	case Op4GetDeviceList:
-		w.u64("cookie")
-		w.skip(8, "cookieverf")
+		w.Uint64("cookie")
+		w.Skip(8, "cookieverf")
 		w.words("deviceid_list", 16)
-		w.boolean("eof")
+		w.Bool("eof")
 	case Op4LayoutCommit:
-		if w.boolean("ns_sizechanged") {
-			w.u64("ns_size")
+		if w.Bool("ns_sizechanged") {
+			w.Uint64("ns_size")
 		}
 	case Op4LayoutGet:
-		w.boolean("return_on_close")
+		w.Bool("return_on_close")
 		w.stateid("stateid")
 		w.each("layout", xdr.NoLimit, func() {
-			w.skip(20, "layout4")
-			w.u32("loc_type")
+			w.Skip(20, "layout4")
+			w.Uint32("loc_type")
 			w.opaque("loc_body")
 		})
 	case Op4LayoutReturn:
-		if w.boolean("lrs_present") {
+		if w.Bool("lrs_present") {
 			w.stateid("lrs_stateid")
 		}
 	case Op4Sequence:
-		w.skip(16, "sessionid")
-		w.skip(20, "sequence results")
+		w.Skip(16, "sessionid")
+		w.Skip(20, "sequence results")
 	case Op4SetSSV:
 		w.opaque("digest")
 	case Op4TestStateID:
@@ -761,8 +713,8 @@ func walkResult(r *xdr.Reader, res *Op4Result, mode DataMode, strs *[]StringFiel
 		w.openDelegation()
 	case Op4Copy:
 		w.writeResponse()
-		w.boolean("consecutive")
-		w.boolean("synchronous")
+		w.Bool("consecutive")
+		w.Bool("synchronous")
 	case Op4CopyNotify:
 		w.nfstime()
 		w.stateid("stateid")
@@ -770,38 +722,37 @@ func walkResult(r *xdr.Reader, res *Op4Result, mode DataMode, strs *[]StringFiel
 	case Op4IOAdvise:
 		w.bitmap("hints")
 	case Op4OffloadStatus:
-		w.u64("count")
-		w.each("complete", 1, func() { w.u32("complete") })
+		w.Uint64("count")
+		w.each("complete", 1, func() { w.Uint32("complete") })
 	case Op4ReadPlus:
-		res.EOF = w.boolean("eof")
+		res.EOF = w.Bool("eof")
 		w.each("contents", xdr.NoLimit, func() {
 			t, off := w.union("content")
 			switch t {
 			case 0: // NFS4_CONTENT_DATA
-				w.u64("offset")
+				w.Uint64("offset")
 				w.opaque("data")
 			case 1: // NFS4_CONTENT_HOLE
-				w.u64("offset")
-				w.u64("length")
+				w.Uint64("offset")
+				w.Uint64("length")
 			default:
 				w.bad(off, "content", t)
 			}
 		})
 	case Op4Seek:
-		res.EOF = w.boolean("eof")
-		w.u64("offset")
+		res.EOF = w.Bool("eof")
+		w.Uint64("offset")
 	case Op4WriteSame:
 		w.writeResponse()
 	case Op4GetXattr:
 		w.opaque("value")
 	case Op4ListXattrs:
-		w.u64("cookie")
+		w.Uint64("cookie")
 		w.each("names", xdr.NoLimit, func() { w.opaque("name") })
-		w.boolean("eof")
+		w.Bool("eof")
 	default:
-		return xdr.Errorf(res.Pos, "resop", "cannot walk the results of %s", res.Op)
+		w.Failf(res.Pos, "resop", "cannot walk the results of %s", res.Op)
 	}
-	return w.err
 }
 
 // crc16Stateid is the CRC Wireshark hashes stateids with (wsutil's

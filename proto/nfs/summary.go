@@ -140,153 +140,116 @@ func accessList(mask uint32) string {
 	return strings.Join(parts, " ")
 }
 
-func decodeDirOp(r *xdr.Reader) (FH3, string, error) {
-	fh, err := decodeFH3(r, "dir")
-	if err != nil {
-		return nil, "", err
-	}
-	name, err := r.String(MaxNameLen, "name")
-	return fh, name, err
+func decodeDirOp(w *xdr.Walker) (FH3, string) {
+	return decodeFH3(w, "dir"), w.String(MaxNameLen, "name")
 }
 
 // skipSattr3 walks over a sattr3 (RFC 1813 §2.6).
-func skipSattr3(r *xdr.Reader) error {
+func skipSattr3(w *xdr.Walker) {
 	for _, f := range []struct {
 		name string
 		size int
 	}{{"set_mode", 4}, {"set_uid", 4}, {"set_gid", 4}, {"set_size", 8}} {
-		set, err := r.Bool(f.name)
-		if err != nil {
-			return err
-		}
-		if set {
-			if err := r.Skip(f.size, f.name); err != nil {
-				return err
-			}
+		if w.Bool(f.name) {
+			w.Skip(f.size, f.name)
 		}
 	}
 	for _, name := range []string{"set_atime", "set_mtime"} {
-		off := r.Offset()
-		how, err := r.Uint32(name)
-		if err != nil {
-			return err
-		}
-		switch how {
+		off := w.Offset()
+		switch how := w.Uint32(name); how {
 		case 0, 1: // DONT_CHANGE, SET_TO_SERVER_TIME
 		case 2: // SET_TO_CLIENT_TIME
-			if err := r.Skip(8, name); err != nil {
-				return err
-			}
+			w.Skip(8, name)
 		default:
-			return xdr.Errorf(off, name, "%s time_how %d is not a known value", name, how)
+			w.Failf(off, name, "%s time_how %d is not a known value", name, how)
 		}
 	}
-	return nil
 }
 
 var createModes = [...]string{"UNCHECKED", "GUARDED", "EXCLUSIVE"}
 
+// callArgs3 summarizes the arguments of an NFSv3 call: each part of the
+// summary is printed once the fields it shows have all been read.
 func callArgs3(s *summary, proc Proc3, body []byte) error {
-	r := xdr.NewReader(body)
+	w := xdr.NewWalker(body)
 	switch proc {
 	case Proc3Null:
 	case Proc3GetAttr, Proc3SetAttr, Proc3Access, Proc3ReadLink, Proc3ReadDir,
 		Proc3ReadDirPlus, Proc3FSStat, Proc3FSInfo, Proc3PathConf, Proc3Commit, Proc3Read:
-		fh, err := decodeFH3(&r, "object")
-		if err != nil {
-			return err
+		fh := decodeFH3(&w, "object")
+		if w.Err() != nil {
+			break
 		}
 		s.printf(", FH: 0x%08x", fh.Hash())
 		switch proc {
 		case Proc3Access:
-			mask, err := r.Uint32("access")
-			if err != nil {
-				return err
+			if mask := w.Uint32("access"); w.Err() == nil {
+				s.printf(", [Check: %s]", accessList(mask))
 			}
-			s.printf(", [Check: %s]", accessList(mask))
 		case Proc3Read, Proc3Commit:
-			off, err := r.Uint64("offset")
-			if err != nil {
-				return err
+			off, count := w.Uint64("offset"), w.Uint32("count")
+			if w.Err() == nil {
+				s.printf(" Offset: %d Len: %d", off, count)
 			}
-			count, err := r.Uint32("count")
-			if err != nil {
-				return err
-			}
-			s.printf(" Offset: %d Len: %d", off, count)
 		}
 	case Proc3Write:
 		var a Write3Args
-		if err := a.decode(&r, DataAuto); err != nil {
-			return err
+		if a.walk(&w, DataAuto); w.Err() == nil {
+			s.printf(", FH: 0x%08x Offset: %d Len: %d %s", a.File.Hash(), a.Offset, a.Count, a.Stable)
 		}
-		s.printf(", FH: 0x%08x Offset: %d Len: %d %s", a.File.Hash(), a.Offset, a.Count, a.Stable)
 	case Proc3Lookup, Proc3Remove, Proc3Rmdir, Proc3Mkdir, Proc3Create, Proc3Symlink, Proc3Mknod:
-		fh, name, err := decodeDirOp(&r)
-		if err != nil {
-			return err
+		fh, name := decodeDirOp(&w)
+		if w.Err() != nil {
+			break
 		}
 		switch proc {
 		case Proc3Create:
 			s.printf(", DH: 0x%08x/%s", fh.Hash(), s.text(fieldName, name))
-			mode, err := r.Uint32("createmode")
-			if err != nil {
-				return err
-			}
-			if int(mode) < len(createModes) {
+			mode := w.Uint32("createmode")
+			switch {
+			case w.Err() != nil:
+			case int(mode) < len(createModes):
 				s.printf(" Mode: %s", createModes[mode])
-			} else {
+			default:
 				s.printf(" Mode: %d", mode)
 			}
 		case Proc3Symlink:
-			if err := skipSattr3(&r); err != nil {
-				return err
+			skipSattr3(&w)
+			if to := w.String(xdr.NoLimit, "symlink_data"); w.Err() == nil {
+				s.printf(", From DH: 0x%08x/%s To %s", fh.Hash(), s.text(fieldName, name), s.text(fieldSymlinkTo, to))
 			}
-			to, err := r.String(xdr.NoLimit, "symlink_data")
-			if err != nil {
-				return err
-			}
-			s.printf(", From DH: 0x%08x/%s To %s", fh.Hash(), s.text(fieldName, name), s.text(fieldSymlinkTo, to))
 		case Proc3Mknod:
-			t, err := r.Uint32("type")
-			if err != nil {
-				return err
+			if t := w.Uint32("type"); w.Err() == nil {
+				s.printf(", FH: 0x%08x/%s %s", fh.Hash(), s.text(fieldName, name), FType3(t))
 			}
-			s.printf(", FH: 0x%08x/%s %s", fh.Hash(), s.text(fieldName, name), FType3(t))
 		default:
 			s.printf(", DH: 0x%08x/%s", fh.Hash(), s.text(fieldName, name))
 		}
 	case Proc3Rename:
-		fh, name, err := decodeDirOp(&r)
-		if err != nil {
-			return err
+		fh, name := decodeDirOp(&w)
+		fh2, name2 := decodeDirOp(&w)
+		if w.Err() == nil {
+			s.printf(", From DH: 0x%08x/%s To DH: 0x%08x/%s", fh.Hash(), s.text(fieldName, name), fh2.Hash(), s.text(fieldName, name2))
 		}
-		fh2, name2, err := decodeDirOp(&r)
-		if err != nil {
-			return err
-		}
-		s.printf(", From DH: 0x%08x/%s To DH: 0x%08x/%s", fh.Hash(), s.text(fieldName, name), fh2.Hash(), s.text(fieldName, name2))
 	case Proc3Link:
-		fh, err := decodeFH3(&r, "file")
-		if err != nil {
-			return err
+		fh := decodeFH3(&w, "file")
+		dir, name := decodeDirOp(&w)
+		if w.Err() == nil {
+			s.printf(", From DH: 0x%08x To DH: 0x%08x/%s", fh.Hash(), dir.Hash(), s.text(fieldName, name))
 		}
-		dir, name, err := decodeDirOp(&r)
-		if err != nil {
-			return err
-		}
-		s.printf(", From DH: 0x%08x To DH: 0x%08x/%s", fh.Hash(), dir.Hash(), s.text(fieldName, name))
 	}
-	return nil
+	return w.Err()
 }
 
+// replyResults3 summarizes the results of an NFSv3 reply, as callArgs3
+// does the arguments.
 func replyResults3(s *summary, proc Proc3, body []byte) error {
 	if proc == Proc3Null {
 		return nil
 	}
-	r := xdr.NewReader(body)
-	status, err := decodeStat3(&r)
-	if err != nil {
+	w := xdr.NewWalker(body)
+	status := decodeStat3(&w)
+	if err := w.Err(); err != nil {
 		return err
 	}
 	if status != NFS3OK {
@@ -296,58 +259,47 @@ func replyResults3(s *summary, proc Proc3, body []byte) error {
 	switch proc {
 	case Proc3GetAttr:
 		var a Fattr3
-		if err := a.DecodeXDR(&r); err != nil {
-			return err
+		if a.walk(&w); w.Err() == nil {
+			s.printf(" %s mode: %04o uid: %d gid: %d", a.Type, a.Mode&0o7777, a.UID, a.GID)
 		}
-		s.printf(" %s mode: %04o uid: %d gid: %d", a.Type, a.Mode&0o7777, a.UID, a.GID)
 	case Proc3Lookup:
-		fh, err := decodeFH3(&r, "object")
-		if err != nil {
-			return err
+		if fh := decodeFH3(&w, "object"); w.Err() == nil {
+			s.printf(", FH: 0x%08x", fh.Hash())
 		}
-		s.printf(", FH: 0x%08x", fh.Hash())
 	case Proc3ReadLink:
 		var attr PostOpAttr
-		if err := attr.DecodeXDR(&r, "symlink_attributes"); err != nil {
-			return err
+		attr.walk(&w, "symlink_attributes")
+		if path := w.String(xdr.NoLimit, "data"); w.Err() == nil {
+			s.printf(" Path: %s", s.text(fieldReadLinkData, path))
 		}
-		path, err := r.String(xdr.NoLimit, "data")
-		if err != nil {
-			return err
-		}
-		s.printf(" Path: %s", s.text(fieldReadLinkData, path))
 	case Proc3Read:
 		var res Read3Res
-		r.Reset(body)
-		if err := res.decode(&r, DataAuto); err != nil {
-			return err
+		w = xdr.NewWalker(body)
+		if res.walk(&w, DataAuto); w.Err() == nil {
+			s.printf(" Len: %d", res.Count)
 		}
-		s.printf(" Len: %d", res.Count)
 	case Proc3Write:
 		var res Write3Res
-		r.Reset(body)
-		if err := res.decode(&r); err != nil {
-			return err
+		w = xdr.NewWalker(body)
+		if res.walk(&w); w.Err() == nil {
+			s.printf(" Len: %d %s", res.Count, res.Committed)
 		}
-		s.printf(" Len: %d %s", res.Count, res.Committed)
 	case Proc3ReadDir:
 		var res ReadDir3Res
-		r.Reset(body)
-		err := res.decode(&r)
+		w = xdr.NewWalker(body)
+		res.walk(&w)
 		for _, e := range res.Entries {
 			s.printf(" %s", s.text(fieldEntry3Name, e.Name))
 		}
-		return err
 	case Proc3ReadDirPlus:
 		var res ReadDirPlus3Res
-		r.Reset(body)
-		err := res.decode(&r)
+		w = xdr.NewWalker(body)
+		res.walk(&w)
 		for _, e := range res.Entries {
 			s.printf(" %s", s.text(fieldEntryPlusName, e.Name))
 		}
-		return err
 	}
-	return nil
+	return w.Err()
 }
 
 // op4Tier ranks operations for the summary, as tshark does: only the
@@ -374,8 +326,9 @@ func summarizeCall4(s *summary, proc uint32, body []byte) {
 	}
 	s.printf("V4 Call")
 	var c Compound4Args
-	r := xdr.NewReader(body)
-	s.err = c.decode(&r, DataAuto)
+	w := newWalker(body, nil)
+	c.walk(&w, DataAuto)
+	s.err = w.Err()
 	tier := 6
 	for _, op := range c.Ops {
 		tier = min(tier, op4Tier(op.Op))
@@ -415,8 +368,9 @@ func summarizeReply4(s *summary, proc uint32, body []byte) {
 	}
 	s.printf("V4 Reply")
 	var c Compound4Res
-	r := xdr.NewReader(body)
-	s.err = c.decode(&r, DataAuto)
+	w := newWalker(body, nil)
+	c.walk(&w, DataAuto)
+	s.err = w.Err()
 	tier := 6
 	for _, op := range c.Ops {
 		tier = min(tier, op4Tier(op.Op))

@@ -66,13 +66,14 @@ type OpaqueAuth struct {
 
 // DecodeXDR reads an opaque_auth; field names it in errors ("cred").
 func (a *OpaqueAuth) DecodeXDR(r *xdr.Reader, field string) error {
-	f, err := r.Uint32(field)
-	if err != nil {
-		return xdr.WithLayer(err, layer)
-	}
-	a.Flavor = AuthFlavor(f)
-	a.Body, err = r.OpaqueVar(MaxAuthLen, field)
-	return xdr.WithLayer(err, layer)
+	w := r.Walk()
+	a.walk(&w, field)
+	return xdr.WithLayer(w.Finish(r), layer)
+}
+
+func (a *OpaqueAuth) walk(w *xdr.Walker, field string) {
+	a.Flavor = AuthFlavor(w.Uint32(field))
+	a.Body = w.OpaqueVar(MaxAuthLen, field)
 }
 
 // EncodeXDR appends a.
@@ -101,32 +102,19 @@ const (
 // Decode decodes an AUTH_SYS body (an OpaqueAuth's Body). Error offsets are
 // relative to body.
 func (p *AuthSysParams) Decode(body []byte) error {
-	r := xdr.NewReader(body)
-	var err error
+	w := xdr.NewWalker(body)
 	*p = AuthSysParams{}
-	if p.Stamp, err = r.Uint32("stamp"); err != nil {
-		return xdr.WithLayer(err, layer)
-	}
-	if p.MachineName, err = r.String(MaxMachineName, "machinename"); err != nil {
-		return xdr.WithLayer(err, layer)
-	}
-	if p.UID, err = r.Uint32("uid"); err != nil {
-		return xdr.WithLayer(err, layer)
-	}
-	if p.GID, err = r.Uint32("gid"); err != nil {
-		return xdr.WithLayer(err, layer)
-	}
-	if p.GIDs, err = r.Uint32Array(nil, MaxGIDs, "gids"); err != nil {
-		return xdr.WithLayer(err, layer)
-	}
-	if len(p.GIDs) == 0 {
+	p.Stamp = w.Uint32("stamp")
+	p.MachineName = w.String(MaxMachineName, "machinename")
+	p.UID = w.Uint32("uid")
+	p.GID = w.Uint32("gid")
+	if p.GIDs = w.Uint32Array(nil, MaxGIDs, "gids"); len(p.GIDs) == 0 {
 		p.GIDs = nil
 	}
-	if r.Len() != 0 {
-		return xdr.WithLayer(xdr.Errorf(r.Offset(), "credential body",
-			"%d bytes left over after the AUTH_SYS parameters", r.Len()), layer)
+	if w.Len() != 0 {
+		w.Failf(w.Offset(), "credential body", "%d bytes left over after the AUTH_SYS parameters", w.Len())
 	}
-	return nil
+	return xdr.WithLayer(w.Err(), layer)
 }
 
 // AppendTo appends the encoded AUTH_SYS body to b.

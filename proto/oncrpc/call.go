@@ -64,30 +64,14 @@ func (h *CallHeader) Decode(b []byte) (n int, err error) {
 // h is reset first.
 func (h *CallHeader) DecodeXDR(r *xdr.Reader) error {
 	*h = CallHeader{}
-	var err error
-	if h.XID, err = r.Uint32("xid"); err != nil {
-		return xdr.WithLayer(err, layer)
-	}
-	if err = checkMsgType(r, Call); err != nil {
-		return xdr.WithLayer(err, layer)
-	}
-	if h.RPCVers, err = r.Uint32("rpcvers"); err != nil {
-		return xdr.WithLayer(err, layer)
-	}
-	if h.Prog, err = r.Uint32("prog"); err != nil {
-		return xdr.WithLayer(err, layer)
-	}
-	if h.Vers, err = r.Uint32("vers"); err != nil {
-		return xdr.WithLayer(err, layer)
-	}
-	if h.Proc, err = r.Uint32("proc"); err != nil {
-		return xdr.WithLayer(err, layer)
-	}
-	if err = h.Cred.DecodeXDR(r, "cred"); err != nil {
-		return xdr.WithLayer(err, layer)
-	}
-	if err = h.Verf.DecodeXDR(r, "verf"); err != nil {
-		return xdr.WithLayer(err, layer)
-	}
-	return nil
+	w := r.Walk()
+	h.XID = w.Uint32("xid")
+	checkMsgType(&w, Call)
+	h.RPCVers = w.Uint32("rpcvers")
+	h.Prog = w.Uint32("prog")
+	h.Vers = w.Uint32("vers")
+	h.Proc = w.Uint32("proc")
+	h.Cred.walk(&w, "cred")
+	h.Verf.walk(&w, "verf")
+	return xdr.WithLayer(w.Finish(r), layer)
 }

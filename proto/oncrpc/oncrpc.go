@@ -90,14 +90,10 @@ func ProgramName(prog uint32) string {
 // layer names this package in its errors.
 const layer = "oncrpc"
 
-func checkMsgType(r *xdr.Reader, want MsgType) error {
-	off := r.Offset()
-	v, err := r.Uint32("msg_type")
-	if err != nil {
-		return err
+// checkMsgType reads the msg_type, which must be want.
+func checkMsgType(w *xdr.Walker, want MsgType) {
+	off := w.Offset()
+	if v := w.Uint32("msg_type"); w.Err() == nil && MsgType(v) != want {
+		w.Failf(off, "msg_type", "msg_type is %d, not %s (%d)", v, want, uint32(want))
 	}
-	if MsgType(v) != want {
-		return xdr.Errorf(off, "msg_type", "msg_type is %d, not %s (%d)", v, want, uint32(want))
-	}
-	return nil
 }

@@ -200,63 +200,35 @@ func (h *ReplyHeader) Decode(b []byte) (n int, err error) {
 // reset first. Accept states above SYSTEM_ERR decode (their body is void, as
 // RFC 5531's default arm says); unknown reply and reject states are errors.
 func (h *ReplyHeader) DecodeXDR(r *xdr.Reader) error {
-	return xdr.WithLayer(h.decode(r), layer)
-}
-
-func (h *ReplyHeader) decode(r *xdr.Reader) error {
 	*h = ReplyHeader{}
-	var err error
-	if h.XID, err = r.Uint32("xid"); err != nil {
-		return err
-	}
-	if err = checkMsgType(r, Reply); err != nil {
-		return err
-	}
-	off := r.Offset()
-	stat, err := r.Uint32("reply_stat")
-	if err != nil {
-		return err
-	}
-	h.Stat = ReplyStat(stat)
-	switch h.Stat {
+	w := r.Walk()
+	h.XID = w.Uint32("xid")
+	checkMsgType(&w, Reply)
+	off := w.Offset()
+	h.Stat = ReplyStat(w.Uint32("reply_stat"))
+	switch h.Stat { // after a failure every read is 0: MSG_ACCEPTED, SUCCESS
 	case MsgAccepted:
-		if err = h.Verf.DecodeXDR(r, "verf"); err != nil {
-			return err
+		h.Verf.walk(&w, "verf")
+		if h.AcceptStat = AcceptStat(w.Uint32("accept_stat")); h.AcceptStat == ProgMismatch {
+			h.walkMismatch(&w)
 		}
-		v, err := r.Uint32("accept_stat")
-		if err != nil {
-			return err
-		}
-		h.AcceptStat = AcceptStat(v)
-		if h.AcceptStat == ProgMismatch {
-			return h.decodeMismatch(r)
-		}
-		return nil
 	case MsgDenied:
-		off := r.Offset()
-		v, err := r.Uint32("reject_stat")
-		if err != nil {
-			return err
-		}
-		h.RejectStat = RejectStat(v)
-		switch h.RejectStat {
+		off := w.Offset()
+		switch h.RejectStat = RejectStat(w.Uint32("reject_stat")); h.RejectStat {
 		case RPCMismatch:
-			return h.decodeMismatch(r)
+			h.walkMismatch(&w)
 		case AuthError:
-			v, err := r.Uint32("auth_stat")
-			h.AuthStat = AuthStat(v)
-			return err
+			h.AuthStat = AuthStat(w.Uint32("auth_stat"))
+		default:
+			w.Failf(off, "reject_stat", "reject_stat is %d, neither RPC_MISMATCH (0) nor AUTH_ERROR (1)", uint32(h.RejectStat))
 		}
-		return xdr.Errorf(off, "reject_stat", "reject_stat is %d, neither RPC_MISMATCH (0) nor AUTH_ERROR (1)", v)
+	default:
+		w.Failf(off, "reply_stat", "reply_stat is %d, neither MSG_ACCEPTED (0) nor MSG_DENIED (1)", uint32(h.Stat))
 	}
-	return xdr.Errorf(off, "reply_stat", "reply_stat is %d, neither MSG_ACCEPTED (0) nor MSG_DENIED (1)", stat)
+	return xdr.WithLayer(w.Finish(r), layer)
 }
 
-func (h *ReplyHeader) decodeMismatch(r *xdr.Reader) error {
-	var err error
-	if h.MismatchLow, err = r.Uint32("mismatch_info low"); err != nil {
-		return err
-	}
-	h.MismatchHigh, err = r.Uint32("mismatch_info high")
-	return err
+func (h *ReplyHeader) walkMismatch(w *xdr.Walker) {
+	h.MismatchLow = w.Uint32("mismatch_info low")
+	h.MismatchHigh = w.Uint32("mismatch_info high")
 }

@@ -20,6 +20,7 @@ package rpcrdma
 // RFC 8166 §4.3 defines the lists; §4.2.4 the message types.
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/rdmalab/rdmalab/proto/xdr"
@@ -76,10 +77,17 @@ func decodeErr(off int, field string, kind ErrKind, format string, args ...any) 
 	return &DecodeError{Offset: off, Field: field, Kind: kind, Msg: fmt.Sprintf(format, args...)}
 }
 
-// fromXDR turns a Reader's error (always a truncation here) into a DecodeError.
-func fromXDR(err error) *DecodeError {
-	xe := err.(*xdr.Error)
-	return &DecodeError{Offset: xe.Offset, Field: xe.Field, Kind: ErrTruncated, Msg: xe.Msg}
+// walked returns what Decode returns once the walk is over: the number of
+// bytes consumed, or the failure as a *DecodeError.
+func walked(w *xdr.Walker) (int, error) {
+	switch err := w.Err().(type) {
+	case nil:
+		return w.Offset(), nil
+	case *xdr.Error: // the Reader's own: always a truncation here
+		return 0, &DecodeError{Offset: err.Offset, Field: err.Field, Kind: ErrTruncated, Msg: err.Msg}
+	default:
+		return 0, err
+	}
 }
 
 // DecodeOptions selects the checks Decode makes beyond the wire format. The
@@ -143,12 +151,11 @@ func (h *Header) Decode(b []byte, opt DecodeOptions) (n int, err error) {
 		return 0, decodeErr(0, "transport header", ErrTruncated,
 			"need %d bytes for transport header, have %d", FixedHdrLen, len(b))
 	}
-	r := xdr.NewReader(b)
-	h.XID, _ = r.Uint32("rdma_xid")
-	h.Vers, _ = r.Uint32("rdma_vers")
-	h.Credit, _ = r.Uint32("rdma_credit")
-	proc, _ := r.Uint32("rdma_proc")
-	h.Proc = Proc(proc)
+	w := xdr.NewWalker(b)
+	h.XID = w.Uint32("rdma_xid")
+	h.Vers = w.Uint32("rdma_vers")
+	h.Credit = w.Uint32("rdma_credit")
+	h.Proc = Proc(w.Uint32("rdma_proc"))
 	if h.Vers != Version {
 		return 0, decodeErr(4, "rdma_vers", ErrVersion, "rdma_vers is %d, not %d", h.Vers, Version)
 	}
@@ -157,30 +164,25 @@ func (h *Header) Decode(b []byte, opt DecodeOptions) (n int, err error) {
 	case ProcDone:
 		return FixedHdrLen, nil
 	case ProcError:
-		return h.decodeError(&r)
+		h.walkError(&w)
+		return walked(&w)
 	case ProcMsgp:
 		if opt.RejectMSGP {
 			return 0, decodeErr(12, "rdma_proc", ErrProc, "rdma_proc is RDMA_MSGP, which is not supported")
 		}
-		if err := r.Need(8, "RDMA_MSGP align and threshold"); err != nil {
-			return 0, fromXDR(err)
-		}
-		h.Align, _ = r.Uint32("rdma_align")
-		h.Thresh, _ = r.Uint32("rdma_thresh")
+		w.Need(8, "RDMA_MSGP align and threshold")
+		h.Align = w.Uint32("rdma_align")
+		h.Thresh = w.Uint32("rdma_thresh")
 	default:
-		return 0, decodeErr(12, "rdma_proc", ErrProc, "rdma_proc %d is not a known message type", proc)
+		return 0, decodeErr(12, "rdma_proc", ErrProc, "rdma_proc %d is not a known message type", uint32(h.Proc))
 	}
-	readListOff := r.Offset()
-	if err := h.decodeReadList(&r, opt); err != nil {
+	readListOff := w.Offset()
+	h.walkReadList(&w, opt)
+	h.walkWriteList(&w, opt)
+	h.walkReplyChunk(&w, opt, spare)
+	if n, err = walked(&w); err != nil {
 		return 0, err
 	}
-	if err := h.decodeWriteList(&r, opt); err != nil {
-		return 0, err
-	}
-	if err := h.decodeReplyChunk(&r, opt, spare); err != nil {
-		return 0, err
-	}
-	n = r.Offset()
 	if opt.CheckChunkPositions {
 		if err := h.checkChunkPositions(readListOff, len(b)-n, opt.MaxReadLength); err != nil {
 			return 0, err
@@ -200,55 +202,38 @@ func (h *Header) reset() (spare *WriteChunk) {
 	return spare
 }
 
-func (h *Header) decodeError(r *xdr.Reader) (int, error) {
-	off := r.Offset()
-	code, err := r.Uint32("rdma_err")
-	if err != nil {
-		return 0, fromXDR(err)
-	}
-	h.Err = ErrCode(code)
-	switch h.Err {
+func (h *Header) walkError(w *xdr.Walker) {
+	off := w.Offset()
+	switch h.Err = ErrCode(w.Uint32("rdma_err")); h.Err {
 	case ErrCodeVers:
-		if err := r.Need(8, "ERR_VERS version range"); err != nil {
-			return 0, fromXDR(err)
-		}
-		h.VersLow, _ = r.Uint32("rdma_vers_low")
-		h.VersHigh, _ = r.Uint32("rdma_vers_high")
+		w.Need(8, "ERR_VERS version range")
+		h.VersLow = w.Uint32("rdma_vers_low")
+		h.VersHigh = w.Uint32("rdma_vers_high")
 	case ErrCodeChunk:
-	default:
-		return 0, decodeErr(off, "rdma_err", ErrErrorBody,
-			"rdma_err %d is neither ERR_VERS (1) nor ERR_CHUNK (2)", code)
+	default: // also after a failure to read rdma_err, which Fail keeps
+		w.Fail(decodeErr(off, "rdma_err", ErrErrorBody,
+			"rdma_err %d is neither ERR_VERS (1) nor ERR_CHUNK (2)", uint32(h.Err)))
 	}
-	return r.Offset(), nil
 }
 
-func (h *Header) decodeReadList(r *xdr.Reader, opt DecodeOptions) error {
-	for {
-		present, err := r.Uint32("read list discriminator")
-		if err != nil {
-			return fromXDR(err)
+func (h *Header) walkReadList(w *xdr.Walker, opt DecodeOptions) {
+	for w.Uint32("read list discriminator") != 0 { // the kernel's xdr_item_is_present: any non-zero word
+		off := w.Offset()
+		b := w.OpaqueFixed(ReadSegmentLen, "read segment")
+		if w.Err() != nil {
+			return
 		}
-		if present == 0 { // the kernel's xdr_item_is_present: any non-zero word
-			return nil
+		s := ReadSegment{Position: binary.BigEndian.Uint32(b), Segment: segmentAt(b[4:])}
+		switch {
+		case opt.CheckPositions && s.Position%4 != 0:
+			w.Fail(decodeErr(off, "read segment position", ErrChunk,
+				"read segment position %d is not a multiple of 4", s.Position))
+		case opt.MaxReadLength > 0 && uint64(s.Length) > uint64(opt.MaxReadLength):
+			w.Fail(decodeErr(off+8, "read segment length", ErrChunk,
+				"read segment length %d exceeds maximum %d", s.Length, opt.MaxReadLength))
+		default:
+			h.ReadList = append(h.ReadList, s)
 		}
-		off := r.Offset()
-		if err := r.Need(ReadSegmentLen, "read segment"); err != nil {
-			return fromXDR(err)
-		}
-		var s ReadSegment
-		s.Position, _ = r.Uint32("read segment position")
-		s.Handle, _ = r.Uint32("read segment handle")
-		s.Length, _ = r.Uint32("read segment length")
-		s.Offset, _ = r.Uint64("read segment offset")
-		if opt.CheckPositions && s.Position%4 != 0 {
-			return decodeErr(off, "read segment position", ErrChunk,
-				"read segment position %d is not a multiple of 4", s.Position)
-		}
-		if opt.MaxReadLength > 0 && uint64(s.Length) > uint64(opt.MaxReadLength) {
-			return decodeErr(off+8, "read segment length", ErrChunk,
-				"read segment length %d exceeds maximum %d", s.Length, opt.MaxReadLength)
-		}
-		h.ReadList = append(h.ReadList, s)
 	}
 }
 
@@ -262,18 +247,9 @@ var (
 	replyChunkFields = chunkFields{"reply chunk", "reply chunk segment count", "reply chunk segments"}
 )
 
-func (h *Header) decodeWriteList(r *xdr.Reader, opt DecodeOptions) error {
-	for {
-		present, err := r.Uint32("write list discriminator")
-		if err != nil {
-			return fromXDR(err)
-		}
-		if present == 0 {
-			return nil
-		}
-		if err := decodeWriteChunk(r, h.nextWriteChunk(), opt, &writeChunkFields); err != nil {
-			return err
-		}
+func (h *Header) walkWriteList(w *xdr.Walker, opt DecodeOptions) {
+	for w.Uint32("write list discriminator") != 0 {
+		walkWriteChunk(w, h.nextWriteChunk(), opt, &writeChunkFields)
 	}
 }
 
@@ -291,49 +267,51 @@ func (h *Header) nextWriteChunk() *WriteChunk {
 	return c
 }
 
-func (h *Header) decodeReplyChunk(r *xdr.Reader, opt DecodeOptions, spare *WriteChunk) error {
-	present, err := r.Uint32("reply chunk discriminator")
-	if err != nil {
-		return fromXDR(err)
-	}
-	if present == 0 {
-		return nil
+func (h *Header) walkReplyChunk(w *xdr.Walker, opt DecodeOptions, spare *WriteChunk) {
+	if w.Uint32("reply chunk discriminator") == 0 {
+		return
 	}
 	if spare == nil {
 		spare = new(WriteChunk)
 	}
 	spare.Segments = spare.Segments[:0]
 	h.ReplyChunk, h.spareReply = spare, nil
-	return decodeWriteChunk(r, spare, opt, &replyChunkFields)
+	walkWriteChunk(w, spare, opt, &replyChunkFields)
 }
 
-// decodeWriteChunk follows the kernel's xdr_check_write_chunk: the segment
+// walkWriteChunk follows the kernel's xdr_check_write_chunk: the segment
 // count is checked before any segment is read, and all segments must be
 // present.
-func decodeWriteChunk(r *xdr.Reader, c *WriteChunk, opt DecodeOptions, f *chunkFields) error {
-	off := r.Offset()
-	count, err := r.Uint32(f.count)
-	if err != nil {
-		return fromXDR(err)
+func walkWriteChunk(w *xdr.Walker, c *WriteChunk, opt DecodeOptions, f *chunkFields) {
+	off := w.Offset()
+	count := w.Uint32(f.count)
+	switch {
+	case w.Err() != nil:
+		return
+	case opt.MaxSegCount > 0 && uint64(count) > uint64(opt.MaxSegCount):
+		w.Fail(decodeErr(off, f.count, ErrChunk, "%s %d exceeds maximum %d", f.count, count, opt.MaxSegCount))
+		return
+	case count == 0 && opt.RejectZeroSegCount:
+		w.Fail(decodeErr(off, f.count, ErrChunk, "%s is 0", f.count))
+		return
+	case uint64(count)*SegmentLen > uint64(w.Len()):
+		w.Fail(decodeErr(w.Offset(), f.segments, ErrTruncated,
+			"need %d bytes for %d %s segments, have %d", uint64(count)*SegmentLen, count, f.name, w.Len()))
+		return
 	}
-	if opt.MaxSegCount > 0 && uint64(count) > uint64(opt.MaxSegCount) {
-		return decodeErr(off, f.count, ErrChunk, "%s %d exceeds maximum %d", f.count, count, opt.MaxSegCount)
+	b := w.OpaqueFixed(int(count)*SegmentLen, f.segments)
+	for ; len(b) >= SegmentLen; b = b[SegmentLen:] {
+		c.Segments = append(c.Segments, segmentAt(b))
 	}
-	if count == 0 && opt.RejectZeroSegCount {
-		return decodeErr(off, f.count, ErrChunk, "%s is 0", f.count)
-	}
-	if uint64(count)*SegmentLen > uint64(r.Len()) {
-		return decodeErr(r.Offset(), f.segments, ErrTruncated,
-			"need %d bytes for %d %s segments, have %d", uint64(count)*SegmentLen, count, f.name, r.Len())
-	}
-	for i := uint32(0); i < count; i++ {
-		var s Segment
-		s.Handle, _ = r.Uint32("segment handle")
-		s.Length, _ = r.Uint32("segment length")
-		s.Offset, _ = r.Uint64("segment offset")
-		c.Segments = append(c.Segments, s)
-	}
-	return nil
+}
+
+// segmentAt decodes the segment at the start of b. The walk reads a whole
+// Read list entry, or a Write chunk's count × 16 bytes, at once, once it
+// has checked they are there as the kernel checks them: one read per
+// entry, not one per word, on the hottest path of a capture.
+func segmentAt(b []byte) Segment {
+	return Segment{Handle: binary.BigEndian.Uint32(b), Length: binary.BigEndian.Uint32(b[4:]),
+		Offset: binary.BigEndian.Uint64(b[8:])}
 }
 
 // checkChunkPositions is the 2026 kernels' pcl_check_read_chunk_positions,

@@ -1,6 +1,8 @@
 // Package xdr holds the small XDR (RFC 4506) primitives the rdmalab codecs
 // share: a Reader over a byte slice that tracks its offset and names the
-// offset and the field in every error, and a Writer that appends.
+// offset and the field in every error, a Walker that reads the same way
+// but keeps the first error (so a decoder checks once, not after every
+// field), and a Writer that appends.
 //
 // The data types used by RPC-over-RDMA, ONC RPC and NFS, as RFC 4506 lays
 // them out (every item is a multiple of four bytes, big-endian):
