@@ -82,7 +82,7 @@ func TestSharedReplace(t *testing.T) {
 
 // Only the newest events are kept (SharedEvents of them; 5 here).
 func TestSharedKeepsTheNewestEvents(t *testing.T) {
-	sh := &Shared{events: newEventRing(5)}
+	sh := &Shared{events: trace.NewRing(5)}
 	sh.Replace(newLab(t, nil))
 	sh.Do(func(l *Lab) error { _, err := l.Write(10000, ChunkOpts{}); settle(t, l); return err })
 	last := sh.Snapshot().LastEvent.Seq

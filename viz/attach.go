@@ -12,6 +12,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/internal/watch"
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
@@ -40,7 +41,7 @@ func attachLimit(ctx context.Context, path string, limit int) (Source, error) {
 		}
 		return nil, fmt.Errorf("attach to %s: %w", path, err)
 	}
-	a := &attached{path: path, events: newRing(DefaultEvents),
+	a := &attached{path: path, events: trace.NewRing(DefaultEvents),
 		status: "attached to " + path, limit: limit}
 	go a.run(ctx, c)
 	return a, nil
@@ -53,12 +54,12 @@ type attached struct {
 
 	mu     sync.Mutex
 	snap   snap.Snapshot
-	events ring
+	events trace.Ring
 	seen   uint64
 	narr   string
 	status string
 	took   bool // a good frame came since goodFrames last asked
-	w      watchers
+	w      watch.Set
 }
 
 var (
@@ -196,24 +197,24 @@ func (a *attached) take(f Frame) {
 		a.took, a.status = true, "attached to "+a.path
 	}
 	if n := len(f.Events); n > 0 && f.Events[n-1].Seq < a.seen {
-		a.events.reset() // the session restarted
+		a.events.Reset() // the session restarted
 		a.seen = 0
 	}
 	for _, e := range f.Events {
 		if e.Seq > a.seen {
-			a.events.push(e)
+			a.events.Push(e)
 			a.seen = e.Seq
 		}
 	}
 	a.mu.Unlock()
-	a.w.notify()
+	a.w.Notify()
 }
 
 func (a *attached) setStatus(s string) {
 	a.mu.Lock()
 	a.status = s
 	a.mu.Unlock()
-	a.w.notify()
+	a.w.Notify()
 }
 
 func (a *attached) Snapshot() snap.Snapshot {
@@ -225,7 +226,7 @@ func (a *attached) Snapshot() snap.Snapshot {
 func (a *attached) Events(n int) []trace.Event {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.events.tail(n)
+	return a.events.Tail(n)
 }
 
 func (a *attached) Act(Action) error { return ErrReadOnly }
@@ -246,4 +247,4 @@ func (a *attached) Narration() string {
 	return a.narr
 }
 
-func (a *attached) Watch(f func()) (stop func()) { return a.w.watch(f) }
+func (a *attached) Watch(f func()) (stop func()) { return a.w.Add(f) }

@@ -37,7 +37,7 @@ type Model struct {
 	Can       Abilities    // what the source does: which keys the view has
 	View      ViewState
 
-	events ring
+	events trace.Ring
 	facts  facts
 	seen   uint64 // Seq of the newest event ever observed
 }
@@ -48,7 +48,7 @@ func NewModel(maxEvents int) *Model {
 	if maxEvents < 1 {
 		maxEvents = DefaultEvents
 	}
-	m := &Model{events: newRing(maxEvents), facts: newFacts()}
+	m := &Model{events: trace.NewRing(maxEvents), facts: newFacts()}
 	m.View.Selected = layouts(LayoutOverview)[0].cells[0].pane
 	return m
 }
@@ -60,7 +60,7 @@ func NewModel(maxEvents int) *Model {
 func (m *Model) Update(s snap.Snapshot, evs []trace.Event) bool {
 	changed := false
 	if m.restarted(s, evs) {
-		m.events.reset()
+		m.events.Reset()
 		m.facts = newFacts()
 		m.seen = 0
 		changed = true
@@ -69,8 +69,8 @@ func (m *Model) Update(s snap.Snapshot, evs []trace.Event) bool {
 		if evs[i].Seq <= m.seen {
 			continue
 		}
-		m.events.push(evs[i])
-		m.facts.observe(m.events.at(m.events.len() - 1))
+		m.events.Push(evs[i])
+		m.facts.observe(m.events.At(m.events.Len() - 1))
 		m.seen = evs[i].Seq
 		changed = true
 	}
@@ -97,7 +97,7 @@ func (m *Model) restarted(s snap.Snapshot, evs []trace.Event) bool {
 	if evs[len(evs)-1].Seq < m.seen {
 		return true
 	}
-	last, _ := m.events.last()
+	last, _ := m.events.Last()
 	for i := range evs {
 		if evs[i].Seq == m.seen {
 			return !sameEvent(&evs[i], last)
@@ -111,10 +111,10 @@ func sameEvent(a, b *trace.Event) bool {
 }
 
 // EventCount is the number of events the model holds.
-func (m *Model) EventCount() int { return m.events.len() }
+func (m *Model) EventCount() int { return m.events.Len() }
 
 // Event is the i'th event held, 0 the oldest.
-func (m *Model) Event(i int) trace.Event { return *m.events.at(i) }
+func (m *Model) Event(i int) trace.Event { return *m.events.At(i) }
 
 // Seen is the sequence number of the newest event observed.
 func (m *Model) Seen() uint64 { return m.seen }

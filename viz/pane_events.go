@@ -47,7 +47,7 @@ func (eventsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 	end := total - back
 	start := max(0, end-body.H)
 	for i := start; i < end; i++ {
-		e := m.events.at(i)
+		e := m.events.At(i)
 		st := eventStyle(e.Kind, th)
 		if i == total-1 {
 			st = st.Bold(true)

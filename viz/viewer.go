@@ -209,7 +209,7 @@ func (l *loop) pull() {
 	evs := l.src.Events(eventProbe)
 	gap := len(evs) == eventProbe && evs[0].Seq > l.m.Seen()+1
 	if gap || l.m.restarted(snap, evs) {
-		evs = l.src.Events(len(l.m.events.buf))
+		evs = l.src.Events(l.m.events.Cap())
 	}
 	if l.m.Update(snap, evs) {
 		l.dirty = true

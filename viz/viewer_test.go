@@ -13,6 +13,7 @@ import (
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/internal/watch"
 )
 
 // fakeSource records the actions asked of it and counts reads.
@@ -22,7 +23,7 @@ type fakeSource struct {
 	events  []trace.Event
 	acts    []Action
 	reads   atomic.Int32
-	w       watchers
+	w       watch.Set
 	actErr  error
 	panicOn string // "snapshot" or "act"
 }
@@ -53,7 +54,7 @@ func (f *fakeSource) Act(a Action) error {
 	return f.actErr
 }
 
-func (f *fakeSource) Watch(fn func()) func() { return f.w.watch(fn) }
+func (f *fakeSource) Watch(fn func()) func() { return f.w.Add(fn) }
 
 // countScreen counts the frames put on the terminal and keeps a copy of
 // the last one: the simulation hands out its own cells, which the view's
@@ -195,7 +196,7 @@ func TestViewerNoRedrawWithoutChange(t *testing.T) {
 	}
 	reads := src.reads.Load()
 	for i := int32(1); i <= 5; i++ {
-		src.w.notify()
+		src.w.Notify()
 		waitFor(t, "the view to read the source", func() bool { return src.reads.Load() >= reads+i })
 	}
 	time.Sleep(20 * time.Millisecond)
@@ -205,7 +206,7 @@ func TestViewerNoRedrawWithoutChange(t *testing.T) {
 	src.mu.Lock()
 	src.snap.SQ.Avail--
 	src.mu.Unlock()
-	src.w.notify()
+	src.w.Notify()
 	waitFor(t, "a frame for the change", func() bool { return s.shows.Load() == 2 })
 	s.InjectKey(tcell.KeyRune, 'q', tcell.ModNone)
 	if err := waitRun(t, done); err != nil {
