@@ -109,8 +109,10 @@ func (s *Server) Lookup(name string) *File {
 	return nil
 }
 
-// Acked is the DRC's test of spec §10.3: the entry's reply is known
-// delivered on transport x.
+// Acked is the DRC's test of whether the entry's reply is known delivered
+// on transport x: it is done, has a position, came on x, and x's
+// acknowledged position has reached it. Only the transport the call came
+// on can say so; a position means nothing on another.
 func Acked(e *DRCEntry, x *svcrdma.Xprt) bool {
 	return e.State == "DONE" && e.Pos != 0 && x != nil && e.Xprt == x.XptID && e.Pos <= x.AckedPosition()
 }

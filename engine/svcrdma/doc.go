@@ -20,12 +20,14 @@
 //
 // Behaviour selects the kernel: ProfileSeed is the seed file, bugs
 // included; ProfileFix2025 has the Nov-2025 copy_inline_range fixes;
-// ProfileNew2026 the 2026 changes the model knows. Each bug of the spec's
-// §11 can be switched on or off alone. Where the seed would crash the
-// kernel, the model emits a Fault event saying what would have happened
-// and abandons the request; the session goes on. Config.Positions applies
-// the reply-position patch on any profile; Config.NoPostLock removes its
-// lock to show the race it closes.
+// ProfileNew2026 the 2026 changes the model knows. Each historical bug,
+// B1 to B13, can be switched on or off alone; docs/kernel-model.md lists
+// them with the seed's lines, and the observations O1-O6 the comments
+// cite. Where the seed would crash the kernel, the model emits a Fault
+// event saying what would have happened and abandons the request; the
+// session goes on. Config.Positions applies the reply-position patch on
+// any profile; Config.NoPostLock removes its lock to show the race it
+// closes.
 //
 // Bytes are real: pages are DMA-mapped buffers the provider reads and
 // writes, so a lesson shows misplaced data, not just claims it.

@@ -94,8 +94,9 @@ func (q *fakeQP) PostSend(wr *verbs.SendWR) (*verbs.SendWR, error) {
 	return nil, nil
 }
 
-// profileG is the spec's §12 device and transport, fix2025 unless a test
-// says otherwise.
+// profileG is the device and transport the golden cases assume (an
+// InfiniBand HCA, an SQ of 100, 5 send SGEs), fix2025 unless a test says
+// otherwise.
 func profileG() (verbs.DeviceAttr, Config) {
 	attr := verbs.DeviceAttr{Name: "fake", PageSize: 4096, MaxQPWR: 16384, MaxSendSGE: 30, MaxRecvSGE: 30,
 		MaxSGERd: 30, MaxFastRegPageListLen: 256, MaxQPInitRdAtom: 16}

@@ -1,6 +1,8 @@
 package svcrdma
 
-// Golden cases from svcrdma-model-spec.md §12, profile G unless said.
+// Golden cases: the kernel's behaviour worked by hand on small inputs,
+// numbered GC-01 to GC-23 (the numbers lessons and other tests cite), on
+// profileG unless said.
 
 import (
 	"bytes"

@@ -1,8 +1,9 @@
 package svcrdma
 
-// The 2026 reply path (spec §13): Write chunks are no longer posted on
-// their own; their WRs are chained in front of the Send, so one Send
-// completion returns every SQE of the reply and releases every resource.
+// The 2026 reply path (profile new2026; see docs/kernel-model.md): Write
+// chunks are no longer posted on their own; their WRs are chained in front
+// of the Send, so one Send completion returns every SQE of the reply and
+// releases every resource.
 
 import (
 	"github.com/rdmalab/rdmalab/engine/sched"

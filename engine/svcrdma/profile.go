@@ -9,13 +9,14 @@ import (
 // Profile names a kernel whose behaviour the model reproduces.
 type Profile string
 
-// The profiles of the spec's §0.2.
+// The profiles (docs/kernel-model.md has their table).
 const (
 	// ProfileSeed behaves as the seed svc_rdma_rw.c does, bugs included.
 	ProfileSeed Profile = "seed"
 	// ProfileFix2025 is the seed with the Nov-2025 copy_inline_range fixes.
 	ProfileFix2025 Profile = "fix2025"
-	// ProfileNew2026 adds the 2026 changes the model knows (spec §13).
+	// ProfileNew2026 is the 2026 trees as the model knows them: every
+	// bug but B13 fixed, and Write chunks chained ahead of the Send.
 	ProfileNew2026 Profile = "new2026"
 )
 
@@ -32,7 +33,8 @@ func ParseProfile(s string) (Profile, error) {
 	return "", fmt.Errorf("unknown profile %q (want seed, fix2025 or new2026)", s)
 }
 
-// Bug identifies one historical bug of spec §11.
+// Bug identifies one historical bug, B1 to B13; docs/kernel-model.md
+// gives each one's seed lines and the patch that fixed it.
 type Bug string
 
 // The bugs a lesson can switch on or off one at a time.
@@ -96,7 +98,8 @@ func ParseBug(s string) (Bug, error) {
 	return b, nil
 }
 
-// profileHas says whether profile p has bug b (spec §11's table).
+// profileHas says whether profile p has bug b: the seed has them all,
+// fix2025 all but B1-B3, new2026 only B13 (not found fixed).
 func profileHas(p Profile, b Bug) bool {
 	switch p {
 	case ProfileSeed:
@@ -139,8 +142,9 @@ func (b Behaviour) With(bug Bug, on bool) Behaviour {
 	return Behaviour{Profile: b.Profile, override: o}
 }
 
-// New2026 reports whether 2026-only behaviour (chained Write chunks' absence
-// aside, the checks of spec §13) applies.
+// New2026 reports whether the 2026 code paths that no bug switch covers
+// apply: Write chunks chained ahead of the Send, the decode-time chunk
+// checks, the u32 overflow check of a Read segment, and so on.
 func (b Behaviour) New2026() bool { return b.Profile == ProfileNew2026 }
 
 // String is "fix2025" or "fix2025+B1-B4".

@@ -38,7 +38,8 @@ func (x *Xprt) getRWCtxt(t *sched.Task, sges int) (ctxt *RWCtxt) {
 		x.fault(t, "BUG_ON(!nents)", "sg_alloc_table_chained was asked for 0 entries (a zero-length Read segment): the kernel oopses here and this nfsd thread dies holding rw#%d", ctxt.ID)
 	}
 	if x.Inject.takeFailure(&x.Inject.GetRWCtxt) {
-		// SEED frees the ctxt even when it came from the cache (O5).
+		// The seed frees the ctxt even when it came from the cache, so
+		// the live ctxts dwindle (docs/kernel-model.md, O5).
 		t.Pointf("sg_alloc_table_chained", "allocation failed (injected): kfree(rw#%d)", ctxt.ID)
 		if x.Beh.New2026() {
 			x.putRWCtxt(t, ctxt)
@@ -169,7 +170,8 @@ func (x *Xprt) replyChunkRelease(t *sched.Task, sctxt *SendCtxt) {
 }
 
 // replyDone is svc_rdma_reply_done. Reply chunk WRs are never signaled, so
-// the kernel never calls it (observation O4); it is here for completeness.
+// the kernel never calls it (docs/kernel-model.md, O4); it is here for
+// completeness.
 func (x *Xprt) replyDone(t *sched.Task, cc *ChunkCtxt, wc verbs.WC) {
 	defer t.Call("svc_rdma_reply_done", "cid", cc.CID, "status", wc.Status)(nil)
 	switch wc.Status {
@@ -241,7 +243,7 @@ func (x *Xprt) postChunkCtxt(t *sched.Task, cc *ChunkCtxt) (err error) {
 	t.Point("rdma_rw_ctx_wrs", "chain", chainArg{first})
 	for {
 		after := x.SQAvail - cc.SQECount
-		fits := after > 0 // O1: the seed keeps one SQE back for chunk posts
+		fits := after > 0 // the seed keeps one SQE back for chunk posts (docs/kernel-model.md, O1)
 		if !x.Beh.Has(B11) {
 			fits = after >= 0
 		}
@@ -453,7 +455,7 @@ func (x *Xprt) sendWriteList(t *sched.Task, rctxt *RecvCtxt, xdr *XdrBuf) (err e
 
 // prepareReplyChunk is svc_rdma_prepare_reply_chunk: build the RDMA Writes
 // of the Reply chunk and chain them in front of the Send; it returns the
-// whole reply length (observation O2).
+// whole reply length, Write chunk bytes included (docs/kernel-model.md, O2).
 func (x *Xprt) prepareReplyChunk(t *sched.Task, writePCL, replyPCL *PCL, sctxt *SendCtxt, xdr *XdrBuf) (n int, err error) {
 	ret := t.CallV("svc_rdma_prepare_reply_chunk", "reply_len", xdr.Len, "chunk_len", replyPCL.First().Length)
 	defer func() {
@@ -485,7 +487,7 @@ func (x *Xprt) prepareReplyChunk(t *sched.Task, writePCL, replyPCL *PCL, sctxt *
 // chainCC links the rw ctxts of cc in construction order in front of
 // chain, as svc_rdma_post_chunk_ctxt and the reply path do: the cqe goes
 // to the last WR only when chain is nil, so in front of a Send it is never
-// attached (observations O4 and O6).
+// attached (docs/kernel-model.md, O4 and O6).
 func (x *Xprt) chainCC(cc *ChunkCtxt, chain *WR) *WR {
 	first := chain
 	cqe := &cc.CQE

@@ -9,7 +9,7 @@ import (
 
 // This file models the core R/W API (drivers/infiniband/core/rw.c, the
 // scatterlist era of the seed) that svcrdma builds its chains with: how
-// many WQEs a transfer takes and what the WRs look like (spec §4).
+// many WQEs a transfer takes and what the WRs look like.
 
 // Dir is enum dma_data_direction as rdma_rw uses it.
 type Dir uint8
@@ -116,7 +116,8 @@ func (x *Xprt) rdmaRWCtxInit(t *sched.Task, ctx *RWCtx, sgl []SGE, remote uint64
 	}()
 	*ctx = RWCtx{}
 	// The sg_offset walk skips entries it thinks are consumed; with offset 0
-	// that is every leading zero-length entry (spec §4.2 step 2).
+	// that is every leading zero-length entry (0 < 0 is false), so a list
+	// of zero-length entries leaves nothing to map.
 	i := 0
 	for i < len(sgl) && sgl[i].Len == 0 {
 		i++

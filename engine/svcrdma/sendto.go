@@ -84,7 +84,10 @@ func (x *Xprt) wcSend(t *sched.Task, s *SendCtxt, wc verbs.WC) {
 	x.sendCtxtPut(t, s)
 }
 
-// advanceAcked is svc_xprt_advance_acked: a monotonic max (spec §10.1).
+// advanceAcked is svc_xprt_advance_acked: a monotonic max, so a Send that
+// completes behind a later one (the race of post_lock off) never moves the
+// acknowledged position back. Its body is not in the seed patch; the
+// earlier iteration of the series open-codes the max in svc_rdma_wc_send.
 func (x *Xprt) advanceAcked(t *sched.Task, pos uint64) {
 	old := x.AckedPos
 	if pos > x.AckedPos {
@@ -150,7 +153,9 @@ func (x *Xprt) postSend(t *sched.Task, s *SendCtxt, pos *uint64) (err error) {
 				return errNotConn
 			}
 			// Part of the chain was accepted but not the Send: no
-			// completion will release the ctxt (spec §14 item 3).
+			// completion will release the ctxt. The seed assumes one
+			// will come; the patch's base parks such ctxts on a
+			// "stranded" list the model does not have.
 			x.fault(t, "stranded send ctxt", "ib_post_send accepted %d WRs before failing: the Send was not posted, so no completion will return %d SQEs or send#%d", chainLen(first)-chainLen(bad), n, s.ID)
 		}
 		if pos != nil && x.Cfg.Positions {

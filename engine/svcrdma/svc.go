@@ -85,7 +85,8 @@ func (x *Xprt) serveOne(t *sched.Task, rq *Rqst, svc Service) {
 	if svc != nil && !svc.Process(t, x, rq) {
 		// svc_send: the reply-sent hook runs once xpo_sendto returns,
 		// whatever it returned; a reply that never reached the wire
-		// leaves rq_reply_pos at 0 (spec §10.3, GC-19 step 8).
+		// leaves rq_reply_pos at 0, so its DRC entry is never evicted
+		// as acknowledged (engine's TestGC19FailedPostLeavesPositionZero).
 		_ = x.Sendto(t, rq)
 		svc.ReplySent(t, x, rq)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // Config holds the transport settings a learner can see and change. Zero
-// fields take the kernel's defaults (spec §1 and §9).
+// fields take the seed-era kernel's defaults, given beside each field.
 type Config struct {
 	MaxReqSize    int  // svcrdma_max_req_size: Receive buffer size = inline threshold (4096)
 	MaxRequests   int  // svcrdma_max_requests: credits granted (64)
@@ -21,7 +21,7 @@ type Config struct {
 	ForceMR       bool // rdma_rw's force_mr module parameter
 	SndWInv       bool // the client asked for Remote Invalidation
 	Positions     bool // the reply-position patch is applied
-	NoPostLock    bool // teaching mode: the patch without sc_post_lock (spec §10.5)
+	NoPostLock    bool // teaching mode: the patch without sc_post_lock, so positions can be posted out of order
 }
 
 func (c Config) withDefaults() Config {
@@ -242,7 +242,11 @@ func NewXprt(dev verbs.Device, pd verbs.PD, cfg Config, beh Behaviour, xptID uin
 	return x, nil
 }
 
-// sizeQueues is the sizing part of svc_rdma_accept (spec §9).
+// sizeQueues is the sizing part of svc_rdma_accept: the Receive Queue
+// holds the credits, the backchannel, a batch and one for drain; each
+// request may need one Read chunk and a Write or Reply chunk, each of
+// rdma_rw_mr_factor rw ctxts, and the SQ has room for them all (the seed
+// forgets the REG_MR and LOCAL_INV WQEs of an MR: B9).
 func (x *Xprt) sizeQueues() {
 	c := x.Cfg
 	x.MaxSendSGEs = min(3+c.MaxReqSize/x.PageSize+1, x.Dev.MaxSendSGE)

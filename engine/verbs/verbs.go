@@ -5,9 +5,9 @@
 // (SendWR, RecvWR) whose completions (WC) are polled from a completion
 // queue (CQ).
 //
-// Two providers implement it: engine/sim, a deterministic pure-Go model of
-// Soft-RoCE (rxe) that moves real bytes, and engine/ibv (build tag), which
-// drives a real device through libibverbs.
+// engine/sim implements it: a deterministic pure-Go model of Soft-RoCE
+// (rxe) that moves real bytes. Keeping to libibverbs' vocabulary leaves
+// room for a provider that drives a real device; none is built yet.
 //
 // A few kernel-verbs operations that svcrdma uses and user space lacks are
 // included with the kernel's names: the local DMA lkey of a PD, DMA mapping
