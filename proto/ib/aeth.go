@@ -92,8 +92,10 @@ const (
 	AckTypeNAK      AckType = 3
 )
 
-var ackTypeNames = [...]string{"Ack", "RNR Nak", "Reserved", "Nak"}
+var ackTypeNames = [...]string{AckTypeACK: "Ack", AckTypeRNRNak: "RNR Nak", AckTypeReserved: "Reserved", AckTypeNAK: "Nak"}
 
+// String returns the name Wireshark gives t ("RNR Nak"). AckType is a 2-bit
+// field: only its low two bits count.
 func (t AckType) String() string { return ackTypeNames[t&3] }
 
 // NakCode is the value of a NAK syndrome (Wireshark:
@@ -112,12 +114,15 @@ const (
 // CreditsInvalid is the credit code of an ACK that carries no credit count.
 const CreditsInvalid = 31
 
-var nakNames = [...]string{"PSN Sequence Error", "Invalid Request", "Remote Access Error",
-	"Remote Operational Error", "Invalid RD Request"}
+var nakCodeNames = [...]string{NakPSNSequenceError: "PSN Sequence Error", NakInvalidRequest: "Invalid Request",
+	NakRemoteAccessError: "Remote Access Error", NakRemoteOperationalErr: "Remote Operational Error",
+	NakInvalidRDRequest: "Invalid RD Request"}
 
+// String returns the name Wireshark gives c ("Remote Access Error"), or
+// "Reserved NAK code N" for a value without one.
 func (c NakCode) String() string {
-	if int(c) < len(nakNames) {
-		return nakNames[c]
+	if int(c) < len(nakCodeNames) {
+		return nakCodeNames[c]
 	}
 	return fmt.Sprintf("Reserved NAK code %d", uint8(c))
 }

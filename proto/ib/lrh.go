@@ -39,8 +39,10 @@ const (
 	LNHIBAGlobal LNH = 3 // IBA transport with a GRH
 )
 
-var lnhNames = [...]string{"Raw", "IP non-IBA", "IBA local", "IBA global"}
+var lnhNames = [...]string{LNHRaw: "Raw", LNHIPv6: "IP non-IBA", LNHIBALocal: "IBA local", LNHIBAGlobal: "IBA global"}
 
+// String returns the name Wireshark gives n ("IBA local"). LNH is a 2-bit
+// field: only its low two bits count.
 func (n LNH) String() string { return lnhNames[n&3] }
 
 // LRH is the Local Route Header. Its Payload stops at PktLen (so it ends

@@ -50,24 +50,18 @@ const (
 	MgmtClassSubnDirected MgmtClass = 0x81
 )
 
+var mgmtClassNames = map[MgmtClass]string{
+	MgmtClassSubnLID: "Subnet Management (LID routed)", MgmtClassSubnAdm: "Subnet Administration",
+	MgmtClassPerf: "Performance Management", MgmtClassBM: "Baseboard Management",
+	MgmtClassDevMgt: "Device Management", MgmtClassCM: "Communication Management",
+	MgmtClassSNMP: "SNMP Tunneling", MgmtClassSubnDirected: "Subnet Management (directed route)",
+}
+
+// String returns the name Wireshark gives c ("Communication Management"),
+// or "class 0xNN" for a value without one.
 func (c MgmtClass) String() string {
-	switch c {
-	case MgmtClassSubnLID:
-		return "Subnet Management (LID routed)"
-	case MgmtClassSubnAdm:
-		return "Subnet Administration"
-	case MgmtClassPerf:
-		return "Performance Management"
-	case MgmtClassBM:
-		return "Baseboard Management"
-	case MgmtClassDevMgt:
-		return "Device Management"
-	case MgmtClassCM:
-		return "Communication Management"
-	case MgmtClassSNMP:
-		return "SNMP Tunneling"
-	case MgmtClassSubnDirected:
-		return "Subnet Management (directed route)"
+	if s, ok := mgmtClassNames[c]; ok {
+		return s
 	}
 	return fmt.Sprintf("class %#02x", uint8(c))
 }
@@ -98,7 +92,8 @@ var cmAttrNames = map[CMAttr]string{
 	CMAttrLAP: "LoadAlternatePath", CMAttrAPR: "AlternatePathResponse",
 }
 
-// String returns Wireshark's name of a CM message ("ConnectRequest").
+// String returns Wireshark's name of a CM message ("ConnectRequest"), or
+// "attribute 0xNNNN" for a value without one.
 func (a CMAttr) String() string {
 	if s, ok := cmAttrNames[a]; ok {
 		return s

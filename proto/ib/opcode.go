@@ -30,10 +30,17 @@ const (
 	TransportXRC Transport = 5
 )
 
-var transportNames = [...]string{"RC", "UC", "RD", "UD", "CNP", "XRC", "Transport(6)", "Transport(7)"}
+var transportNames = [...]string{TransportRC: "RC", TransportUC: "UC", TransportRD: "RD", TransportUD: "UD",
+	TransportCNP: "CNP", TransportXRC: "XRC"}
 
-// String returns the short name of t ("RC").
-func (t Transport) String() string { return transportNames[t&7] }
+// String returns the short name of t ("RC"), or Transport(N) for a value
+// without one.
+func (t Transport) String() string {
+	if int(t) < len(transportNames) {
+		return transportNames[t]
+	}
+	return fmt.Sprintf("Transport(%d)", uint8(t))
+}
 
 var transportLong = [...]string{
 	"Reliable Connection (RC)", "Unreliable Connection (UC)", "Reliable Datagram (RD)",
@@ -120,8 +127,10 @@ const (
 	PosOnly                   // ONLY (or a single-packet operation)
 )
 
-var positionNames = [...]string{"", "First", "Middle", "Last", "Only"}
+var positionNames = [...]string{PosNone: "", PosFirst: "First", PosMiddle: "Middle", PosLast: "Last", PosOnly: "Only"}
 
+// String returns the word Wireshark's opcode names use for p ("First"; ""
+// for PosNone), or Position(N) for a value without one.
 func (p Position) String() string {
 	if int(p) < len(positionNames) {
 		return positionNames[p]
@@ -148,9 +157,13 @@ const (
 	KindCNP               // congestion notification
 )
 
-var kindNames = [...]string{"unknown", "SEND", "RDMA WRITE", "RDMA READ Request", "RDMA READ response",
-	"Acknowledge", "ATOMIC Acknowledge", "ATOMIC", "RESYNC", "FLUSH", "ATOMIC WRITE", "CNP"}
+var kindNames = [...]string{KindUnknown: "unknown", KindSend: "SEND", KindWrite: "RDMA WRITE",
+	KindReadRequest: "RDMA READ Request", KindReadResponse: "RDMA READ response", KindAck: "Acknowledge",
+	KindAtomicAck: "ATOMIC Acknowledge", KindAtomic: "ATOMIC", KindResync: "RESYNC", KindFlush: "FLUSH",
+	KindAtomicWrite: "ATOMIC WRITE", KindCNP: "CNP"}
 
+// String returns the name of k ("RDMA WRITE"), or Kind(N) for a value
+// without one.
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]

@@ -67,7 +67,8 @@ var proc3Names = [...]string{
 	"READDIR", "READDIRPLUS", "FSSTAT", "FSINFO", "PATHCONF", "COMMIT",
 }
 
-// String returns the procedure name ("WRITE").
+// String returns the procedure name ("WRITE"), or Proc3(N) for a value
+// without one.
 func (p Proc3) String() string {
 	if int(p) < len(proc3Names) {
 		return proc3Names[p]
@@ -126,7 +127,8 @@ var stat3Names = map[Stat3]string{
 	NFS3ErrJukebox: "NFS3ERR_JUKEBOX",
 }
 
-// String returns the status name ("NFS3ERR_NOENT").
+// String returns the status name ("NFS3ERR_NOENT"), or Stat3(N) for a
+// value without one.
 func (s Stat3) String() string {
 	if n, ok := stat3Names[s]; ok {
 		return n
@@ -144,14 +146,13 @@ const (
 	FileSync StableHow = 2 // FILE_SYNC
 )
 
+var stableHowNames = [...]string{Unstable: "UNSTABLE", DataSync: "DATA_SYNC", FileSync: "FILE_SYNC"}
+
+// String returns the protocol name of s ("FILE_SYNC"), or "Stable: N" (as
+// a summary shows it) for a value without one.
 func (s StableHow) String() string {
-	switch s {
-	case Unstable:
-		return "UNSTABLE"
-	case DataSync:
-		return "DATA_SYNC"
-	case FileSync:
-		return "FILE_SYNC"
+	if int(s) < len(stableHowNames) {
+		return stableHowNames[s]
 	}
 	return fmt.Sprintf("Stable: %d", uint32(s))
 }
@@ -170,12 +171,13 @@ const (
 	NF3FIFO FType3 = 7
 )
 
-var ftype3Names = [...]string{"", "Regular File", "Directory", "Block Special Device",
-	"Character Special Device", "Symbolic Link", "Socket", "Named Pipe"}
+var ftype3Names = [...]string{NF3Reg: "Regular File", NF3Dir: "Directory", NF3Blk: "Block Special Device",
+	NF3Chr: "Character Special Device", NF3Lnk: "Symbolic Link", NF3Sock: "Socket", NF3FIFO: "Named Pipe"}
 
-// String returns the name Wireshark gives t ("Regular File").
+// String returns the name Wireshark gives t ("Regular File"), or FType3(N)
+// for a value without one.
 func (t FType3) String() string {
-	if t != 0 && int(t) < len(ftype3Names) {
+	if int(t) < len(ftype3Names) && ftype3Names[t] != "" {
 		return ftype3Names[t]
 	}
 	return fmt.Sprintf("FType3(%d)", uint32(t))

@@ -123,7 +123,8 @@ var op4Names = [...]string{
 	"GETXATTR", "SETXATTR", "LISTXATTRS", "REMOVEXATTR",
 }
 
-// String returns the operation name ("EXCHANGE_ID").
+// String returns the operation name ("EXCHANGE_ID"), or Op4(N) for a value
+// without one. OP_ILLEGAL, far past the table, is named on its own.
 func (o Op4) String() string {
 	if o == Op4Illegal {
 		return "ILLEGAL"
@@ -184,7 +185,8 @@ var status4Names = map[Status4]string{
 	10096: "NFS4ERR_XATTR2BIG",
 }
 
-// String returns the status name ("NFS4ERR_DELAY").
+// String returns the status name ("NFS4ERR_DELAY"), or Status4(N) for a
+// value without one.
 func (s Status4) String() string {
 	if n, ok := status4Names[s]; ok {
 		return n

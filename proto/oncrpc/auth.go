@@ -38,21 +38,14 @@ const (
 // MaxAuthLen is the largest opaque_auth body (RFC 5531 §8.2).
 const MaxAuthLen = 400
 
-// String returns the name Wireshark shows for f ("AUTH_UNIX").
+var authFlavorNames = [...]string{AuthNone: "AUTH_NULL", AuthSys: "AUTH_UNIX", AuthShort: "AUTH_SHORT",
+	AuthDH: "AUTH_DES", RPCSecGSS: "RPCSEC_GSS", AuthTLS: "AUTH_TLS"}
+
+// String returns the name Wireshark shows for f ("AUTH_UNIX"), or
+// AuthFlavor(N) for a value without one.
 func (f AuthFlavor) String() string {
-	switch f {
-	case AuthNone:
-		return "AUTH_NULL"
-	case AuthSys:
-		return "AUTH_UNIX"
-	case AuthShort:
-		return "AUTH_SHORT"
-	case AuthDH:
-		return "AUTH_DES"
-	case RPCSecGSS:
-		return "RPCSEC_GSS"
-	case AuthTLS:
-		return "AUTH_TLS"
+	if int(f) < len(authFlavorNames) && authFlavorNames[f] != "" {
+		return authFlavorNames[f]
 	}
 	return fmt.Sprintf("AuthFlavor(%d)", uint32(f))
 }

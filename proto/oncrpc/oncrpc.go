@@ -37,12 +37,13 @@ const (
 	Reply MsgType = 1 // REPLY
 )
 
+var msgTypeNames = [...]string{Call: "Call", Reply: "Reply"}
+
+// String returns the name Wireshark gives m ("Call"), or MsgType(N) for a
+// value without one.
 func (m MsgType) String() string {
-	switch m {
-	case Call:
-		return "Call"
-	case Reply:
-		return "Reply"
+	if int(m) < len(msgTypeNames) {
+		return msgTypeNames[m]
 	}
 	return fmt.Sprintf("MsgType(%d)", uint32(m))
 }

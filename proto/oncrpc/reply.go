@@ -28,12 +28,13 @@ const (
 	MsgDenied   ReplyStat = 1 // MSG_DENIED
 )
 
+var replyStatNames = [...]string{MsgAccepted: "MSG_ACCEPTED", MsgDenied: "MSG_DENIED"}
+
+// String returns the protocol name of s ("MSG_ACCEPTED"), or ReplyStat(N)
+// for a value without one.
 func (s ReplyStat) String() string {
-	switch s {
-	case MsgAccepted:
-		return "MSG_ACCEPTED"
-	case MsgDenied:
-		return "MSG_DENIED"
+	if int(s) < len(replyStatNames) {
+		return replyStatNames[s]
 	}
 	return fmt.Sprintf("ReplyStat(%d)", uint32(s))
 }
@@ -51,11 +52,13 @@ const (
 	SystemErr    AcceptStat = 5 // SYSTEM_ERR
 )
 
-var acceptNames = [...]string{"SUCCESS", "PROG_UNAVAIL", "PROG_MISMATCH", "PROC_UNAVAIL", "GARBAGE_ARGS", "SYSTEM_ERR"}
+var acceptStatNames = [...]string{"SUCCESS", "PROG_UNAVAIL", "PROG_MISMATCH", "PROC_UNAVAIL", "GARBAGE_ARGS", "SYSTEM_ERR"}
 
+// String returns the protocol name of s ("PROG_MISMATCH"), or
+// AcceptStat(N) for a value without one.
 func (s AcceptStat) String() string {
-	if int(s) < len(acceptNames) {
-		return acceptNames[s]
+	if int(s) < len(acceptStatNames) {
+		return acceptStatNames[s]
 	}
 	return fmt.Sprintf("AcceptStat(%d)", uint32(s))
 }
@@ -69,12 +72,13 @@ const (
 	AuthError   RejectStat = 1 // AUTH_ERROR: an auth_stat follows
 )
 
+var rejectStatNames = [...]string{RPCMismatch: "RPC_MISMATCH", AuthError: "AUTH_ERROR"}
+
+// String returns the protocol name of s ("AUTH_ERROR"), or RejectStat(N)
+// for a value without one.
 func (s RejectStat) String() string {
-	switch s {
-	case RPCMismatch:
-		return "RPC_MISMATCH"
-	case AuthError:
-		return "AUTH_ERROR"
+	if int(s) < len(rejectStatNames) {
+		return rejectStatNames[s]
 	}
 	return fmt.Sprintf("RejectStat(%d)", uint32(s))
 }
@@ -107,6 +111,8 @@ var authStatNames = [...]string{
 	"AUTH_TKT_FILE", "AUTH_DECODE", "AUTH_NET_ADDR", "RPCSEC_GSS_CREDPROBLEM", "RPCSEC_GSS_CTXPROBLEM",
 }
 
+// String returns the protocol name of s ("AUTH_TOOWEAK"), or AuthStat(N)
+// for a value without one.
 func (s AuthStat) String() string {
 	if int(s) < len(authStatNames) {
 		return authStatNames[s]

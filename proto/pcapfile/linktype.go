@@ -32,6 +32,8 @@ var linkTypeNames = map[LinkType]string{
 	LinkTypeIPv6: "IPv6", LinkTypeInfiniBand: "InfiniBand", LinkTypeLinuxSLL2: "Linux cooked v2",
 }
 
+// String returns the name of t and its number ("Ethernet (1)"), or "link
+// type N" for a value without a name.
 func (t LinkType) String() string {
 	if s, ok := linkTypeNames[t]; ok {
 		return fmt.Sprintf("%s (%d)", s, uint32(t))

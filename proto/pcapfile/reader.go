@@ -24,12 +24,13 @@ const (
 	FormatPcapNG
 )
 
+var formatNames = [...]string{FormatPcap: "pcap", FormatPcapNG: "pcapng"}
+
+// String returns the name of f ("pcapng"), or "unknown" for a value
+// without one.
 func (f Format) String() string {
-	switch f {
-	case FormatPcap:
-		return "pcap"
-	case FormatPcapNG:
-		return "pcapng"
+	if int(f) < len(formatNames) && formatNames[f] != "" {
+		return formatNames[f]
 	}
 	return "unknown"
 }

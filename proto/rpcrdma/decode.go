@@ -39,13 +39,16 @@ const (
 	ErrErrorBody                    // an RDMA_ERROR body has an unknown rdma_err
 )
 
-var kindNames = [...]string{"", "truncated", "version", "proc", "chunk", "error body"}
+var errKindNames = [...]string{ErrTruncated: "truncated", ErrVersion: "version", ErrProc: "proc",
+	ErrChunk: "chunk", ErrErrorBody: "error body"}
 
+// String returns the name of k ("chunk"), or ErrKind(N) for a value
+// without one.
 func (k ErrKind) String() string {
-	if int(k) < len(kindNames) && k != 0 {
-		return kindNames[k]
+	if int(k) < len(errKindNames) && errKindNames[k] != "" {
+		return errKindNames[k]
 	}
-	return unknown("ErrKind", uint32(k))
+	return fmt.Sprintf("ErrKind(%d)", uint8(k))
 }
 
 // DecodeError reports why a header could not be decoded: the byte offset of
@@ -374,5 +377,3 @@ func (h *Header) checkChunkPositions(readListOff, inlineLen, maxReadLength int) 
 	}
 	return nil
 }
-
-func unknown(typ string, v uint32) string { return fmt.Sprintf("%s(%d)", typ, v) }

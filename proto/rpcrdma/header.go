@@ -33,7 +33,11 @@
 // (struct xdr_rdma_segment) is handle, length, offset(8): 16 bytes.
 package rpcrdma
 
-import "github.com/rdmalab/rdmalab/proto/xdr"
+import (
+	"fmt"
+
+	"github.com/rdmalab/rdmalab/proto/xdr"
+)
 
 // Version is the only RPC-over-RDMA version this codec speaks (rdma_vers).
 const Version = 1
@@ -67,12 +71,13 @@ const (
 
 var procNames = [...]string{"RDMA_MSG", "RDMA_NOMSG", "RDMA_MSGP", "RDMA_DONE", "RDMA_ERROR"}
 
-// String returns the protocol name of p ("RDMA_MSG").
+// String returns the protocol name of p ("RDMA_MSG"), or Proc(N) for a
+// value without one.
 func (p Proc) String() string {
 	if int(p) < len(procNames) {
 		return procNames[p]
 	}
-	return unknown("Proc", uint32(p))
+	return fmt.Sprintf("Proc(%d)", uint32(p))
 }
 
 // ErrCode is the error code of an RDMA_ERROR message, rdma_err.
@@ -84,15 +89,15 @@ const (
 	ErrCodeChunk ErrCode = 2 // ERR_CHUNK: the header could not be parsed or processed
 )
 
-// String returns the protocol name of c ("ERR_VERS").
+var errCodeNames = [...]string{ErrCodeVers: "ERR_VERS", ErrCodeChunk: "ERR_CHUNK"}
+
+// String returns the protocol name of c ("ERR_VERS"), or ErrCode(N) for a
+// value without one.
 func (c ErrCode) String() string {
-	switch c {
-	case ErrCodeVers:
-		return "ERR_VERS"
-	case ErrCodeChunk:
-		return "ERR_CHUNK"
+	if int(c) < len(errCodeNames) && errCodeNames[c] != "" {
+		return errCodeNames[c]
 	}
-	return unknown("ErrCode", uint32(c))
+	return fmt.Sprintf("ErrCode(%d)", uint32(c))
 }
 
 // Segment is one RDMA segment (struct xdr_rdma_segment; the kernel's
