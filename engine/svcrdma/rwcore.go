@@ -20,11 +20,15 @@ const (
 	FromDevice            // RDMA Read: the device writes our memory
 )
 
+var dirNames = [...]string{ToDevice: "DMA_TO_DEVICE", FromDevice: "DMA_FROM_DEVICE"}
+
+// String returns the kernel's name of d ("DMA_FROM_DEVICE"), or Dir(N) for
+// a value without one.
 func (d Dir) String() string {
-	if d == ToDevice {
-		return "DMA_TO_DEVICE"
+	if int(d) < len(dirNames) {
+		return dirNames[d]
 	}
-	return "DMA_FROM_DEVICE"
+	return fmt.Sprintf("Dir(%d)", uint8(d))
 }
 
 // RWType is the kind of rdma_rw_ctx that rdma_rw_ctx_init chose.
@@ -37,16 +41,16 @@ const (
 	RWMR
 )
 
+var rwTypeNames = [...]string{0: "NONE", RWSingleWR: "SINGLE_WR", RWMultiWR: "MULTI_WR", RWMR: "MR"}
+
+// String returns the kernel's name of t without its RDMA_RW_ prefix
+// ("MULTI_WR"; "NONE" before rdma_rw_ctx_init chose), or RWType(N) for a
+// value without one.
 func (t RWType) String() string {
-	switch t {
-	case RWSingleWR:
-		return "SINGLE_WR"
-	case RWMultiWR:
-		return "MULTI_WR"
-	case RWMR:
-		return "MR"
+	if int(t) < len(rwTypeNames) {
+		return rwTypeNames[t]
 	}
-	return "NONE"
+	return fmt.Sprintf("RWType(%d)", uint8(t))
 }
 
 // MRState is one fast-registration MR of the QP's pool (ib_mr).

@@ -46,13 +46,16 @@ const (
 	AccessRemoteAtomic Access = 1 << 3
 )
 
+var accessNames = [...]string{"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC"}
+
+// String returns the names of the flags set in a, joined by "|"
+// ("LOCAL_WRITE|REMOTE_READ"), or "0" for none.
 func (a Access) String() string {
 	if a == 0 {
 		return "0"
 	}
-	names := []string{"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC"}
 	s := ""
-	for i, n := range names {
+	for i, n := range accessNames {
 		if a&(1<<i) != 0 {
 			if s != "" {
 				s += "|"
@@ -88,6 +91,8 @@ var wrOpcodeNames = map[WROpcode]string{
 	WRRegMR: "REG_MR", WRRDMAReadWithInv: "RDMA_READ_WITH_INV",
 }
 
+// String returns the libibverbs name of o without its IBV_WR_ prefix
+// ("RDMA_READ"), or WR_OPCODE(N) for a value without one.
 func (o WROpcode) String() string {
 	if n, ok := wrOpcodeNames[o]; ok {
 		return n
@@ -116,6 +121,8 @@ var wcOpcodeNames = map[WCOpcode]string{
 	WCRecvWithImm: "RECV_RDMA_WITH_IMM",
 }
 
+// String returns the libibverbs name of o without its IBV_WC_ prefix
+// ("RECV"), or WC_OPCODE(N) for a value without one.
 func (o WCOpcode) String() string {
 	if n, ok := wcOpcodeNames[o]; ok {
 		return n
@@ -184,6 +191,8 @@ var statusInfos = map[Status]statusInfo{
 	StatusGeneralErr:     {"GENERAL_ERR", "a general error"},
 }
 
+// String returns the libibverbs name of s without its IBV_WC_ prefix
+// ("REM_ACCESS_ERR"), or WC_STATUS(N) for a value without one.
 func (s Status) String() string {
 	if i, ok := statusInfos[s]; ok {
 		return i.name
@@ -251,22 +260,14 @@ const (
 	QPSErr
 )
 
+var qpStateNames = [...]string{QPSReset: "RESET", QPSInit: "INIT", QPSRTR: "RTR", QPSRTS: "RTS",
+	QPSSQD: "SQD", QPSSQE: "SQE", QPSErr: "ERR"}
+
+// String returns the libibverbs name of s without its IBV_QPS_ prefix
+// ("RTS"), or QPS(N) for a value without one.
 func (s QPState) String() string {
-	switch s {
-	case QPSReset:
-		return "RESET"
-	case QPSInit:
-		return "INIT"
-	case QPSRTR:
-		return "RTR"
-	case QPSRTS:
-		return "RTS"
-	case QPSSQD:
-		return "SQD"
-	case QPSSQE:
-		return "SQE"
-	case QPSErr:
-		return "ERR"
+	if int(s) < len(qpStateNames) {
+		return qpStateNames[s]
 	}
 	return fmt.Sprintf("QPS(%d)", uint8(s))
 }
