@@ -77,8 +77,10 @@ func (x *Xprt) destroyRWCtxts(t *sched.Task) {
 	x.RWCache = nil
 }
 
-// rwCtxInit is svc_rdma_rw_ctx_init: rdma_rw_ctx_init over the ctxt's SGL;
-// on failure the ctxt goes back to the cache.
+// rwCtxInit is svc_rdma_rw_ctx_init: rdma_rw_ctx_init over the ctxt's SGL.
+// It returns how many Send Queue entries the chain will take, which the
+// caller adds to cc_sqecount; on failure the errno comes back and the ctxt
+// goes back to the cache.
 func (x *Xprt) rwCtxInit(t *sched.Task, ctxt *RWCtxt, offset uint64, handle uint32, dir Dir) (n int, err error) {
 	ret := t.CallV("svc_rdma_rw_ctx_init", "rw", ctxt.ID, "offset", hex(offset), "handle", hex32(handle), "dir", dir)
 	defer func() {
@@ -169,8 +171,10 @@ func (x *Xprt) replyChunkRelease(t *sched.Task, sctxt *SendCtxt) {
 	x.ccRelease(t, cc, ToDevice)
 }
 
-// replyDone is svc_rdma_reply_done. Reply chunk WRs are never signaled, so
-// the kernel never calls it (docs/kernel-model.md, O4); it is here for
+// replyDone is svc_rdma_reply_done: on success it releases nothing, as the
+// pages under the Writes go when the Send that follows them completes; an
+// error closes the connection. Reply chunk WRs are never signaled, so the
+// kernel never calls it (docs/kernel-model.md, O4); it is here for
 // completeness.
 func (x *Xprt) replyDone(t *sched.Task, cc *ChunkCtxt, wc verbs.WC) {
 	defer t.Call("svc_rdma_reply_done", "cid", cc.CID, "status", wc.Status)(nil)
@@ -187,7 +191,9 @@ func (x *Xprt) replyDone(t *sched.Task, cc *ChunkCtxt, wc verbs.WC) {
 }
 
 // writeDone is svc_rdma_write_done: a Write chunk's completion gives its
-// SQEs back and frees the write info; an error closes the connection.
+// SQEs back and frees the write info; an error closes the connection. The
+// pages the Writes read from stay: the reply's Send completion, which
+// comes later, frees them.
 func (x *Xprt) writeDone(t *sched.Task, info *WriteInfo, wc verbs.WC) {
 	cc := &info.CC
 	defer t.Call("svc_rdma_write_done", "cid", cc.CID, "status", wc.Status)(nil)
@@ -207,8 +213,9 @@ func (x *Xprt) writeDone(t *sched.Task, info *WriteInfo, wc verbs.WC) {
 }
 
 // wcReadDone is svc_rdma_wc_read_done: on success the call is queued for a
-// thread to finish (svc_rdma_read_complete); otherwise it is dropped and
-// the connection closed.
+// thread to finish (svc_rdma_read_complete). A flushed or failed Read
+// means the call can never be rebuilt, so it is dropped, and closing the
+// connection is how the client learns of the loss.
 func (x *Xprt) wcReadDone(t *sched.Task, head *RecvCtxt, wc verbs.WC) {
 	cc := &head.CC
 	defer t.Call("svc_rdma_wc_read_done", "cid", cc.CID, "status", wc.Status)(nil)
@@ -232,7 +239,14 @@ func (x *Xprt) wcReadDone(t *sched.Task, head *RecvCtxt, wc verbs.WC) {
 
 // postChunkCtxt is svc_rdma_post_chunk_ctxt: link the rw ctxts into one
 // chain with the cqe on its last WR, reserve SQEs (waiting while the SQ is
-// short) and post it.
+// short) and post it. It counts on one completion for the whole chain once
+// ib_post_send has taken it, even if some WRs are then flushed: true of an
+// rdma_rw_ctx's chain and of a lone signaled WR. So when a post fails
+// after taking part of the chain, the completion still comes and returns
+// the SQEs: the connection closes, but the call reports success. Only a
+// chain refused whole gives its SQEs back here and fails with ENOTCONN,
+// as does a wait the closing transport ends (new2026). A chain longer
+// than the whole SQ is EINVAL.
 func (x *Xprt) postChunkCtxt(t *sched.Task, cc *ChunkCtxt) (err error) {
 	defer t.Call("svc_rdma_post_chunk_ctxt", "cid", cc.CID, "sqecount", cc.SQECount, "sq_avail", x.SQAvail)(&err)
 	if cc.SQECount > x.SQDepth {
@@ -258,7 +272,7 @@ func (x *Xprt) postChunkCtxt(t *sched.Task, cc *ChunkCtxt) (err error) {
 			t.Point("svcrdma_sq_post_err", "cid", cc.CID, "ret", perr)
 			x.deferredClose(t)
 			if bad != first {
-				// If even one was posted, there will be a completion.
+				// Part of the chain was taken: its completion still comes.
 				return nil
 			}
 			x.wakeSendWaiters(t, cc.SQECount)
@@ -323,7 +337,9 @@ func (x *Xprt) pagelistToSG(info *WriteInfo, remaining int, ctxt *RWCtxt) {
 }
 
 // buildWrites is svc_rdma_build_writes: one rw ctxt per piece of the xdr
-// region that fits the current Write segment.
+// region that fits the current Write segment. It fails with E2BIG when the
+// client's chunk has no room left for the rest, ENOMEM when no rw ctxt can
+// be had, and EIO when rdma_rw cannot map or build the Writes.
 func (x *Xprt) buildWrites(t *sched.Task, info *WriteInfo, ctor func(*WriteInfo, int, *RWCtxt), ctorName string, remaining int) (err error) {
 	defer t.Call("svc_rdma_build_writes", "remaining", remaining, "seg_no", info.SegNo, "seg_off", info.SegOff)(&err)
 	cc := &info.CC
@@ -367,14 +383,16 @@ func (x *Xprt) buildWrites(t *sched.Task, info *WriteInfo, ctor func(*WriteInfo,
 	}
 }
 
-// iovWrite is svc_rdma_iov_write.
+// iovWrite is svc_rdma_iov_write: the Writes of one kvec, failing as
+// buildWrites does.
 func (x *Xprt) iovWrite(t *sched.Task, info *WriteInfo, iov Kvec) error {
 	t.Point("svc_rdma_iov_write", "page", iov.Page.Name(), "off", iov.Off, "len", iov.Len)
 	info.Base = iov
 	return x.buildWrites(t, info, x.vecToSG, "svc_rdma_vec_to_sg", iov.Len)
 }
 
-// pagesWrite is svc_rdma_pages_write.
+// pagesWrite is svc_rdma_pages_write: the Writes of length bytes of the
+// page list from offset in the xdr_buf, failing as buildWrites does.
 func (x *Xprt) pagesWrite(t *sched.Task, info *WriteInfo, xdr *XdrBuf, offset, length int) error {
 	t.Point("svc_rdma_pages_write", "offset", offset, "length", length, "pages", len(xdr.Pages))
 	info.Xdr = xdr
@@ -383,6 +401,9 @@ func (x *Xprt) pagesWrite(t *sched.Task, info *WriteInfo, xdr *XdrBuf, offset, l
 }
 
 // xbWrite is svc_rdma_xb_write: head, page list and tail of one xdr_buf.
+// It returns the xdr_buf's length, which svc_rdma_send_write_chunk checks
+// against the payload's (the kernel's comment says zero; its code returns
+// the length), or the first error of buildWrites.
 func (x *Xprt) xbWrite(t *sched.Task, xdr *XdrBuf, info *WriteInfo) (n int, err error) {
 	ret := t.CallV("svc_rdma_xb_write", "head", xdr.Head.Len, "page_len", xdr.PageLen, "tail", xdr.Tail.Len)
 	defer func() {
@@ -411,7 +432,9 @@ func (x *Xprt) xbWrite(t *sched.Task, xdr *XdrBuf, info *WriteInfo) (n int, err 
 }
 
 // sendWriteChunk is svc_rdma_send_write_chunk: build and post the RDMA
-// Writes for one Write chunk's payload.
+// Writes for one Write chunk's payload. A payload outside the reply is
+// EMSGSIZE, no write info ENOMEM; otherwise it fails as xbWrite or
+// postChunkCtxt does, and the write info goes.
 func (x *Xprt) sendWriteChunk(t *sched.Task, chunk *Chunk, xdr *XdrBuf) (err error) {
 	defer t.Call("svc_rdma_send_write_chunk", "chunk", chunk.Index, "position", chunk.Position, "payload", chunk.PayloadLength)(&err)
 	payload, ok := xdr.subsegment(int(chunk.Position), int(chunk.PayloadLength))
@@ -439,7 +462,8 @@ func (x *Xprt) sendWriteChunk(t *sched.Task, chunk *Chunk, xdr *XdrBuf) (err err
 }
 
 // sendWriteList is svc_rdma_send_write_list: every Write chunk that carries
-// a payload, in order.
+// a payload, in order. The first chunk that cannot be sent ends the list
+// with its error; the reply is then dropped and the connection closed.
 func (x *Xprt) sendWriteList(t *sched.Task, rctxt *RecvCtxt, xdr *XdrBuf) (err error) {
 	defer t.Call("svc_rdma_send_write_list", "chunks", rctxt.WritePCL.Count())(&err)
 	for _, chunk := range rctxt.WritePCL.Chunks {
@@ -456,6 +480,9 @@ func (x *Xprt) sendWriteList(t *sched.Task, rctxt *RecvCtxt, xdr *XdrBuf) (err e
 // prepareReplyChunk is svc_rdma_prepare_reply_chunk: build the RDMA Writes
 // of the Reply chunk and chain them in front of the Send; it returns the
 // whole reply length, Write chunk bytes included (docs/kernel-model.md, O2).
+// A reply longer than the chunk is E2BIG, no rw ctxt ENOMEM, a mapping
+// failure EIO. Nothing is posted here: the Send carries the chain, so a
+// lost connection shows when it is posted.
 func (x *Xprt) prepareReplyChunk(t *sched.Task, writePCL, replyPCL *PCL, sctxt *SendCtxt, xdr *XdrBuf) (n int, err error) {
 	ret := t.CallV("svc_rdma_prepare_reply_chunk", "reply_len", xdr.Len, "chunk_len", replyPCL.First().Length)
 	defer func() {
@@ -500,6 +527,9 @@ func (x *Xprt) chainCC(cc *ChunkCtxt, chain *WR) *WR {
 
 // buildReadSegment is svc_rdma_build_read_segment: map one Read segment
 // onto rq_pages from (rc_curpage, rc_pageoff) and build its RDMA Reads.
+// It fails with EINVAL when rq_pages run out before the segment does (or,
+// in new2026, when its length overflows), ENOMEM when no rw ctxt can be
+// had, and EIO when the DMA mapping fails.
 func (x *Xprt) buildReadSegment(t *sched.Task, rq *Rqst, head *RecvCtxt, seg Segment, src string) (err error) {
 	defer t.Call("svc_rdma_build_read_segment", "handle", hex32(seg.Handle), "length", seg.Length, "offset", hex(seg.Offset),
 		"curpage", head.CurPage, "pageoff", head.PageOff)(&err)
@@ -566,7 +596,9 @@ func (x *Xprt) buildReadSegment(t *sched.Task, rq *Rqst, head *RecvCtxt, seg Seg
 	return nil
 }
 
-// buildReadChunk is svc_rdma_build_read_chunk.
+// buildReadChunk is svc_rdma_build_read_chunk: the Reads of every segment
+// of one Read chunk, counted in rc_readbytes. It fails as buildReadSegment
+// does, and with EINVAL for a chunk without segments.
 func (x *Xprt) buildReadChunk(t *sched.Task, rq *Rqst, head *RecvCtxt, chunk *Chunk, src string) (err error) {
 	defer t.Call("svc_rdma_build_read_chunk", "position", chunk.Position, "length", chunk.Length, "segments", len(chunk.Segments))(&err)
 	err = errInval
@@ -581,7 +613,10 @@ func (x *Xprt) buildReadChunk(t *sched.Task, rq *Rqst, head *RecvCtxt, chunk *Ch
 }
 
 // copyInlineRange is svc_rdma_copy_inline_range: copy inline bytes of the
-// call into rq_pages so the Read data that follows lands contiguously.
+// call into rq_pages, a page at a time, advancing rc_curpage and
+// rc_pageoff so that the Read data that follows lands right after them.
+// A range outside the inline bytes, or past rq_maxpages, is EINVAL; so is
+// every copy under B2.
 func (x *Xprt) copyInlineRange(t *sched.Task, rq *Rqst, head *RecvCtxt, offset, remaining uint32) (err error) {
 	defer t.Call("svc_rdma_copy_inline_range", "offset", offset, "remaining", remaining,
 		"curpage", head.CurPage, "pageoff", head.PageOff)(&err)
@@ -641,7 +676,10 @@ func (x *Xprt) copyBytes(t *sched.Task, dst *Page, dstOff int, src []byte, off, 
 }
 
 // readMultipleChunks is svc_rdma_read_multiple_chunks: inline pieces and
-// Read chunks, copied and pulled into rq_pages in XDR order.
+// Read chunks, copied and pulled into rq_pages in XDR order, so the call
+// arrives as a run of contiguous pages, as a call over TCP would. It fails
+// with EINVAL for chunks whose positions do not fit the call, or as
+// copyInlineRange and buildReadChunk do.
 func (x *Xprt) readMultipleChunks(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error) {
 	defer t.Call("svc_rdma_read_multiple_chunks", "chunks", head.ReadPCL.Count())(&err)
 	pcl := &head.ReadPCL
@@ -681,8 +719,13 @@ func (x *Xprt) readMultipleChunks(t *sched.Task, rq *Rqst, head *RecvCtxt) (err 
 	return x.copyInlineRange(t, rq, head, start, length)
 }
 
-// readDataItem is svc_rdma_read_data_item: one Read chunk; the inline
-// bytes stay in the Receive buffer until svc_rdma_read_complete.
+// readDataItem is svc_rdma_read_data_item: one Read chunk, whose data
+// becomes rq_arg's page list; the inline bytes stay in the Receive buffer
+// until svc_rdma_read_complete makes those before the chunk's position the
+// head and those after it the tail. (The kernel's comment, older than that
+// code, says the trailing bytes and the XDR pad go at the end of the page
+// list, because nfsd did not read the tail.) It fails as buildReadChunk
+// does, or with EINVAL for a position past the inline bytes.
 func (x *Xprt) readDataItem(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error) {
 	defer t.Call("svc_rdma_read_data_item")(&err)
 	chunk := head.ReadPCL.First()
@@ -693,7 +736,7 @@ func (x *Xprt) readDataItem(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error)
 }
 
 // readChunkRange is svc_rdma_read_chunk_range: pull [offset, offset+length)
-// of the call chunk.
+// of the call chunk, segment by segment, failing as buildReadSegment does.
 func (x *Xprt) readChunkRange(t *sched.Task, rq *Rqst, head *RecvCtxt, chunk *Chunk, offset, length uint32) (err error) {
 	defer t.Call("svc_rdma_read_chunk_range", "offset", offset, "length", length)(&err)
 	b4 := x.Beh.Has(B4)
@@ -729,7 +772,9 @@ func (x *Xprt) readChunkRange(t *sched.Task, rq *Rqst, head *RecvCtxt, chunk *Ch
 }
 
 // readCallChunk is svc_rdma_read_call_chunk: a Long Message, with any Read
-// chunks pulled into their positions.
+// chunks pulled into their positions. It fails with EINVAL for a Read
+// chunk whose position does not fit the call, or as readChunkRange and
+// buildReadChunk do.
 func (x *Xprt) readCallChunk(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error) {
 	defer t.Call("svc_rdma_read_call_chunk", "read_chunks", head.ReadPCL.Count())(&err)
 	call := head.CallPCL.First()
@@ -767,15 +812,19 @@ func (x *Xprt) readCallChunk(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error
 	return x.readChunkRange(t, rq, head, call, start, length)
 }
 
-// readSpecial is svc_rdma_read_special (a PZRC is assumed to come in
-// RDMA_NOMSG).
+// readSpecial is svc_rdma_read_special: the whole call comes by RDMA Read
+// (a position-zero Read chunk). The kernel assumes such a chunk comes only
+// with RDMA_NOMSG, though RFC 8166 allows it with RDMA_MSG.
 func (x *Xprt) readSpecial(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error) {
 	defer t.Call("svc_rdma_read_special")(&err)
 	return x.readCallChunk(t, rq, head)
 }
 
 // clearRqstPages is svc_rdma_clear_rqst_pages: the pages under I/O move to
-// the recv ctxt so releasing the rqst does not free them.
+// the recv ctxt so releasing the rqst does not free them. It runs after
+// every Read is built, because one page can hold the ends of two
+// segments; and if the post then fails, the recv ctxt's release frees
+// the pages.
 func (x *Xprt) clearRqstPages(t *sched.Task, rq *Rqst, head *RecvCtxt) {
 	head.Pages = head.Pages[:0]
 	for i := 0; i < head.PageCount && i < len(rq.Pages); i++ {
@@ -787,6 +836,12 @@ func (x *Xprt) clearRqstPages(t *sched.Task, rq *Rqst, head *RecvCtxt) {
 
 // processReadList is svc_rdma_process_read_list: build every Read WR the
 // call needs and post them as one chain; 1 means "posted, call parked".
+// RPC-over-RDMA expects the upper layer to pull each chunk while it
+// decodes, but nfsd wants the whole call in rq_arg before recvfrom
+// returns, so the Read list, checked when the call arrived, is pulled all
+// at once here, and the call is rebuilt once every Read has completed.
+// Errors are those of the read paths (EINVAL, ENOMEM, EIO) and of
+// postChunkCtxt (ENOTCONN).
 func (x *Xprt) processReadList(t *sched.Task, rq *Rqst, head *RecvCtxt) (ret int, err error) {
 	r := t.CallV("svc_rdma_process_read_list", "call_chunks", head.CallPCL.Count(), "read_chunks", head.ReadPCL.Count())
 	defer func() {

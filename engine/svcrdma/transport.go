@@ -43,7 +43,14 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// RWCtxt is struct svc_rdma_rw_ctxt.
+// RWCtxt is struct svc_rdma_rw_ctxt: the state of one chain of RDMA Reads
+// or Writes. A chain covers one contiguous buffer on the server, since
+// every scatterlist entry after the first must start on a page boundary
+// and an xdr_buf's kvecs need not; and it carries one R_key, so it moves at
+// most one of the client's segments, each of which may have its own. The
+// inline scatterlist makes a ctxt larger than a page, so ctxts are made
+// when first needed and then kept in the transport's cache for reuse until
+// the transport goes.
 type RWCtxt struct {
 	ID            int
 	RW            RWCtx
