@@ -48,7 +48,7 @@ type Session struct {
 	lesson   *lessonRun // a paced lesson being taken, or nil
 	dir      string
 
-	// The completer's view, refreshed after each command.
+	// What the completer knows of the lab, refreshed after each command.
 	snap     snap.Snapshot
 	segs     []Suggestion // client segments, "XID/N"
 	funcList []string     // function names seen in events, sorted
