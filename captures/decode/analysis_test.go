@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/nfs"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
@@ -29,7 +30,7 @@ func TestKernelNFSCaptures(t *testing.T) {
 		{"nfs4.1-rdma.pcap", 50, 1, 11},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := decodeFile(t, kernelPath(tc.name))
+			d := decodeFile(t, testutil.Capture(t, tc.name))
 			for _, n := range d.an.Notes() {
 				t.Errorf("%v", n)
 			}
@@ -156,7 +157,7 @@ func TestTsharkInfoOfNFSFrames(t *testing.T) {
 		},
 	}
 	for name, q := range quotes {
-		d := decodeFile(t, kernelPath(name))
+		d := decodeFile(t, testutil.Capture(t, name))
 		for frame, want := range q {
 			line := d.lines[frame-1]
 			if !strings.Contains(line, want) {
@@ -171,7 +172,7 @@ func TestTsharkInfoOfNFSFrames(t *testing.T) {
 // the pingpong capture are found.
 func TestVerbsTrafficIsNotRPC(t *testing.T) {
 	for _, n := range []string{"verbs-rc-pingpong.pcap", "rdmacm-rping.pcap", "perftest-ib-read-bw.pcap", "perftest-ib-write-bw.pcap"} {
-		d := decodeFile(t, kernelPath(n))
+		d := decodeFile(t, testutil.Capture(t, n))
 		if len(d.an.RPCs()) != 0 {
 			t.Errorf("%s: %d RPCs", n, len(d.an.RPCs()))
 		}
@@ -181,7 +182,7 @@ func TestVerbsTrafficIsNotRPC(t *testing.T) {
 			}
 		}
 	}
-	d := decodeFile(t, kernelPath("verbs-rc-pingpong.pcap"))
+	d := decodeFile(t, testutil.Capture(t, "verbs-rc-pingpong.pcap"))
 	var retrans []int
 	for _, n := range d.an.Notes() {
 		if n.Kind == NotePSNRetransmission {
@@ -202,7 +203,7 @@ func TestVerbsTrafficIsNotRPC(t *testing.T) {
 // answered with as many bytes as it asked for.
 func TestReadPairing(t *testing.T) {
 	for _, n := range []string{"perftest-ib-read-bw.pcap", "rdmacm-rping.pcap"} {
-		d := decodeFile(t, kernelPath(n))
+		d := decodeFile(t, testutil.Capture(t, n))
 		reads := 0
 		for _, f := range d.an.Flows {
 			for _, m := range f.Msgs {
@@ -223,7 +224,7 @@ func TestReadPairing(t *testing.T) {
 
 // TestCMLearnsTheConnection: rping's CM exchange pairs the two flows.
 func TestCMLearnsTheConnection(t *testing.T) {
-	d := decodeFile(t, kernelPath("rdmacm-rping.pcap"))
+	d := decodeFile(t, testutil.Capture(t, "rdmacm-rping.pcap"))
 	cs := d.an.Connections()
 	if len(cs) != 1 || !cs[0].Established() || cs[0].ActiveQPN != 0x13 || cs[0].PassiveQPN != 0x13 ||
 		cs[0].PMTU != 1024 || !cs[0].HaveIP || cs[0].ReqFrame != 1 || cs[0].RepFrame != 2 || cs[0].RtuFrame != 3 {
@@ -238,7 +239,7 @@ func TestCMLearnsTheConnection(t *testing.T) {
 
 // TestPublicCaptures runs the analysis over the third-party captures.
 func TestPublicCaptures(t *testing.T) {
-	for _, path := range publicPaths(t) {
+	for _, path := range testutil.PublicCaptures(t) {
 		d := decodeFile(t, path)
 		name := filepath.Base(path)
 		anomalies := map[NoteKind]int{}
@@ -289,9 +290,9 @@ func TestPublicCaptures(t *testing.T) {
 // TestTruncatedCapture: a capture cut inside a record decodes up to the
 // cut, and the error names the file, the frame and the offset.
 func TestTruncatedCapture(t *testing.T) {
-	b := readFileBytes(t, kernelPath("rdmacm-rping.pcap"))
+	b := testutil.ReadCapture(t, "rdmacm-rping.pcap")
 	path := filepath.Join(t.TempDir(), "cut.pcap")
-	writeFileBytes(t, path, b[:24+16+322+16+100])
+	testutil.WriteFile(t, path, b[:24+16+322+16+100])
 	n := 0
 	_, err := ReadFile(path, func(p *Packet) error { n++; return nil })
 	var pe *pcapfile.Error

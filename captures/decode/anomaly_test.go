@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/gopacket"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
@@ -31,7 +32,7 @@ type capFrame struct {
 // path of the result.
 func mutate(t *testing.T, fn func(fs []capFrame) []capFrame, keepICRC int) string {
 	t.Helper()
-	r, err := pcapfile.Open(kernelPath("nfs3-rdma.pcap"))
+	r, err := pcapfile.Open(testutil.Capture(t, "nfs3-rdma.pcap"))
 	if err != nil {
 		t.Fatal(err)
 	}

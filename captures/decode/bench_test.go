@@ -11,6 +11,7 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
@@ -21,7 +22,7 @@ var streaming = Options{DropRPCs: true, DropNotes: true, DropChunkData: true}
 // benchCapture runs fn over every packet of a kernel capture, from memory,
 // keeping what opt says, and reports packets per second.
 func benchCapture(b *testing.B, name string, opt Options, fn func(p *Packet, out *bytes.Buffer)) {
-	data := readFileBytes(b, kernelPath(name))
+	data := testutil.ReadCapture(b, name)
 	var out bytes.Buffer
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
@@ -47,7 +48,7 @@ func benchCapture(b *testing.B, name string, opt Options, fn func(p *Packet, out
 
 // BenchmarkDecodeJSON is "rdmalab decode --json" on the kernel captures.
 func BenchmarkDecodeJSON(b *testing.B) {
-	for _, name := range kernelCaptures {
+	for _, name := range testutil.KernelCaptures() {
 		b.Run(name, func(b *testing.B) {
 			var w jsonw
 			benchCapture(b, name, streaming, func(p *Packet, out *bytes.Buffer) {
@@ -105,7 +106,7 @@ func BenchmarkLayers(b *testing.B) {
 // kernelFrames reads every frame of a kernel capture into memory.
 func kernelFrames(b *testing.B, name string) [][]byte {
 	b.Helper()
-	r, err := pcapfile.Open(kernelPath(name))
+	r, err := pcapfile.Open(testutil.Capture(b, name))
 	if err != nil {
 		b.Fatal(err)
 	}

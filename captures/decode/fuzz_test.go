@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/gopacket"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
@@ -50,7 +51,7 @@ var fuzzLinks = []pcapfile.LinkType{pcapfile.LinkTypeEthernet, pcapfile.LinkType
 // pairs of frames of a few hundred bytes at most: the fuzzer minimises
 // every input it keeps, at a cost that grows with its size.
 func FuzzDecodeFrames(f *testing.F) {
-	r, err := pcapfile.Open(kernelPath("nfs3-rdma.pcap"))
+	r, err := pcapfile.Open(testutil.Capture(f, "nfs3-rdma.pcap"))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -103,10 +104,10 @@ func FuzzCaptureFile(f *testing.F) {
 	// Small seeds: the fuzzer minimises every new input it keeps, which
 	// takes minutes on a large one. Frames 4-7 of nfs3-rdma.pcap are a
 	// call, its ACK, the reply and its ACK.
-	b := readFileBytes(f, kernelPath("nfs3-rdma.pcap"))
+	b := testutil.ReadCapture(f, "nfs3-rdma.pcap")
 	recs := recordOffsets(b)
 	f.Add(append(append([]byte(nil), b[:24]...), b[recs[3]:recs[7]]...))
-	f.Add(readFileBytes(f, kernelPath("rdmacm-rping.pcap"))[:24+16+322])
+	f.Add(testutil.ReadCapture(f, "rdmacm-rping.pcap")[:24+16+322])
 	f.Fuzz(func(t *testing.T, data []byte) {
 		an, err := Read(bytes.NewReader(data), "fuzz.pcap", func(p *Packet) error {
 			everyOutput(t, p)

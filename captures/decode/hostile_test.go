@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/oncrpc"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
@@ -98,7 +99,7 @@ func (c *conv) write(t *testing.T, name string) string {
 	t.Helper()
 	path := writeFrames(t, c.frames...)
 	if dir := os.Getenv("RDMALAB_HOSTILE_DIR"); dir != "" {
-		writeFileBytes(t, filepath.Join(dir, name), readFileBytes(t, path))
+		testutil.WriteFile(t, filepath.Join(dir, name), testutil.ReadFile(t, path))
 	}
 	return path
 }
@@ -196,7 +197,7 @@ func TestChunkRebuildBounded(t *testing.T) {
 			name := fmt.Sprintf("%s-%d", tc.name, segs)
 			t.Run(name, func(t *testing.T) {
 				path := tc.build(t, segs).write(t, name+".pcap")
-				size := uint64(len(readFileBytes(t, path)))
+				size := uint64(len(testutil.ReadFile(t, path)))
 				for _, mode := range []Output{{}, {Tree: true}, {JSON: true}, {RPCs: true}, {RPCs: true, JSON: true}, {Check: true}} {
 					var before, after runtime.MemStats
 					runtime.ReadMemStats(&before)
@@ -435,7 +436,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		"hostile-readzero":   hostileReadZero(t, 4),
 		"hostile-replychunk": hostileReplyChunk(t, 4),
 	} {
-		seed("FuzzCaptureFile", name, fmt.Sprintf("[]byte(%q)\n", readFileBytes(t, c.write(t, name+".pcap"))))
+		seed("FuzzCaptureFile", name, fmt.Sprintf("[]byte(%q)\n", testutil.ReadFile(t, c.write(t, name+".pcap"))))
 		seed("FuzzDecodeFrames", name, fmt.Sprintf("byte('\\x00')\n[]byte(%q)\n[]byte(%q)\n", c.frames[0], c.frames[1]))
 	}
 	c := &conv{t: t}
@@ -448,5 +449,5 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		w.String(evil) // as a READLINK reply
 	}))))
 	seed("FuzzDecodeFrames", "hostile-names", fmt.Sprintf("byte('\\x00')\n[]byte(%q)\n[]byte(%q)\n", c.frames[0], c.frames[1]))
-	seed("FuzzCaptureFile", "hostile-names", fmt.Sprintf("[]byte(%q)\n", readFileBytes(t, c.write(t, "names.pcap"))))
+	seed("FuzzCaptureFile", "hostile-names", fmt.Sprintf("[]byte(%q)\n", testutil.ReadFile(t, c.write(t, "names.pcap"))))
 }

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
@@ -85,7 +86,7 @@ func waitAll(t testing.TB, x *Index) int {
 func TestIndexGzipBomb(t *testing.T) {
 	leftovers := privateTemp(t)
 	path := filepath.Join(t.TempDir(), "bomb.pcap.gz")
-	writeFileBytes(t, path, gzipMembers(t, pcapFileHeader(), make([]byte, 1<<20), 1024))
+	testutil.WriteFile(t, path, gzipMembers(t, pcapFileHeader(), make([]byte, 1<<20), 1024))
 	const limit = 8 << 20
 	var x *Index
 	var n int
@@ -144,7 +145,7 @@ func TestIndexInterfaceBomb(t *testing.T) {
 	idb := block(1, []byte{1, 0, 0, 0, 0, 0, 1, 0})
 	leftovers := privateTemp(t)
 	path := filepath.Join(t.TempDir(), "idb.pcapng.gz")
-	writeFileBytes(t, path, gzipMembers(t, shb, bytes.Repeat(idb, (1<<20)/20), 2000))
+	testutil.WriteFile(t, path, gzipMembers(t, shb, bytes.Repeat(idb, (1<<20)/20), 2000))
 	x, err := OpenIndex(path)
 	if err != nil {
 		t.Fatal(err)
@@ -163,13 +164,13 @@ func TestIndexInterfaceBomb(t *testing.T) {
 // A gzip capture cut short: the index keeps the good frames and says
 // where it ends exactly as `rdmalab decode` does.
 func TestIndexTruncatedGzip(t *testing.T) {
-	b := readFileBytes(t, kernelPath("nfs3-rdma.pcap"))
+	b := testutil.ReadCapture(t, "nfs3-rdma.pcap")
 	var z bytes.Buffer
 	zw := gzip.NewWriter(&z)
 	zw.Write(b)
 	zw.Close()
 	path := filepath.Join(t.TempDir(), "cut.pcap.gz")
-	writeFileBytes(t, path, z.Bytes()[:z.Len()/2])
+	testutil.WriteFile(t, path, z.Bytes()[:z.Len()/2])
 
 	var lines []string
 	_, derr := ReadFile(path, func(p *Packet) error {
@@ -197,10 +198,10 @@ func TestIndexTruncatedGzip(t *testing.T) {
 func TestIndexTempFile(t *testing.T) {
 	var z bytes.Buffer
 	zw := gzip.NewWriter(&z)
-	zw.Write(readFileBytes(t, kernelPath("rdmacm-rping.pcap")))
+	zw.Write(testutil.ReadCapture(t, "rdmacm-rping.pcap"))
 	zw.Close()
 	path := filepath.Join(t.TempDir(), "rping.pcap.gz")
-	writeFileBytes(t, path, z.Bytes())
+	testutil.WriteFile(t, path, z.Bytes())
 	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
 	if _, err := OpenIndex(path); err == nil || !strings.Contains(err.Error(), path) ||
 		!strings.Contains(err.Error(), "temporary file") {
@@ -212,7 +213,7 @@ func TestIndexTempFile(t *testing.T) {
 	zw = gzip.NewWriter(&z)
 	zw.Write([]byte("not a capture, but long enough to be read as one"))
 	zw.Close()
-	writeFileBytes(t, path, z.Bytes())
+	testutil.WriteFile(t, path, z.Bytes())
 	if _, err := OpenIndex(path); err == nil || !strings.Contains(err.Error(), "not a pcap") {
 		t.Errorf("not a capture: %v", err)
 	}

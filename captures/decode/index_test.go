@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/gopacket"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
@@ -38,18 +39,10 @@ func openDone(t testing.TB, path string) *Index {
 	return x
 }
 
-func allCaptures(t *testing.T) []string {
-	var paths []string
-	for _, name := range kernelCaptures {
-		paths = append(paths, kernelPath(name))
-	}
-	return append(paths, publicPaths(t)...)
-}
-
 // The index gives back, packet by packet, exactly the lines and trees
 // `rdmalab decode` and `rdmalab decode -V` print.
 func TestIndexMatchesDecode(t *testing.T) {
-	for _, path := range allCaptures(t) {
+	for _, path := range testutil.AllCaptures(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			x := openDone(t, path)
 			pr := x.Progress()
@@ -108,7 +101,7 @@ func beforeAnalysis(tree string) string {
 func TestIndexKeepsAnalysis(t *testing.T) {
 	compact := 0
 	total := 0
-	for _, path := range allCaptures(t) {
+	for _, path := range testutil.AllCaptures(t) {
 		x := &Index{dec: NewDecoderWith(Options{DropChunkData: true})}
 		r, err := pcapfile.Open(path)
 		if err != nil {
@@ -142,7 +135,7 @@ func TestIndexKeepsAnalysis(t *testing.T) {
 
 // Each detail line names the bytes of its field.
 func TestTreeByteRanges(t *testing.T) {
-	x := openDone(t, kernelPath("nfs3-rdma.pcap"))
+	x := openDone(t, testutil.Capture(t, "nfs3-rdma.pcap"))
 	find := func(lines []TreeLine, prefix string) TreeLine {
 		t.Helper()
 		for _, l := range lines {
@@ -225,7 +218,7 @@ func hexString(v uint64) string { return fmt.Sprintf("0x%016x", v) }
 
 // A packet links to its RPC, and the RPC to its packets.
 func TestIndexPlace(t *testing.T) {
-	x := openDone(t, kernelPath("nfs3-rdma.pcap"))
+	x := openDone(t, testutil.Capture(t, "nfs3-rdma.pcap"))
 	roles := map[Role]int{}
 	checked := 0
 	for i := 0; i < x.Len(); i++ {
@@ -274,11 +267,8 @@ func TestIndexPlace(t *testing.T) {
 
 // A gzip-compressed capture indexes and reads back like the plain one.
 func TestIndexGzip(t *testing.T) {
-	plain := kernelPath("nfs3-rdma.pcap")
-	b, err := os.ReadFile(plain)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain := testutil.Capture(t, "nfs3-rdma.pcap")
+	b := testutil.ReadFile(t, plain)
 	var z bytes.Buffer
 	zw := gzip.NewWriter(&z)
 	zw.Write(b)
@@ -310,10 +300,7 @@ func TestIndexGzip(t *testing.T) {
 // A file cut in the middle of a record is indexed up to there, and the
 // error names the file, the frame and the offset.
 func TestIndexDamagedFile(t *testing.T) {
-	b, err := os.ReadFile(kernelPath("nfs3-rdma.pcap"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := testutil.ReadCapture(t, "nfs3-rdma.pcap")
 	path := filepath.Join(t.TempDir(), "cut.pcap")
 	os.WriteFile(path, b[:5000], 0o644)
 	x := openDone(t, path)
@@ -340,7 +327,7 @@ func TestIndexDamagedFile(t *testing.T) {
 
 // Close stops indexing at once, whatever is left of the file.
 func TestIndexCloseEarly(t *testing.T) {
-	x, err := OpenIndex(kernelPath("nfs3-rdma.pcap"))
+	x, err := OpenIndex(testutil.Capture(t, "nfs3-rdma.pcap"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,8 +343,8 @@ func TestIndexCloseEarly(t *testing.T) {
 }
 
 func TestIndexJSON(t *testing.T) {
-	x := openDone(t, kernelPath("nfs3-rdma.pcap"))
-	_, out, _ := writeFile(kernelPath("nfs3-rdma.pcap"), Output{JSON: true})
+	x := openDone(t, testutil.Capture(t, "nfs3-rdma.pcap"))
+	_, out, _ := writeFile(testutil.Capture(t, "nfs3-rdma.pcap"), Output{JSON: true})
 	want := strings.SplitN(out, "\n", 6)[4]
 	got, err := x.JSON(4)
 	if err != nil || string(got) != want {
@@ -371,7 +358,7 @@ func TestTreeRangesInBounds(t *testing.T) {
 	sizes := map[string]int{"Base Transport Header": 12, "Local Route Header": 8, "Global Route Header": 40,
 		"RETH - ": 16, "AETH - ": 4, "DETH - ": 8, "User Datagram Protocol": 8, "Opcode:": 1}
 	found := map[string]bool{}
-	for _, path := range allCaptures(t) {
+	for _, path := range testutil.AllCaptures(t) {
 		x := openDone(t, path)
 		for i := 0; i < x.Len(); i++ {
 			n := len(x.Bytes(i))
@@ -395,7 +382,7 @@ func TestTreeRangesInBounds(t *testing.T) {
 
 // FuzzTree: whatever a frame holds, every tree line's bytes lie inside it.
 func FuzzTree(f *testing.F) {
-	r, err := pcapfile.Open(kernelPath("nfs3-rdma.pcap"))
+	r, err := pcapfile.Open(testutil.Capture(f, "nfs3-rdma.pcap"))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -423,7 +410,7 @@ func FuzzTree(f *testing.F) {
 // and its errors name the file. The file is read from memory and its
 // seeds are a few frames: each run is a small file's work.
 func FuzzIndexFile(f *testing.F) {
-	b := readFileBytes(f, kernelPath("nfs3-rdma.pcap"))
+	b := testutil.ReadCapture(f, "nfs3-rdma.pcap")
 	recs := recordOffsets(b)
 	small := append(append([]byte(nil), b[:24]...), b[recs[3]:recs[7]]...) // a call, its ACK, the reply, its ACK
 	f.Add(small)

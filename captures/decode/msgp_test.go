@@ -2,9 +2,10 @@ package decode
 
 import (
 	"encoding/binary"
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
 // toMSGP turns the RDMA_MSG SEND Only frame f into RDMA_MSGP (RFC 5666
@@ -74,12 +75,9 @@ func TestMSGP(t *testing.T) {
 	}
 
 	t.Run("tshark", func(t *testing.T) {
-		out, err := exec.Command(tshark(t), "-r", path, "-Y", "frame.number==4 || frame.number==6", "-T", "fields",
-			"-e", "rpcordma.msg_type", "-e", "rpcordma.rdma_align", "-e", "rpcordma.rdma_thresh", "-e", "rpc.xid").Output()
-		if err != nil {
-			t.Fatalf("tshark: %v", err)
-		}
-		if got, want := string(out), "2\t1024\t4096\t0x3adbd665\n2\t0\t0\t0x3adbd665\n"; got != want {
+		out := testutil.RunTshark(t, "-r", path, "-Y", "frame.number==4 || frame.number==6", "-T", "fields",
+			"-e", "rpcordma.msg_type", "-e", "rpcordma.rdma_align", "-e", "rpcordma.rdma_thresh", "-e", "rpc.xid")
+		if got, want := out, "2\t1024\t4096\t0x3adbd665\n2\t0\t0\t0x3adbd665\n"; got != want {
 			t.Errorf("tshark reads %q, want %q", got, want)
 		}
 	})

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
 // render decodes path keeping what opt says and returns, per packet, its
@@ -33,12 +35,7 @@ func render(t *testing.T, path string, opt Options) ([]string, *Analyzer) {
 // everything is kept. Only the whole-capture lists shrink: no notes kept,
 // only the unanswered calls listed.
 func TestStreamingOptions(t *testing.T) {
-	paths := []string{}
-	for _, n := range kernelCaptures {
-		paths = append(paths, kernelPath(n))
-	}
-	paths = append(paths, publicPaths(t)...)
-	for _, path := range paths {
+	for _, path := range testutil.AllCaptures(t) {
 		all, keep := render(t, path, Options{})
 		some, drop := render(t, path, Options{DropRPCs: true, DropNotes: true, DropChunkData: true})
 		if len(all) != len(some) {

@@ -41,12 +41,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
 // parityFields are compared frame by frame. bytes marks FT_BYTES fields,
@@ -174,21 +175,15 @@ func init() {
 }
 
 // tsharkFields runs tshark -T fields over path: one map per frame.
-func tsharkFields(t *testing.T, bin, path string, extra ...string) []map[string][]string {
+func tsharkFields(t *testing.T, path string, extra ...string) []map[string][]string {
 	args := append([]string{"-r", path, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=|", "-e", "frame.number"}, extra...)
 	for _, f := range parityFields {
 		args = append(args, "-e", f.name)
 	}
 	args = append(args, "-e", "rpcordma.fragment")
-	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("tshark %s: %v\n%s", path, err, stderr.String())
-	}
+	out := testutil.RunTshark(t, args...)
 	var frames []map[string][]string
-	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 		cols := strings.Split(line, "\t")
 		m := map[string][]string{}
 		for i, f := range parityFields {
@@ -419,20 +414,15 @@ func compareParity(t *testing.T, name string, ts []map[string][]string, ours []m
 // tshark -T fields: opcode, PSN, dest QP, RETH, AETH, immediate data, the
 // ICRC and VCRC fields, and every rpcordma field.
 func TestTsharkParity(t *testing.T) {
-	bin := tshark(t)
-	paths := []string{}
-	for _, n := range kernelCaptures {
-		paths = append(paths, kernelPath(n))
-	}
-	paths = append(paths, publicPaths(t)...)
-	for _, path := range paths {
+	testutil.Tshark(t) // skips, or fails, the whole comparison without it
+	for _, path := range testutil.AllCaptures(t) {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
 			var extra []string
 			if strings.Contains(name, "sport69") {
 				extra = []string{"--disable-protocol", "tftp"}
 			}
-			ts := tsharkFields(t, bin, path, extra...)
+			ts := tsharkFields(t, path, extra...)
 			ours := ourFields(t, path)
 			res := compareParity(t, name, ts, ours)
 			if res.compared == 0 {
@@ -468,9 +458,8 @@ func TestTsharkParity(t *testing.T) {
 // TestTsharkLosesSourcePort69 shows the frame loss the comparison works
 // around: plain tshark takes UDP source port 69 for TFTP.
 func TestTsharkLosesSourcePort69(t *testing.T) {
-	bin := tshark(t)
-	path := publicPath(t, "oferby-proxy-roce-sport69.pcap")
-	ts := tsharkFields(t, bin, path)
+	path := testutil.PublicCapture(t, "oferby-proxy-roce-sport69.pcap")
+	ts := tsharkFields(t, path)
 	ours := ourFields(t, path)
 	lost := 0
 	for i := range ts {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
 // treeRangesGolden holds the bytes of every tree line of every packet of
@@ -20,8 +22,8 @@ var treeRangesGolden = filepath.Join("testdata", "tree-ranges.txt")
 func TestTreeRangesGolden(t *testing.T) {
 	var got strings.Builder
 	trees := map[string][]TreeLine{} // "capture frame": the tree, to explain a difference
-	for _, name := range kernelCaptures {
-		x := openDone(t, kernelPath(name))
+	for _, name := range testutil.KernelCaptures() {
+		x := openDone(t, testutil.Capture(t, name))
 		fmt.Fprintf(&got, "# %s\n", name)
 		for i := 0; i < x.Len(); i++ {
 			lines := x.Detail(i)

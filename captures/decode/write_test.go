@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
 // writeFile runs Write on path and returns the anomalies, the output and
@@ -24,7 +26,7 @@ func TestWriteCheckFails(t *testing.T) {
 }
 
 func TestWriteFilter(t *testing.T) {
-	nfs3 := kernelPath("nfs3-rdma.pcap")
+	nfs3 := testutil.Capture(t, "nfs3-rdma.pcap")
 	frames := func(expr string) []string {
 		f, err := ParseFilter(expr)
 		if err != nil {
@@ -60,9 +62,9 @@ func TestWriteFilter(t *testing.T) {
 }
 
 func TestWriteTruncatedFile(t *testing.T) {
-	b := readFileBytes(t, kernelPath("rdmacm-rping.pcap"))
+	b := testutil.ReadCapture(t, "rdmacm-rping.pcap")
 	path := filepath.Join(t.TempDir(), "cut.pcap")
-	writeFileBytes(t, path, b[:24+16+322+16+100])
+	testutil.WriteFile(t, path, b[:24+16+322+16+100])
 	_, out, err := writeFile(path, Output{})
 	if err == nil || strings.Count(out, "\n") != 1 ||
 		!strings.Contains(err.Error(), "cut.pcap: frame 2, offset 478: file ends inside the packet data (100 of 322 bytes)") {

@@ -7,28 +7,27 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 	"github.com/rdmalab/rdmalab/proto/safe"
 	"github.com/rdmalab/rdmalab/proto/xdr"
 )
 
-const simNFS3 = "../testdata/sim-nfs3.pcap"
+// simNFS3 is the simulator's own NFSv3 traffic, in captures/testdata.
+const simNFS3 = "sim-nfs3.pcap"
 
-// patched is the capture at path with b written at byte off.
-func patched(t testing.TB, path string, off int, b []byte) []byte {
+// patched is the capture name of captures/testdata with b written at byte
+// off.
+func patched(t testing.TB, name string, off int, b []byte) []byte {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := testutil.ReadCapture(t, name)
 	copy(data[off:], b)
 	return data
 }
@@ -359,10 +358,7 @@ func checkTerminalSafe(t *testing.T, what, out string) {
 // A gzip capture cut short replays up to the break, which names the frame
 // and the uncompressed offset, as a plain one does.
 func TestTruncatedGzip(t *testing.T) {
-	data, err := os.ReadFile(simNFS3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := testutil.ReadCapture(t, simNFS3)
 	var gz bytes.Buffer
 	w := gzip.NewWriter(&gz)
 	w.Write(data)
@@ -425,20 +421,11 @@ func framesOf(t testing.TB, data []byte, frames ...int) []byte {
 	return b.Bytes()
 }
 
-func readFile(t testing.TB, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
 // FuzzReplay: any capture replays as far as it goes, forward and back,
 // without a panic; its pictures cost what its bytes do, and its text
 // transcript is safe for a terminal. The seeds are a few frames each.
 func FuzzReplay(f *testing.F) {
-	sim := readFile(f, simNFS3)
+	sim := testutil.ReadCapture(f, simNFS3)
 	f.Add(framesOf(f, sim, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18)) // CM, a WRITE's Read chunk, reply, ACK
 	f.Add(framesOf(f, sim, 19, 20, 21, 25, 26, 33, 34))      // a READ's Write chunk
 	f.Add(framesOf(f, sim, 35, 36, 37, 38))                  // a READDIR's Reply chunk

@@ -14,16 +14,20 @@ import (
 
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
+// The kernel's NFS captures in captures/testdata.
 const (
-	nfs3  = "../testdata/nfs3-rdma.pcap"
-	nfs41 = "../testdata/nfs4.1-rdma.pcap"
+	nfs3  = "nfs3-rdma.pcap"
+	nfs41 = "nfs4.1-rdma.pcap"
 )
 
-func load(t testing.TB, path string) *Timeline {
+// load replays the capture name of captures/testdata.
+func load(t testing.TB, name string) *Timeline {
 	t.Helper()
+	path := testutil.Capture(t, name)
 	tl, err := ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -34,39 +38,6 @@ func load(t testing.TB, path string) *Timeline {
 	return tl
 }
 
-// checkGolden compares got with testdata/name; RDMALAB_UPDATE_GOLDEN=1
-// writes it instead.
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("RDMALAB_UPDATE_GOLDEN") != "" {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with RDMALAB_UPDATE_GOLDEN=1 to create it)", err)
-	}
-	g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < max(len(g), len(w)); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			t.Fatalf("%s line %d:\n got %q\nwant %q", path, i+1, gl, wl)
-		}
-	}
-}
-
 // The transcript of the kernel's NFSv3 capture, one line a step.
 func TestGoldenTranscript(t *testing.T) {
 	tl := load(t, nfs3)
@@ -75,7 +46,7 @@ func TestGoldenTranscript(t *testing.T) {
 	if err := tl.WriteTranscript(&b, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "nfs3-rdma.golden", b.String())
+	testutil.Golden(t, filepath.Join("testdata", "nfs3-rdma.golden"), b.String())
 }
 
 // The events of the steps that show each part of the server's work: a
@@ -91,7 +62,7 @@ func TestGoldenEvents(t *testing.T) {
 			fmt.Fprintf(&b, "    %s\n", e)
 		}
 	}
-	checkGolden(t, "nfs3-rdma-events.golden", b.String())
+	testutil.Golden(t, filepath.Join("testdata", "nfs3-rdma-events.golden"), b.String())
 }
 
 func stepAtFrame(t *testing.T, tl *Timeline, frame int) int {
@@ -108,7 +79,7 @@ func stepAtFrame(t *testing.T, tl *Timeline, frame int) int {
 // Properties every replay keeps, on every capture of RPC-over-RDMA in
 // captures/testdata (the kernel's, and the simulator's own traffic).
 func TestProperties(t *testing.T) {
-	paths, err := filepath.Glob("../testdata/*.pcap")
+	paths, err := filepath.Glob(testutil.Capture(t, "*.pcap"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +94,8 @@ func TestProperties(t *testing.T) {
 				t.Fatalf("%v %v", err, tl.Err)
 			}
 			replayed++
-			checkProperties(t, tl, path == nfs3 || path == nfs41)
+			name := filepath.Base(path)
+			checkProperties(t, tl, name == nfs3 || name == nfs41)
 			p := tl.Player()
 			p.End()
 			snap := p.Snapshot()
@@ -283,10 +255,7 @@ func TestStepByRPC(t *testing.T) {
 // A capture cut in the middle of a record replays up to the cut, and its
 // last step names the frame and byte offset.
 func TestTruncatedCapture(t *testing.T) {
-	data, err := os.ReadFile(nfs3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := testutil.ReadCapture(t, nfs3)
 	cut := data[:len(data)*2/5+7]
 	tl, err := Read(bytes.NewReader(cut), "cut.pcap")
 	if err != nil {
@@ -322,7 +291,7 @@ func TestTruncatedCapture(t *testing.T) {
 // responses) says so, replays what it can, and counts positions from the
 // first reply it sees.
 func TestMidStream(t *testing.T) {
-	path := cutCapture(t, nfs3, 150)
+	path := cutCapture(t, testutil.Capture(t, nfs3), 150)
 	tl, err := ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -391,7 +360,7 @@ func containsAny(list []string, sub string) bool {
 
 // A capture without RPC-over-RDMA has nothing to replay.
 func TestNoRPC(t *testing.T) {
-	_, err := ReadFile("../testdata/perftest-ib-read-bw.pcap")
+	_, err := ReadFile(testutil.Capture(t, "perftest-ib-read-bw.pcap"))
 	if !errors.Is(err, ErrNoRPC) || !strings.Contains(err.Error(), "perftest-ib-read-bw.pcap") {
 		t.Errorf("got %v, want ErrNoRPC naming the file", err)
 	}

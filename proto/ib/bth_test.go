@@ -8,6 +8,7 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
@@ -106,7 +107,7 @@ func TestDecodeTwoPacketsIntoOneStruct(t *testing.T) {
 // TestRoundTripCaptures decodes every frame of every capture and serializes
 // the layers again: the bytes must come back unchanged.
 func TestRoundTripCaptures(t *testing.T) {
-	for _, path := range capturePaths(t) {
+	for _, path := range testutil.AllCaptures(t) {
 		n := 0
 		for _, f := range readFrames(t, path) {
 			var s stack

@@ -2,20 +2,20 @@ package ib_test
 
 import (
 	"net/netip"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 // TestCMConnectionSetup decodes the CM exchange of rdmacm-rping.pcap:
 // REQ (frame 1), REP (2), RTU (3), and checks what it says about the QPs.
 func TestCMConnectionSetup(t *testing.T) {
-	frames := readFrames(t, filepath.Join("..", "..", "captures", "testdata", "rdmacm-rping.pcap"))
+	frames := readFrames(t, testutil.Capture(t, "rdmacm-rping.pcap"))
 	p := gopacket.NewPacket(frames[0].data, layers.LayerTypeEthernet, gopacket.Default)
 	var got []gopacket.LayerType
 	for _, l := range p.Layers() {
@@ -84,9 +84,7 @@ func TestCMSerializeEveryMessage(t *testing.T) {
 
 // TestNativeERF decodes a native InfiniBand frame in an ERF record.
 func TestNativeERF(t *testing.T) {
-	path := filepath.Join(publicDir, "magnate3-native-ib-erf-rdma.pcap")
-	mustExist(t, path)
-	frames := readFrames(t, path)
+	frames := readFrames(t, testutil.PublicCapture(t, "magnate3-native-ib-erf-rdma.pcap"))
 	var s stack
 	var decoded []gopacket.LayerType
 	f := frames[0]

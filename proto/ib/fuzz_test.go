@@ -1,13 +1,13 @@
 package ib_test
 
 import (
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
@@ -69,7 +69,7 @@ func sameFields(a, b layer) bool {
 // captureSeeds returns the UDP payloads (BTH onwards) of a kernel capture.
 func captureSeeds(f *testing.F, name string, max int) [][]byte {
 	var out [][]byte
-	for _, fr := range readFrames(f, filepath.Join("..", "..", "captures", "testdata", name)) {
+	for _, fr := range readFrames(f, testutil.Capture(f, name)) {
 		if len(fr.data) > 42 && len(out) < max {
 			out = append(out, fr.data[42:])
 		}
@@ -189,7 +189,7 @@ func FuzzICRC(f *testing.F) {
 
 // FuzzPacket decodes arbitrary frames through both decoding paths.
 func FuzzPacket(f *testing.F) {
-	for _, fr := range readFrames(f, filepath.Join("..", "..", "captures", "testdata", "rdmacm-rping.pcap"))[:12] {
+	for _, fr := range readFrames(f, testutil.Capture(f, "rdmacm-rping.pcap"))[:12] {
 		f.Add(fr.data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

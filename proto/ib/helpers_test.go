@@ -1,12 +1,9 @@
 package ib_test
 
 import (
-	"cmp"
 	"encoding/hex"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,29 +13,6 @@ import (
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
-
-// kernelCaptures are the captures copied into the repository.
-var kernelCaptures = []string{"nfs3-rdma.pcap", "nfs4.1-rdma.pcap", "perftest-ib-read-bw.pcap",
-	"perftest-ib-write-bw.pcap", "rdmacm-rping.pcap", "verbs-rc-pingpong.pcap"}
-
-// publicDir holds third-party captures that may not be copied into the
-// repository; tests that use them skip when it is absent.
-// RDMALAB_PUBLIC_CAPTURES moves it.
-var publicDir = cmp.Or(os.Getenv("RDMALAB_PUBLIC_CAPTURES"), "../../../shared/public-captures")
-
-// capturePaths returns the kernel captures and, when present, the public
-// ones.
-func capturePaths(t testing.TB) []string {
-	var paths []string
-	for _, n := range kernelCaptures {
-		paths = append(paths, filepath.Join("..", "..", "captures", "testdata", n))
-	}
-	pub, _ := filepath.Glob(filepath.Join(publicDir, "*.pcap"))
-	if len(pub) == 0 {
-		t.Logf("%s not present: testing the kernel captures only", publicDir)
-	}
-	return append(paths, pub...)
-}
 
 type frame struct {
 	n    int
@@ -135,10 +109,4 @@ func firstLayer(t testing.TB, f frame) gopacket.LayerType {
 		t.Fatal(err)
 	}
 	return lt
-}
-
-func mustExist(t testing.TB, path string) {
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s not present: %v", path, err)
-	}
 }

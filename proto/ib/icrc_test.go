@@ -17,6 +17,7 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
@@ -46,7 +47,7 @@ func icrcOf(s *stack, decoded []gopacket.LayerType, frame []byte) (uint32, bool,
 // capture, and the VCRC of native ones: all good, except in the sample
 // whose ICRCs are known to be wrong.
 func TestICRCCaptures(t *testing.T) {
-	for _, path := range capturePaths(t) {
+	for _, path := range testutil.AllCaptures(t) {
 		bad := strings.Contains(path, "icrc-mismatch")
 		var good, total, vgood, vtotal int
 		for _, f := range readFrames(t, path) {
@@ -174,21 +175,6 @@ func TestNativeCRCsRoundTrip(t *testing.T) {
 	}
 }
 
-// scapyPython returns a Python interpreter with scapy.contrib.roce, or
-// skips (fails with RDMALAB_REQUIRE_TOOLS=1).
-func scapyPython(t *testing.T) string {
-	for _, py := range []string{"python3", "/usr/bin/python3"} {
-		if exec.Command(py, "-c", "import scapy.contrib.roce").Run() == nil {
-			return py
-		}
-	}
-	if os.Getenv("RDMALAB_REQUIRE_TOOLS") == "1" {
-		t.Fatal("no python3 with scapy.contrib.roce (apt-get install python3-scapy)")
-	}
-	t.Skip("no python3 with scapy.contrib.roce (apt-get install python3-scapy); skipping the cross-check")
-	return ""
-}
-
 // scapyICRC recomputes, with scapy, the ICRC of every RoCEv2/IPv4 packet
 // of a pcap file and prints "frame icrc" lines.
 const scapyICRC = `
@@ -207,13 +193,13 @@ for i, p in enumerate(rdpcap(sys.argv[1]), 1):
 // (scapy.contrib.roce, IPv4 only) on the kernel captures and on random
 // packets whose masked fields (TOS, TTL, checksums, F/B/Resv6a) vary.
 func TestICRCMatchesScapy(t *testing.T) {
-	py := scapyPython(t)
+	py := testutil.ScapyPython(t)
 	dir := t.TempDir()
 	synth := filepath.Join(dir, "synthetic.pcap")
 	writeSynthetic(t, synth)
 	paths := []string{synth}
-	for _, n := range kernelCaptures {
-		paths = append(paths, filepath.Join("..", "..", "captures", "testdata", n))
+	for _, n := range testutil.KernelCaptures() {
+		paths = append(paths, testutil.Capture(t, n))
 	}
 	for _, path := range paths {
 		out, err := exec.Command(py, "-c", scapyICRC, path).Output()

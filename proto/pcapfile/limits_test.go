@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
@@ -129,7 +130,7 @@ func TestMaxExpand(t *testing.T) {
 	if got := pcapfile.DefaultMaxExpand(1 << 20); got != pcapfile.MinExpand {
 		t.Fatalf("default of 1 MiB: %d, want the floor", got)
 	}
-	real := gzipped(t, readFile(t, "nfs3-rdma.pcap"))
+	real := gzipped(t, testutil.ReadCapture(t, "nfs3-rdma.pcap"))
 	if n, err := readFrames(t, real, pcapfile.Options{}); err != nil || n != kernelCaptures["nfs3-rdma.pcap"] {
 		t.Fatalf("nfs3-rdma.pcap.gz: %d frames, %v", n, err)
 	}
@@ -276,7 +277,7 @@ func TestLengthPastTheFile(t *testing.T) {
 // A gzip file cut short gives its good frames, then the frame and
 // uncompressed offset where it ends; a damaged one says what gzip found.
 func TestTruncatedGzip(t *testing.T) {
-	plain := readFile(t, "nfs3-rdma.pcap")
+	plain := testutil.ReadCapture(t, "nfs3-rdma.pcap")
 	z := gzipped(t, plain)
 	full, _, _ := readAll(t, plain)
 	for _, cut := range []int{len(z) / 3, len(z) / 2, len(z) - 100, len(z) - 4} {
@@ -305,7 +306,7 @@ func TestTruncatedGzip(t *testing.T) {
 // Options.Decompressed gets the decompressed bytes, no more than were
 // read.
 func TestDecompressedCopy(t *testing.T) {
-	plain := readFile(t, "rdmacm-rping.pcap")
+	plain := testutil.ReadCapture(t, "rdmacm-rping.pcap")
 	var copyBuf bytes.Buffer
 	n, err := readFrames(t, gzipped(t, plain), pcapfile.Options{Decompressed: &copyBuf})
 	if err != nil || n != kernelCaptures["rdmacm-rping.pcap"] || !bytes.Equal(copyBuf.Bytes(), plain) {

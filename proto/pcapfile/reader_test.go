@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/gopacket"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
@@ -55,18 +56,9 @@ func readAll(t testing.TB, b []byte) ([]rec, *pcapfile.Reader, error) {
 	}
 }
 
-func readFile(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "captures", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestReadKernelCaptures(t *testing.T) {
 	for name, n := range kernelCaptures {
-		b := readFile(t, name)
+		b := testutil.ReadCapture(t, name)
 		recs, r, err := readAll(t, b)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -93,7 +85,7 @@ func TestReadKernelCaptures(t *testing.T) {
 // TestGzipAndPcapNG rewrites a capture as gzip, as pcapng (with our writer)
 // and as gzip-compressed pcapng: the same frames come back.
 func TestGzipAndPcapNG(t *testing.T) {
-	b := readFile(t, "rdmacm-rping.pcap")
+	b := testutil.ReadCapture(t, "rdmacm-rping.pcap")
 	want, _, err := readAll(t, b)
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +171,7 @@ func TestBigEndianMicroseconds(t *testing.T) {
 // TestTruncatedFiles cuts a capture everywhere inside its first records:
 // the frames before the cut decode, the error names the frame and offset.
 func TestTruncatedFiles(t *testing.T) {
-	b := readFile(t, "rdmacm-rping.pcap")
+	b := testutil.ReadCapture(t, "rdmacm-rping.pcap")
 	full, _, _ := readAll(t, b)
 	for cut := 0; cut < 24+3*(16+322); cut++ {
 		recs, _, err := readAll(t, b[:cut])
@@ -280,14 +272,8 @@ func TestHostileFiles(t *testing.T) {
 // TestEditcapPcapNG reads Wireshark's own pcapng conversion of a capture,
 // when editcap is installed.
 func TestEditcapPcapNG(t *testing.T) {
-	editcap, err := exec.LookPath("editcap")
-	if err != nil {
-		if os.Getenv("RDMALAB_REQUIRE_TOOLS") == "1" {
-			t.Fatal("editcap not installed (apt-get install tshark)")
-		}
-		t.Skip("editcap not installed (apt-get install tshark)")
-	}
-	src := filepath.Join("..", "..", "captures", "testdata", "rdmacm-rping.pcap")
+	editcap := testutil.Tool(t, "editcap", "tshark")
+	src := testutil.Capture(t, "rdmacm-rping.pcap")
 	dst := filepath.Join(t.TempDir(), "rping.pcapng")
 	if out, err := exec.Command(editcap, "-F", "pcapng", src, dst).CombinedOutput(); err != nil {
 		t.Fatalf("editcap: %v\n%s", err, out)
@@ -296,7 +282,7 @@ func TestEditcapPcapNG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _, _ := readAll(t, readFile(t, "rdmacm-rping.pcap"))
+	want, _, _ := readAll(t, testutil.ReadCapture(t, "rdmacm-rping.pcap"))
 	got, r, err := readAll(t, ng)
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +298,7 @@ func TestEditcapPcapNG(t *testing.T) {
 }
 
 func FuzzReader(f *testing.F) {
-	b := readFile(f, "rdmacm-rping.pcap")
+	b := testutil.ReadCapture(f, "rdmacm-rping.pcap")
 	f.Add(b[:24+16+322+16+322])
 	var ng bytes.Buffer
 	w, _ := pcapfile.NewNgWriter(&ng, pcapfile.LinkTypeEthernet)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/nfs"
 	"github.com/rdmalab/rdmalab/proto/oncrpc"
 )
@@ -35,9 +36,9 @@ var (
 
 func readAnalysis(t *testing.T, name string) analysis {
 	t.Helper()
-	f, err := os.Open(filepath.Join(sharedCaptures, "analysis", strings.TrimSuffix(name, ".pcap")+".txt"))
+	f, err := os.Open(testutil.SharedCapture(t, filepath.Join("analysis", strings.TrimSuffix(name, ".pcap")+".txt")))
 	if err != nil {
-		t.Skipf("tshark analysis not available: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	a := analysis{procs: map[Proc]int{}, calls: map[string]int{},
@@ -127,7 +128,7 @@ type captureResult struct {
 // re-encodes to its bytes and passes the Linux server's checks.
 func decodeCapture(t *testing.T, name string) captureResult {
 	t.Helper()
-	pkts := readRC(t, capturePath(t, name))
+	pkts := readRC(t, testutil.SharedCapture(t, name))
 	res := captureResult{analysis: analysis{procs: map[Proc]int{}, calls: map[string]int{}}}
 	calls := map[uint32]callInfo{}
 	var writes []rdmaWrite

@@ -11,12 +11,8 @@ package rpcrdma
 import (
 	"encoding/binary"
 	"os"
-	"path/filepath"
 	"testing"
 )
-
-// sharedCaptures is where the real captures live.
-const sharedCaptures = "../../../shared/captures"
 
 // IB BTH opcodes (Reliable Connection) used by the tests.
 const (
@@ -56,17 +52,6 @@ type rcPacket struct {
 // RPC-over-RDMA header right after the BTH (and IETH).
 func (p *rcPacket) isRPCSend() bool {
 	return p.Opcode == opSendOnly || p.Opcode == opSendFirst || p.Opcode == opSendOnlyInv
-}
-
-// capturePath returns the path of a shared capture, or skips the test when
-// the shared directory is absent.
-func capturePath(t testing.TB, name string) string {
-	t.Helper()
-	p := filepath.Join(sharedCaptures, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real captures not available (%v): skipping; they live in %s", err, sharedCaptures)
-	}
-	return p
 }
 
 // readRC returns the RC packets of a classic pcap file of RoCEv2 traffic,
