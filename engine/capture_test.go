@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/engine/xprt"
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
@@ -224,31 +224,6 @@ func TestCaptureDecodes(t *testing.T) {
 	}
 }
 
-// tshark returns tshark's path, or skips (fails when
-// RDMALAB_REQUIRE_TOOLS=1).
-func tshark(t *testing.T) string {
-	p, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("RDMALAB_REQUIRE_TOOLS") == "1" {
-			t.Fatal("tshark is not installed and RDMALAB_REQUIRE_TOOLS=1 (apt-get install tshark)")
-		}
-		t.Skip("tshark is not installed (apt-get install tshark): skipping the comparison")
-	}
-	return p
-}
-
-func runTshark(t *testing.T, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(tshark(t), args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("tshark %v: %v\n%s", args, err, stderr.String())
-	}
-	return string(out)
-}
-
 // TestCaptureTshark has tshark read a session's capture: no malformed
 // frame and no expert error, except tshark 4.0's own failure on NFS READ
 // replies whose data went by Write chunk (it looks for the data in the
@@ -257,7 +232,7 @@ func runTshark(t *testing.T, args ...string) string {
 // every SEND that carries RPC.
 func TestCaptureTshark(t *testing.T) {
 	path, packets, calls := sessionCapture(t)
-	lines := runTshark(t, "-r", path, "-Y", "_ws.malformed || _ws.expert.severity >= error",
+	lines := testutil.RunTshark(t, "-r", path, "-Y", "_ws.malformed || _ws.expert.severity >= error",
 		"-T", "fields", "-E", "occurrence=f", "-e", "frame.number", "-e", "nfs.procedure_v3", "-e", "rpc.msgtyp", "-e", "rpcordma.writes_count")
 	readReplies := 0
 	for _, k := range calls {
@@ -280,7 +255,7 @@ func TestCaptureTshark(t *testing.T) {
 	if bad != readReplies {
 		t.Errorf("tshark flagged %d READ replies with Write chunks, the session has %d", bad, readReplies)
 	}
-	all := runTshark(t, "-r", path, "-T", "fields", "-e", "frame.number", "-e", "infiniband.bth.opcode", "-e", "rpcordma.xid")
+	all := testutil.RunTshark(t, "-r", path, "-T", "fields", "-e", "frame.number", "-e", "infiniband.bth.opcode", "-e", "rpcordma.xid")
 	rows := strings.Split(strings.TrimSpace(all), "\n")
 	if len(rows) != packets {
 		t.Fatalf("tshark read %d frames, we wrote %d", len(rows), packets)
@@ -333,7 +308,7 @@ func TestCaptureTsharkParity(t *testing.T) {
 		args = append(args, "-e", f.name)
 	}
 	var theirs []map[string][]string
-	for _, line := range strings.Split(strings.TrimRight(runTshark(t, args...), "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimRight(testutil.RunTshark(t, args...), "\n"), "\n") {
 		cols := strings.Split(line, "\t")
 		m := map[string][]string{}
 		for i, f := range parityFields {
@@ -445,7 +420,7 @@ func TestStartCaptureEqualsWriteCapture(t *testing.T) {
 	}
 	saved := filepath.Join(dir, "saved.pcap")
 	m := writeFile(t, saved, func(f *os.File) (int, error) { return l.WriteCapture(f) })
-	a, b := readBytes(t, streamed), readBytes(t, saved)
+	a, b := testutil.ReadFile(t, streamed), testutil.ReadFile(t, saved)
 	if n != m || n < 100 || !bytes.Equal(a, b) {
 		t.Errorf("streamed %d frames (%d bytes), saved %d (%d bytes), equal %v", n, len(a), m, len(b), bytes.Equal(a, b))
 	}
@@ -538,18 +513,9 @@ func TestCaptureDropped(t *testing.T) {
 	t.Logf("%d transfers dropped, %d frames written", l.CaptureDropped(), n)
 }
 
-func readBytes(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// simCapture is the committed sample of what the sim writes: a WRITE, a
-// READ and a READDIR through the default lab.
-var simCapture = filepath.Join("..", "captures", "testdata", "sim-nfs3.pcap")
+// simCapture is the committed sample of what the sim writes, in
+// captures/testdata: a WRITE, a READ and a READDIR through the default lab.
+const simCapture = "sim-nfs3.pcap"
 
 // TestSimCaptureCommitted checks captures/testdata/sim-nfs3.pcap is what
 // the sim writes now; RDMALAB_UPDATE_CAPTURES=1 rewrites it.
@@ -565,14 +531,13 @@ func TestSimCaptureCommitted(t *testing.T) {
 	if _, err := l.WriteCapture(&buf); err != nil {
 		t.Fatal(err)
 	}
+	path := testutil.Capture(t, simCapture)
 	if os.Getenv("RDMALAB_UPDATE_CAPTURES") == "1" {
-		if err := os.WriteFile(simCapture, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteFile(t, path, buf.Bytes())
 		return
 	}
-	if want := readBytes(t, simCapture); !bytes.Equal(buf.Bytes(), want) {
+	if want := testutil.ReadFile(t, path); !bytes.Equal(buf.Bytes(), want) {
 		t.Errorf("%s differs from what the sim writes now (%d bytes, file %d); RDMALAB_UPDATE_CAPTURES=1 rewrites it",
-			simCapture, buf.Len(), len(want))
+			path, buf.Len(), len(want))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/viz"
 )
 
@@ -17,13 +18,7 @@ import (
 func captureSession(t *testing.T) (*Session, string) {
 	t.Helper()
 	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join("..", "captures", "testdata", "nfs3-rdma.pcap"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "nfs3-rdma.pcap"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, filepath.Join(dir, "nfs3-rdma.pcap"), testutil.ReadCapture(t, "nfs3-rdma.pcap"))
 	s, err := NewSession(Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/engine/wire"
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
@@ -39,7 +39,7 @@ func cmLayers(t *testing.T, data []byte) gopacket.Packet {
 // decoder learns from it (QPs, PSNs, service, addresses, flow label) must
 // be the same.
 func TestPreludeMatchesKernel(t *testing.T) {
-	kernel := readPcap(t, filepath.Join("..", "..", "captures", "testdata", "nfs3-rdma.pcap"))
+	kernel := readPcap(t, testutil.Capture(t, "nfs3-rdma.pcap"))
 	e := wire.NewEmitter(wire.Options{Conns: []wire.Conn{kernelConn}, Start: time.Millisecond})
 	ours := e.Prelude()
 	if len(ours) != 3 {

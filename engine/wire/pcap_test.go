@@ -16,6 +16,7 @@ import (
 	"github.com/rdmalab/rdmalab/engine/sim"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/engine/wire"
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
@@ -138,7 +139,7 @@ func TestPcapWriterErrorSticks(t *testing.T) {
 // TestICRCMatchesScapy cross-checks the ICRC of a sample of frames (the
 // mixed transfers and the CM exchange) with scapy.contrib.roce.
 func TestICRCMatchesScapy(t *testing.T) {
-	py := scapyPython(t)
+	py := testutil.ScapyPython(t)
 	x, ts := mixed(t)
 	path := filepath.Join(t.TempDir(), "mixed.pcap")
 	f, err := os.Create(path)
@@ -194,21 +195,6 @@ for i, p in enumerate(rdpcap(sys.argv[1]), 1):
     q[BTH].icrc = None
     print(i, raw(q)[-4:].hex())
 `
-
-// scapyPython returns /usr/bin/python3 when it has scapy.contrib.roce, or
-// skips (fails with RDMALAB_REQUIRE_TOOLS=1).
-func scapyPython(t *testing.T) string {
-	for _, py := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(py, "-c", "import scapy.contrib.roce").Run() == nil {
-			return py
-		}
-	}
-	if os.Getenv("RDMALAB_REQUIRE_TOOLS") == "1" {
-		t.Fatal("no python3 with scapy.contrib.roce and RDMALAB_REQUIRE_TOOLS=1 (apt-get install python3-scapy)")
-	}
-	t.Skip("no python3 with scapy.contrib.roce (apt-get install python3-scapy): skipping the ICRC cross-check")
-	return ""
-}
 
 // BenchmarkPcapWriter streams 1 MiB RDMA WRITEs (1024 packets and an ACK
 // each at path MTU 1024) to io.Discard; packets/s is what gencap and
