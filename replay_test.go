@@ -120,7 +120,9 @@ func TestReplayTmux(t *testing.T) {
 	}
 	ts.waitFor(`replay frame 86/752 · RPC 18/38`)
 	ts.keys("s")
-	scr = ts.waitFor(`replay frame 88/752`)
+	ts.waitFor(`replay frame 88/752`)
+	// The panes are drawn after the status line: wait for the last of them.
+	scr = ts.waitFor(`Send Queue · 7 WQEs in flight`)
 	for _, want := range []string{"rc_pages · xid 0x4bdbd665 · 131072 B · 7 WQEs", "1. read chunk xid 0x4bdbd665 · nfsd · 7 WQEs",
 		"◆ svc_rdma_wc_read_done", "Send Queue · 7 WQEs in flight"} {
 		if !strings.Contains(scr, want) {

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/lessons"
 )
 
@@ -37,7 +39,7 @@ var notRaised = map[string]string{
 }
 
 func TestSeedFuncsListed(t *testing.T) {
-	src, err := os.ReadFile("../../shared/seeds/svc_rdma_rw.c.txt")
+	src, err := os.ReadFile(filepath.Join(testutil.SharedDir(t), "seeds", "svc_rdma_rw.c.txt"))
 	if err != nil {
 		t.Skip("the seed file is not here (../shared/seeds): the list stands as written")
 	}

@@ -1,8 +1,10 @@
 // Package testutil holds what the tests of several packages share: where
 // the captures are (the checkout's captures/testdata, and the shared ones
-// beside the checkout), the rule for what a test needs from outside the
-// repository (skip when it is missing, fail when RDMALAB_REQUIRE_TOOLS=1),
-// and the comparison of output with a golden file.
+// beside the checkout), the rule for a program a test needs (skip when it
+// is missing, fail when RDMALAB_REQUIRE_TOOLS=1: CI installs it), the rule
+// for shared material outside the repository (skip when it is absent: a
+// clean clone need not have it), and the comparison of output with a
+// golden file.
 //
 // Paths are found from the module root, not from the test's directory, so
 // a test says which capture it reads rather than how many ".." lead there.

@@ -23,8 +23,13 @@ func TestCapturesFromTheModuleRoot(t *testing.T) {
 			t.Errorf("%s: path %s", name, paths[i])
 		}
 	}
+	t.Setenv("RDMALAB_SHARED", "")
 	if want := filepath.Join(filepath.Dir(root), "shared"); SharedDir(t) != want {
 		t.Errorf("SharedDir %s, want %s", SharedDir(t), want)
+	}
+	t.Setenv("RDMALAB_SHARED", "/there")
+	if SharedDir(t) != "/there" {
+		t.Errorf("SharedDir ignores RDMALAB_SHARED: %s", SharedDir(t))
 	}
 	t.Setenv("RDMALAB_PUBLIC_CAPTURES", "/elsewhere")
 	if PublicDir(t) != "/elsewhere" {
@@ -40,6 +45,8 @@ type recorder struct {
 }
 
 func (r *recorder) Helper() {}
+
+func (r *recorder) Logf(string, ...any) {}
 
 func (r *recorder) Skipf(format string, args ...any) {
 	r.skipped = fmt.Sprintf(format, args...)
@@ -73,6 +80,23 @@ func TestMissingSkipsUnlessRequired(t *testing.T) {
 	r.run(func(t testing.TB) { Tool(t, "rdmalab-no-such-tool", "nothing") })
 	if r.failed != "rdmalab-no-such-tool is not installed (apt-get install nothing), and RDMALAB_REQUIRE_TOOLS=1" || r.skipped != "" {
 		t.Errorf("with RDMALAB_REQUIRE_TOOLS=1: skipped %q, failed %q", r.skipped, r.failed)
+	}
+}
+
+// Shared material is not installable, so its absence skips even in CI.
+func TestAbsentSharedSkipsEvenWhenRequired(t *testing.T) {
+	t.Setenv("RDMALAB_REQUIRE_TOOLS", "1")
+	t.Setenv("RDMALAB_SHARED", t.TempDir())
+	var r recorder
+	r.run(func(t testing.TB) { SharedCapture(t, "nfs3-rdma.pcap") })
+	if !strings.Contains(r.skipped, "nfs3-rdma.pcap not present") || r.failed != "" {
+		t.Errorf("skipped %q, failed %q", r.skipped, r.failed)
+	}
+	r = recorder{}
+	var paths []string
+	r.run(func(t testing.TB) { paths = PublicCaptures(t) })
+	if len(paths) != 0 || r.skipped != "" || r.failed != "" {
+		t.Errorf("PublicCaptures with none: %v, skipped %q, failed %q", paths, r.skipped, r.failed)
 	}
 }
 
