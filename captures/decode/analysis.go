@@ -33,6 +33,9 @@ type Analysis struct {
 	// Short is set for a SEND too short for an RPC-over-RDMA header.
 	Short bool
 
+	// TCP is a TCP segment's numbers relative to its connection's.
+	TCP TCPSeq
+
 	// CM is the connection a CM message belongs to.
 	CM *CMConn
 

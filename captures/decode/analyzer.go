@@ -45,6 +45,7 @@ type Analyzer struct {
 	recent   [2]*Flow // the flows of the last packets: traffic goes back and forth
 	cm       cmState
 	rpc      rpcState
+	tcp      tcpState
 	notes    []Note
 	slab     slab
 }
@@ -126,6 +127,9 @@ func (a *Analyzer) Packet(p *Packet) {
 		a.note(p, NoteBadVCRC, "VCRC 0x%04x on the wire, 0x%04x computed", p.VCRC.Wire, p.VCRC.Computed)
 	}
 	b := p.BTH
+	if b == nil && p.TCP != nil {
+		a.tcp.segment(p)
+	}
 	if b == nil || (p.Err != nil && p.Err.Layer == "BTH") {
 		return
 	}

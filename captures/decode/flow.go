@@ -219,7 +219,11 @@ func (a *Analyzer) request(p *Packet, f *Flow) {
 	switch an.PSN.Status {
 	case PSNDuplicate, PSNRetransmission, PSNOutOfOrder:
 		a.note(p, psnNoteKind(an.PSN.Status), "PSN %d (0x%06x), expected %d", b.PSN, b.PSN, an.PSN.Expected)
-		an.Msg = f.findMsg(b.PSN)
+		// A resent packet is the same packet of the same message: its
+		// place is its PSN's distance from the message's first.
+		if an.Msg = f.findMsg(b.PSN); an.Msg != nil {
+			an.MsgIndex = psnDiff(b.PSN, an.Msg.FirstPSN)
+		}
 		return
 	case PSNGap:
 		a.note(p, NotePSNGap, "PSN %d, expected %d: %d packet(s) missing on %v", b.PSN, an.PSN.Expected, an.PSN.Missing, f.Key)

@@ -22,7 +22,9 @@ type frameDecoder struct {
 	sll2  ib.LinuxSLL2
 	erf   ib.ERF
 	ip4   layers.IPv4
-	ip6   layers.IPv6
+	ip6   ipv6
+	icmp4 layers.ICMPv4
+	icmp6 layers.ICMPv6
 	udp   layers.UDP
 	tcp   layers.TCP
 	arp   layers.ARP
@@ -52,7 +54,7 @@ func (d *frameDecoder) parser(first gopacket.LayerType) *gopacket.DecodingLayerP
 		d.parsers = map[gopacket.LayerType]*gopacket.DecodingLayerParser{}
 	}
 	p := gopacket.NewDecodingLayerParser(first,
-		&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.erf, &d.ip4, &d.ip6, &d.udp, &d.tcp, &d.arp,
+		&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.erf, &d.ip4, &d.ip6, &d.icmp4, &d.icmp6, &d.udp, &d.tcp, &d.arp,
 		&d.lrh, &d.grh, &d.rwh, &d.bth, &d.mad, &d.req, &d.rep, &d.rtu, &d.rej, &d.dreq, &d.drep,
 		&d.ipoib, &d.pay)
 	p.IgnoreUnsupported = true
@@ -142,6 +144,10 @@ func (d *frameDecoder) layer(t gopacket.LayerType) gopacket.Layer {
 		return &d.tcp
 	case layers.LayerTypeARP:
 		return &d.arp
+	case layers.LayerTypeICMPv4:
+		return &d.icmp4
+	case layers.LayerTypeICMPv6:
+		return &d.icmp6
 	case gopacket.LayerTypePayload:
 		return &d.pay
 	}
@@ -197,7 +203,7 @@ func (d *frameDecoder) fill(p *Packet) {
 			}
 		case layers.LayerTypeIPv6:
 			if p.IPv4 == nil && p.IPv6 == nil && p.LRH == nil && p.GRH == nil && p.BTH == nil {
-				p.IPv6 = &d.ip6
+				p.IPv6 = &d.ip6.IPv6
 				p.Src.IP, _ = addrFrom(d.ip6.SrcIP)
 				p.Dst.IP, _ = addrFrom(d.ip6.DstIP)
 			}
@@ -209,6 +215,12 @@ func (d *frameDecoder) fill(p *Packet) {
 			p.SrcPort, p.DstPort = uint16(d.udp.SrcPort), uint16(d.udp.DstPort)
 		case layers.LayerTypeTCP:
 			p.TCP = &d.tcp
+		case layers.LayerTypeARP:
+			p.ARP = &d.arp
+		case layers.LayerTypeICMPv4:
+			p.ICMPv4 = &d.icmp4
+		case layers.LayerTypeICMPv6:
+			p.ICMPv6 = &d.icmp6
 		case ib.LayerTypeERF:
 			p.ERF = &d.erf
 		case ib.LayerTypeLRH:

@@ -431,7 +431,7 @@ func (x *Index) keepNotes(fr *frameRec, notes []Note) bool {
 // apart.
 func (x *Index) compact(fr *frameRec, p *Packet) bool {
 	an := &p.Analysis
-	if an.Ack != nil || an.RPC != nil || an.NotRPC != "" || an.Short || an.CM != nil ||
+	if an.Ack != nil || an.RPC != nil || an.NotRPC != "" || an.Short || an.CM != nil || an.TCP.Known ||
 		an.MsgIndex < 0 || int(int32(an.MsgIndex)) != an.MsgIndex {
 		return false
 	}

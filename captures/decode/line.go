@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/gopacket/layers"
-
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/oncrpc"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
@@ -54,7 +52,7 @@ func protoInfo(p *Packet) (string, string) {
 		proto = "UDP"
 		fmt.Fprintf(&sb, "%d → %d Len=%d", p.SrcPort, p.DstPort, len(p.UDP.Payload))
 	default:
-		proto, _ = otherInfo(p, &sb)
+		proto = otherInfo(p, &sb)
 	}
 	if p.ICRC.State == CRCBad {
 		sb.WriteString(" [bad ICRC]")
@@ -66,30 +64,6 @@ func protoInfo(p *Packet) (string, string) {
 		fmt.Fprintf(&sb, " [malformed: %s at offset %d: %s]", p.Err.Layer, p.Err.Offset, p.Err.Msg)
 	}
 	return proto, sb.String()
-}
-
-func otherInfo(p *Packet, sb *strings.Builder) (string, bool) {
-	n := len(p.Layers)
-	if n == 0 {
-		sb.WriteString("undecoded")
-		return "?", false
-	}
-	last := p.Layers[n-1]
-	if last.String() == "Payload" && n > 1 {
-		last = p.Layers[n-2]
-	}
-	switch last {
-	case layers.LayerTypeTCP:
-		if tcp := p.TCP; tcp != nil {
-			fmt.Fprintf(sb, "%d → %d Len=%d", tcp.SrcPort, tcp.DstPort, len(tcp.Payload))
-		}
-		return "TCP", true
-	case layers.LayerTypeARP:
-		sb.WriteString("ARP")
-		return "ARP", true
-	}
-	sb.WriteString(last.String())
-	return last.String(), true
 }
 
 // btInfo describes the InfiniBand headers: "RC Send Only QP=0x000011
@@ -141,9 +115,11 @@ func cmInfo(sb *strings.Builder, p *Packet) {
 	}
 }
 
+// rpcProto is the protocol column of an RPC: the program's name, as
+// Wireshark gives it, when it has one.
 func rpcProto(r *RPCMessage) string {
-	if r.RPC != nil && r.RPC.HaveProc && r.RPC.Prog == oncrpc.ProgNFS {
-		return "NFS"
+	if r.RPC != nil && r.RPC.HaveProc && oncrpc.KnownProgram(r.RPC.Prog) {
+		return oncrpc.ProgramName(r.RPC.Prog)
 	}
 	return "RPCoRDMA"
 }

@@ -81,6 +81,11 @@ type Packet struct {
 	CM    gopacket.Layer // *ib.CMReq, *ib.CMRep, ... when the MAD is a CM message
 	IPoIB *ib.IPoIB
 	TCP   *layers.TCP
+	ARP   *layers.ARP
+	// ICMPv4 and ICMPv6 are the type and code; the message follows in
+	// their payload.
+	ICMPv4 *layers.ICMPv4
+	ICMPv6 *layers.ICMPv6
 
 	ICRC CRCCheck
 	VCRC CRCCheck

@@ -88,7 +88,12 @@ func (t *tree) packet(p *Packet) {
 		t.line(0, hdr, "Internet Protocol Version 6, Src: %s, Dst: %s", p.Src, p.Dst)
 		t.line(1, hdr, "Traffic Class: 0x%02x, Flow Label: 0x%05x, Payload Length: %d, Hop Limit: %d",
 			ip.TrafficClass, ip.FlowLabel, ip.Length, ip.HopLimit)
+		if h := ip.HopByHop; h != nil {
+			t.line(1, at.of(h.Contents), "IPv6 Hop-by-Hop Option, Next Header: %s (%d), Length: %d bytes",
+				h.NextHeader, uint8(h.NextHeader), len(h.Contents))
+		}
 	}
+	t.other(p)
 	if p.UDP != nil {
 		t.line(0, at.of(p.UDP.Contents), "User Datagram Protocol, Src Port: %d, Dst Port: %d, Length: %d, Checksum: 0x%04x",
 			p.SrcPort, p.DstPort, p.UDP.Length, p.UDP.Checksum)
@@ -109,6 +114,40 @@ func (t *tree) packet(p *Packet) {
 	t.analysis(p)
 	if e := p.Err; e != nil {
 		t.line(0, at.malformed(e), "[Malformed: %s at offset %d: %s]", e.Layer, e.Offset, e.Msg)
+	}
+}
+
+// other writes the layers beside the RDMA traffic: ARP, ICMP, TCP, with
+// the summary the one-line output gives them.
+func (t *tree) other(p *Packet) {
+	var sb strings.Builder
+	switch {
+	case p.ARP != nil:
+		arpInfo(&sb, p.ARP)
+		t.line(0, t.at.of(p.ARP.Contents), "Address Resolution Protocol, Opcode: %d, %s", p.ARP.Operation, sb.String())
+	case p.ICMPv6 != nil:
+		icmp6Info(&sb, p.ICMPv6)
+		c := p.ICMPv6
+		t.line(0, t.at.frame.sub(offsetIn(p.Data, c.Contents), offsetIn(p.Data, c.Payload)+len(c.Payload)),
+			"Internet Control Message Protocol v6, Type: %d, Code: %d, Checksum: 0x%04x", c.TypeCode.Type(), c.TypeCode.Code(), c.Checksum)
+		t.line(1, t.at.of(c.Payload), "%s", sb.String())
+	case p.ICMPv4 != nil:
+		icmp4Info(&sb, p)
+		c := p.ICMPv4
+		t.line(0, t.at.frame.sub(offsetIn(p.Data, c.Contents), offsetIn(p.Data, c.Payload)+len(c.Payload)),
+			"Internet Control Message Protocol, Type: %d, Code: %d, Checksum: 0x%04x", c.TypeCode.Type(), c.TypeCode.Code(), c.Checksum)
+		t.line(1, t.at.of(c.Contents), "%s", sb.String())
+	case p.TCP != nil:
+		tc := p.TCP
+		hdr := t.at.of(tc.Contents)
+		t.line(0, hdr, "Transmission Control Protocol, Src Port: %d, Dst Port: %d, Len: %d", tc.SrcPort, tc.DstPort, len(tc.Payload))
+		tcpInfo(&sb, p)
+		t.line(1, hdr, "%s", sb.String())
+		t.line(1, hdr.sub(4, 8), "Sequence Number (raw): %d", tc.Seq)
+		t.line(1, hdr.sub(8, 12), "Acknowledgment Number (raw): %d", tc.Ack)
+		if len(tc.Payload) > 0 {
+			t.line(1, t.at.of(tc.Payload), "TCP payload: %d bytes", len(tc.Payload))
+		}
 	}
 }
 

@@ -68,6 +68,9 @@ const (
 	ProgNLM     = 100021 // network lock manager
 	ProgNSM     = 100024 // status monitor
 	ProgNFSACL  = 100227
+	// ProgNFSCB is the NFSv4 callback program Linux clients announce (RFC
+	// 8881 leaves the number to the client; Wireshark takes this one).
+	ProgNFSCB = 0x40000000
 )
 
 var progNames = map[uint32]string{
@@ -77,6 +80,7 @@ var progNames = map[uint32]string{
 	ProgNLM:     "NLM",
 	ProgNSM:     "STAT",
 	ProgNFSACL:  "NFSACL",
+	ProgNFSCB:   "NFS CB",
 }
 
 // ProgramName returns the name Wireshark gives prog ("NFS", "NFSACL"), or
@@ -86,6 +90,12 @@ func ProgramName(prog uint32) string {
 		return s
 	}
 	return fmt.Sprint(prog)
+}
+
+// KnownProgram reports whether prog is one of the programs Wireshark names.
+func KnownProgram(prog uint32) bool {
+	_, ok := progNames[prog]
+	return ok
 }
 
 // layer names this package in its errors.

@@ -1,0 +1,179 @@
+package decode
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+
+	"github.com/rdmalab/rdmalab/internal/testutil"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
+)
+
+// TestRetransmittedPacketsKeepTheirPlace: a resent multi-packet SEND
+// (verbs-rc-pingpong frames 20–23) numbers its packets 1–4 as the first
+// sending did, not 1 each.
+func TestRetransmittedPacketsKeepTheirPlace(t *testing.T) {
+	d := decodeFile(t, testutil.Capture(t, "verbs-rc-pingpong.pcap"))
+	for i, frame := range []int{20, 21, 22, 23} {
+		line := d.lines[frame-1]
+		want := []string{"[SEND #2 packet 1]", "[SEND #2 packet 2]", "[SEND #2 packet 3]", "[SEND #2 packet 4]"}[i]
+		if !strings.Contains(line, want) || !strings.Contains(line, "[!retransmission]") {
+			t.Errorf("frame %d: %s want %s and a retransmission", frame, line, want)
+		}
+	}
+}
+
+// TestProgramNames: the protocol column names the RPC program as
+// Wireshark does (NFSACL for 100227), and -V names program and procedure.
+func TestProgramNames(t *testing.T) {
+	d := decodeFile(t, testutil.Capture(t, "nfs3-rdma.pcap"))
+	for frame, want := range map[int]string{20: "NFSACL", 22: "NFSACL", 76: "NFSACL", 79: "NFSACL", 66: "NFS"} {
+		if f := strings.Fields(d.lines[frame-1]); len(f) < 6 || f[5] != want {
+			t.Errorf("frame %d: %s\nwant protocol %s", frame, d.lines[frame-1], want)
+		}
+	}
+}
+
+// writeCapture writes Ethernet frames to a pcap in dir.
+func writeCapture(t *testing.T, frames ...[]byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "wire.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := pcapfile.NewWriter(f, pcapfile.LinkTypeEthernet, 65535)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range frames {
+		ci := gopacket.CaptureInfo{Timestamp: time.Unix(int64(i), 0), CaptureLength: len(b), Length: len(b)}
+		if err := w.WritePacket(ci, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+func serialize(t *testing.T, ls ...gopacket.SerializableLayer) []byte {
+	t.Helper()
+	buf := gopacket.NewSerializeBuffer()
+	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true}, ls...); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// mldv2Report is frame 1 of oferby-proxy-roce-sport69.pcap: an MLDv2
+// report behind an IPv6 hop-by-hop header, 90 bytes all captured.
+const mldv2Report = "333300000016183d5ebf43b186dd6000000000240001fe800000000000007191" +
+	"1f2d839a207cff0200000000000000000000000000163a000502000001008f00" +
+	"1b1e0000000104000000ff0200000000000000000001ff9a207c"
+
+// TestFramesBesideRDMA: ARP, ICMPv6 behind a hop-by-hop header and TCP
+// get tshark's one-line summaries, and a fully captured frame is not
+// called truncated.
+func TestFramesBesideRDMA(t *testing.T) {
+	mac1, _ := net.ParseMAC("18:3d:5e:bf:43:71")
+	mac2, _ := net.ParseMAC("18:3d:5e:bf:51:92")
+	ip1, ip2 := net.IP{192, 168, 70, 4}, net.IP{192, 168, 70, 6}
+	eth := func(src, dst net.HardwareAddr, typ layers.EthernetType) *layers.Ethernet {
+		return &layers.Ethernet{SrcMAC: src, DstMAC: dst, EthernetType: typ}
+	}
+	arp := func(op uint16, sha net.HardwareAddr, spa, tpa net.IP) []byte {
+		return serialize(t, eth(sha, mac1, layers.EthernetTypeARP), &layers.ARP{AddrType: layers.LinkTypeEthernet,
+			Protocol: layers.EthernetTypeIPv4, HwAddressSize: 6, ProtAddressSize: 4, Operation: op,
+			SourceHwAddress: sha, SourceProtAddress: spa, DstHwAddress: make([]byte, 6), DstProtAddress: tpa})
+	}
+	tcp := func(src, dst net.IP, sp, dp layers.TCPPort, seq, ack uint32, win uint16, set func(*layers.TCP), payload string) []byte {
+		ip := &layers.IPv4{Version: 4, IHL: 5, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: src, DstIP: dst}
+		tc := &layers.TCP{SrcPort: sp, DstPort: dp, Seq: seq, Ack: ack, Window: win}
+		set(tc)
+		tc.SetNetworkLayerForChecksum(ip)
+		return serialize(t, eth(mac1, mac2, layers.EthernetTypeIPv4), ip, tc, gopacket.Payload(payload))
+	}
+	opts := []layers.TCPOption{{OptionType: layers.TCPOptionKindMSS, OptionLength: 4, OptionData: []byte{5, 0xb4}},
+		{OptionType: layers.TCPOptionKindSACKPermitted, OptionLength: 2},
+		{OptionType: layers.TCPOptionKindWindowScale, OptionLength: 3, OptionData: []byte{7}}}
+	mld := make([]byte, len(mldv2Report)/2)
+	for i := range mld {
+		var b byte
+		for _, c := range mldv2Report[2*i : 2*i+2] {
+			b = b<<4 | byte(strings.IndexRune("0123456789abcdef", c))
+		}
+		mld[i] = b
+	}
+	path := writeCapture(t,
+		mld,
+		arp(layers.ARPRequest, mac2, ip2, ip1),
+		arp(layers.ARPReply, mac1, ip1, ip2),
+		tcp(ip1, ip2, 47378, 9000, 1000, 0, 29200, func(c *layers.TCP) { c.SYN, c.Options = true, opts }, ""),
+		tcp(ip2, ip1, 9000, 47378, 5000, 1001, 29200, func(c *layers.TCP) { c.SYN, c.ACK, c.Options = true, true, opts }, ""),
+		tcp(ip1, ip2, 47378, 9000, 1001, 5001, 229, func(c *layers.TCP) { c.ACK = true }, ""),
+		tcp(ip2, ip1, 9000, 47378, 5001, 1001, 229, func(c *layers.TCP) { c.PSH, c.ACK = true, true }, "hello"),
+		tcp(ip1, ip2, 47378, 9000, 1001, 5006, 229, func(c *layers.TCP) { c.FIN, c.ACK = true, true }, ""),
+	)
+	d := decodeFile(t, path)
+	want := []string{
+		"ICMPv6      90 Multicast Listener Report Message v2",
+		"ARP         60 Who has 192.168.70.4? Tell 192.168.70.6",
+		"ARP         60 192.168.70.4 is at 18:3d:5e:bf:43:71",
+		"TCP         66 47378 → 9000 [SYN] Seq=0 Win=29200 Len=0 MSS=1460 SACK_PERM WS=128",
+		"TCP         66 9000 → 47378 [SYN, ACK] Seq=0 Ack=1 Win=29200 Len=0 MSS=1460 SACK_PERM WS=128",
+		"TCP         60 47378 → 9000 [ACK] Seq=1 Ack=1 Win=29312 Len=0",
+		"TCP         60 9000 → 47378 [PSH, ACK] Seq=1 Ack=1 Win=29312 Len=5",
+		"TCP         60 47378 → 9000 [FIN, ACK] Seq=1 Ack=6 Win=29312 Len=0",
+	}
+	for i, w := range want {
+		if !strings.HasSuffix(d.lines[i], w+"\n") {
+			t.Errorf("frame %d:\n got %s want …%s", i+1, d.lines[i], w)
+		}
+	}
+	if p := d.packets[0]; p.Truncated {
+		t.Errorf("frame 1: 90 of 90 bytes captured, but called truncated")
+	}
+	// The same frame cut by the capture is truncated.
+	cut := writeCapture(t, mld[:80])
+	if d := decodeFile(t, cut); !d.packets[0].Truncated {
+		t.Errorf("an MLD report cut at 80 of 90 bytes is not called truncated")
+	}
+}
+
+var pingPair = regexp.MustCompile(` \((request|reply) in \d+\)$`)
+
+// TestFramesBesideRDMAAsTshark compares the Info column of every frame
+// without InfiniBand transport in the captures with tshark's.
+func TestFramesBesideRDMAAsTshark(t *testing.T) {
+	testutil.Tshark(t)
+	compared := 0
+	for _, path := range testutil.AllCaptures(t) {
+		d := decodeFile(t, path)
+		ts := strings.Split(testutil.RunTshark(t, "-r", path, "-T", "fields", "-e", "_ws.col.Protocol", "-e", "_ws.col.Info",
+			"--disable-protocol", "tftp", "--disable-protocol", "smb2", "--disable-protocol", "nbss"), "\n")
+		for i, p := range d.packets {
+			if p.BTH != nil || p.UDP != nil || i >= len(ts) {
+				continue
+			}
+			proto, info, _ := strings.Cut(ts[i], "\t")
+			// tshark pairs pings; rdmalab does not.
+			info = pingPair.ReplaceAllString(info, "")
+			line := d.lines[i]
+			if !strings.Contains(line, " "+proto+" ") || !strings.HasSuffix(line, " "+info+"\n") {
+				t.Errorf("%s frame %d:\n got    %s tshark %s %s", filepath.Base(path), i+1, strings.TrimSpace(line), proto, info)
+			}
+			compared++
+		}
+	}
+	if compared < 20 {
+		t.Errorf("only %d frames compared", compared)
+	}
+	t.Logf("%d frames beside the RDMA traffic have tshark's Info", compared)
+}
