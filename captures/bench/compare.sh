@@ -1,38 +1,55 @@
 #!/usr/bin/env bash
-# compare.sh: rdmalab decode against tshark on one sim-written capture.
+# compare.sh: rdmalab decode and replay against tshark on one sim-written
+# capture, every output beside its tshark equivalent, in one run.
 #
-# In one run it makes (or reuses) a capture of at least a million packets
-# written by the simulator (captures/bench/gencap), times
+# It makes (or reuses) a capture of at least a million packets written by
+# the simulator (captures/bench/gencap) and times, output to /dev/null:
 #
-#   rdmalab decode --json FILE >/dev/null
-#   tshark -r FILE -T json >/dev/null          (the ratio's yardstick)
-#   tshark -r FILE -T fields -e ... >/dev/null  (a second line: the fields
-#                                                the parity tests compare)
+#   rdmalab decode FILE            tshark -r FILE
+#   rdmalab decode -V FILE         tshark -r FILE -V
+#   rdmalab decode --json FILE     tshark -r FILE -T json
+#   rdmalab decode --json FILE     tshark -r FILE -T fields -e ... (14 fields)
+#   rdmalab decode -T fields ...   tshark -r FILE -T fields -e ... (when
+#                                  rdmalab has -T fields)
+#   rdmalab decode --rpc FILE      tshark -r FILE -q -z rpc,srt,100003,3
+#   rdmalab replay --text FILE     (no tshark equivalent: the time to the
+#                                  first step, the whole run, its memory)
 #
-# and prints the packets per second of each and the ratios; then the
-# maximum resident set size of rdmalab decode --json on a capture of about
-# 1 GiB (made too when the first is smaller). Goals (issue 5): --json at
-# least 20 times tshark -T json's packets per second, and under 100 MB
-# resident on 1 GiB.
+# For each pair: the packets per second of both (minimum and median time
+# over the runs), the ratio of the medians, and the largest resident set.
+# tshark -V and -T json take minutes on a million packets: with -s they run
+# on the first S packets instead (editcap), their rate stands for the whole
+# file (their resident set then does not). With -b OLD the same rdmalab
+# commands also run with the binary OLD, and a column gives new/old.
 #
-# Usage: captures/bench/compare.sh [-n PACKETS] [-r RUNS] [-t TSHARK_RUNS] [-d DIR] [-f]
+# Goals (issue 13): every output at least 20 times tshark's (-V 10 times),
+# default, --json and --rpc at a million packets a second or more, under
+# 100 MB resident on about 1 GB in every mode, the first replay step in
+# under 0.3 s.
+#
+# Usage: captures/bench/compare.sh [-n PACKETS] [-r RUNS] [-t TSHARK_RUNS]
+#                                  [-s SLICE] [-b OLD_BINARY] [-d DIR] [-f]
 #   -n  packets in the capture (default 1000000)
-#   -r  timed runs of rdmalab, the median is printed (default 3)
-#   -t  timed runs of each tshark mode (default 1: -T json takes minutes)
+#   -r  timed runs of each rdmalab command (default 3)
+#   -t  timed runs of each tshark mode (default 1)
+#   -s  tshark -V and -T json on the first SLICE packets (default 0: all)
+#   -b  an older rdmalab binary to time beside this checkout's
 #   -d  where captures and the binary go (default $TMPDIR/rdmalab-bench);
 #       captures already there are reused
 #   -f  make the captures again
-# Needs go, tshark and GNU time (/usr/bin/time). Times are wall seconds of
-# the whole process, output to /dev/null.
+# Needs go, tshark, editcap (with -s) and GNU time (/usr/bin/time). Times
+# are wall seconds of the whole process.
 set -euo pipefail
 
-packets=1000000 runs=3 truns=1 force=0
+packets=1000000 runs=3 truns=1 slice=0 old= force=0
 dir=${TMPDIR:-/tmp}/rdmalab-bench
-while getopts "n:r:t:d:f" o; do
+while getopts "n:r:t:s:b:d:f" o; do
 	case $o in
 	n) packets=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	t) truns=$OPTARG ;;
+	s) slice=$OPTARG ;;
+	b) old=$OPTARG ;;
 	d) dir=$OPTARG ;;
 	f) force=1 ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
@@ -43,25 +60,33 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 for tool in go tshark /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "compare.sh: $tool is not installed" >&2; exit 1; }
 done
+if [ "$slice" != 0 ]; then
+	command -v editcap >/dev/null || { echo "compare.sh: editcap is not installed (-s needs it)" >&2; exit 1; }
+fi
+if [ -n "$old" ] && [ ! -x "$old" ]; then
+	echo "compare.sh: $old is not an executable" >&2
+	exit 1
+fi
 mkdir -p "$dir"
 
 echo "building rdmalab and gencap ..."
 (cd "$root" && go build -o "$dir/rdmalab" . && go build -o "$dir/gencap" ./captures/bench/gencap)
+new=$dir/rdmalab
 
 # capture N FILE: make FILE with N sim-written packets unless it is there.
 capture() {
 	if [ "$force" = 1 ] || [ ! -s "$2" ]; then
 		echo "writing $2 ($1 packets) ..."
-		"$dir/gencap" -packets "$1" -o "$2.tmp"
+		"$dir/gencap" -q -packets "$1" -o "$2.tmp"
 		mv "$2.tmp" "$2"
 	fi
 }
 
-# count FILE: its packets, as rdmalab counts them.
-count() { "$dir/rdmalab" decode --json "$1" | wc -l; }
+# count FILE: its packets, as tshark counts them.
+count() { tshark -r "$1" -T fields -e frame.number 2>/dev/null | wc -l; }
 
-# timeit RUNS CMD...: the median wall seconds and the largest resident set
-# (KiB) of RUNS runs, output to /dev/null.
+# timeit RUNS CMD...: the minimum and median wall seconds and the largest
+# resident set (KiB) of RUNS runs, output to /dev/null.
 timeit() {
 	local n=$1; shift
 	local out secs=() rss=0
@@ -70,12 +95,31 @@ timeit() {
 		secs+=("${out% *}")
 		rss=$(( ${out#* } > rss ? ${out#* } : rss ))
 	done
-	printf '%s\n' "${secs[@]}" | sort -g | awk -v rss="$rss" '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)], rss }'
+	printf '%s\n' "${secs[@]}" | sort -g | awk -v rss="$rss" '{ a[NR] = $1 } END { print a[1], a[int((NR + 1) / 2)], rss }'
+}
+
+# firststep RUNS CMD...: the median wall seconds until CMD's first line.
+firststep() {
+	local n=$1; shift
+	local secs=()
+	for ((i = 0; i < n; i++)); do
+		secs+=("$(python3 - "$@" <<-'EOF'
+			import subprocess, sys, time
+			t = time.monotonic()
+			p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+			p.stdout.readline()
+			print("%.3f" % (time.monotonic() - t))
+			p.kill(); p.wait()
+		EOF
+		)")
+	done
+	printf '%s\n' "${secs[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
 }
 
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }'; }
 mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k * 1024 / 1e6 }'; }
+kpps() { awk -v r="$1" 'BEGIN { printf "%.0f k", r / 1000 }'; }
 
 file=$dir/sim-$packets.pcap
 capture "$packets" "$file"
@@ -84,34 +128,68 @@ n=$(count "$file")
 echo
 echo "capture: $file: $n packets, $(mb $((size / 1024))) MB, written by the simulator (gencap)"
 
+sfile=$file sn=$n
+if [ "$slice" != 0 ] && [ "$slice" -lt "$n" ]; then
+	sfile=$dir/sim-$packets-first$slice.pcap
+	[ -s "$sfile" ] && [ "$force" = 0 ] || editcap -r "$file" "$sfile" "1-$slice"
+	sn=$slice
+	echo "tshark -V and -T json on the first $sn packets ($sfile)"
+fi
+
 fields=(-e frame.number -e infiniband.bth.opcode -e infiniband.bth.psn -e infiniband.bth.destqp
 	-e infiniband.reth.va -e infiniband.reth.r_key -e infiniband.reth.dmalen
 	-e infiniband.aeth.syndrome -e infiniband.aeth.msn -e infiniband.invariant.crc
 	-e rpcordma.xid -e rpcordma.msg_type -e rpcordma.rdma_handle -e rpcordma.rdma_length)
+nf=$((${#fields[@]} / 2))
 
-read -r ours ours_rss < <(timeit "$runs" "$dir/rdmalab" decode --json "$file")
-read -r tjson _ < <(timeit "$truns" tshark -r "$file" -T json)
-read -r tfields _ < <(timeit "$truns" tshark -r "$file" -T fields "${fields[@]}")
+hasfields=0
+if "$new" decode -h 2>&1 | grep -q -- '-T fields'; then hasfields=1; fi
 
-ours_pps=$(rate "$n" "$ours") tjson_pps=$(rate "$n" "$tjson") tfields_pps=$(rate "$n" "$tfields")
-printf '%-44s %9s s %10s packets/s  (median of %d)\n' "rdmalab decode --json" "$ours" "$ours_pps" "$runs"
-printf '%-44s %9s s %10s packets/s  (median of %d)\n' "tshark -T json" "$tjson" "$tjson_pps" "$truns"
-printf '%-44s %9s s %10s packets/s  (median of %d)\n' "tshark -T fields ($((${#fields[@]} / 2)) fields)" "$tfields" "$tfields_pps" "$truns"
-r=$(ratio "$ours_pps" "$tjson_pps")
-verdict=$(awk -v r="$r" 'BEGIN { print (r >= 20 ? "met" : "NOT met") }')
-echo "ratio: rdmalab decode --json / tshark -T json = ${r}x  (goal >= 20x: $verdict)"
-echo "second line: rdmalab decode --json / tshark -T fields = $(ratio "$ours_pps" "$tfields_pps")x"
+printf '\n%-30s %-34s %9s %9s %9s %7s %7s %7s' "rdmalab" "tshark" "rdmalab" "(min)" "tshark" "ratio" "RSS MB" "tsharkMB"
+[ -n "$old" ] && printf ' %9s %7s' "old" "new/old"
+printf '\n'
 
-# Resident memory on about 1 GiB: the capture above when it is that big,
-# otherwise a bigger one with the same traffic.
-gib=$((1 << 30))
-big=$file
-if [ "$size" -lt $((gib * 9 / 10)) ]; then
-	bigpackets=$(awk -v n="$packets" -v s="$size" -v g="$gib" 'BEGIN { printf "%d", n * g / s + 1 }')
-	big=$dir/sim-$bigpackets.pcap
-	capture "$bigpackets" "$big"
+# pair LABEL TLABEL TFILE TN "RDMALAB ARGS" TSHARK ARGS...: one row.
+pair() {
+	local label=$1 tlabel=$2 tf=$3 tn=$4 args=$5; shift 5
+	local omin omed orss tmin tmed trss
+	# shellcheck disable=SC2086
+	read -r omin omed orss < <(timeit "$runs" "$new" $args "$file")
+	read -r tmin tmed trss < <(timeit "$truns" tshark -r "$tf" "$@")
+	local op tp
+	op=$(rate "$n" "$omed") tp=$(rate "$tn" "$tmed")
+	printf '%-30s %-34s %9s %9s %9s %6sx %7s %7s' "$label" "$tlabel" "$(kpps "$op")" "$(kpps "$(rate "$n" "$omin")")" \
+		"$(kpps "$tp")" "$(ratio "$op" "$tp")" "$(mb "$orss")" "$(mb "$trss")"
+	if [ -n "$old" ]; then
+		local _a pmed _c
+		# shellcheck disable=SC2086
+		read -r _a pmed _c < <(timeit "$runs" "$old" $args "$file")
+		printf ' %9s %6sx' "$(kpps "$(rate "$n" "$pmed")")" "$(ratio "$pmed" "$omed")"
+	fi
+	printf '\n'
+}
+
+pair "decode" "-r" "$file" "$n" "decode"
+pair "decode -V" "-V$([ "$sn" != "$n" ] && echo " (first $sn)")" "$sfile" "$sn" "decode -V" -V
+pair "decode --json" "-T json$([ "$sn" != "$n" ] && echo " (first $sn)")" "$sfile" "$sn" "decode --json" -T json
+pair "decode --json" "-T fields ($nf fields)" "$file" "$n" "decode --json" -T fields "${fields[@]}"
+if [ "$hasfields" = 1 ]; then
+	pair "decode -T fields ($nf fields)" "-T fields ($nf fields)" "$file" "$n" "decode -T fields ${fields[*]}" -T fields "${fields[@]}"
 fi
-read -r _ rss < <(timeit 1 "$dir/rdmalab" decode --json "$big")
-verdict=$(awk -v k="$rss" 'BEGIN { print (k * 1024 < 100e6 ? "met" : "NOT met") }')
-echo "max RSS of rdmalab decode --json on $(mb $(($(stat -c %s "$big") / 1024))) MB ($big): $(mb "$rss") MB  (goal < 100 MB: $verdict)"
-echo "max RSS of rdmalab decode --json on the ${packets}-packet capture: $(mb "$ours_rss") MB"
+pair "decode --rpc" "-q -z rpc,srt,100003,3" "$file" "$n" "decode --rpc" -q -z rpc,srt,100003,3
+
+# replay: no tshark twin; the time to the first step and the whole run.
+read -r rmin rmed rrss < <(timeit "$runs" "$new" replay --text "$file")
+first=$(firststep "$runs" "$new" replay --text "$file")
+printf '%-30s %-34s %9s %9s %9s %7s %7s' "replay --text" "(first step in ${first} s)" "$(kpps "$(rate "$n" "$rmed")")" "$(kpps "$(rate "$n" "$rmin")")" "-" "-" "$(mb "$rrss")" "-"
+if [ -n "$old" ]; then
+	read -r _ pmed _ < <(timeit "$runs" "$old" replay --text "$file")
+	ofirst=$(firststep "$runs" "$old" replay --text "$file")
+	printf ' %9s %6sx  (old first step in %s s)' "$(kpps "$(rate "$n" "$pmed")")" "$(ratio "$pmed" "$rmed")" "$ofirst"
+fi
+printf '\n'
+
+echo
+echo "rates in packets per second: the median run (min: the fastest); ratio: rdmalab's median over tshark's;"
+echo "RSS: the largest resident set over the runs. Goals: ratio >= 20 (-V >= 10), decode/--json/--rpc >= 1000 k,"
+echo "RSS < 100 MB on about 1 GB, replay's first step < 0.3 s."

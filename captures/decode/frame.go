@@ -41,6 +41,7 @@ type frameDecoder struct {
 	drep  ib.CMDrep
 	ipoib ib.IPoIB
 	pay   gopacket.Payload
+	icrc  ib.Checker
 
 	parsers map[gopacket.LayerType]*gopacket.DecodingLayerParser
 	decoded []gopacket.LayerType
@@ -267,7 +268,6 @@ func (d *frameDecoder) checkCRCs(p *Packet) {
 	p.ICRC.Wire = p.BTH.ICRC
 	frame := p.Data
 	var span []byte
-	var compute func([]byte) (uint32, error)
 	switch p.Encap {
 	case EncapRoCEv2:
 		start := 0
@@ -277,15 +277,12 @@ func (d *frameDecoder) checkCRCs(p *Packet) {
 			start = offsetIn(frame, p.IPv6.Contents)
 		}
 		span = frame[start : offsetIn(frame, p.UDP.Payload)+len(p.UDP.Payload)]
-		compute = ib.RoCEv2ICRC
 	case EncapRoCEv1:
 		start := offsetIn(frame, p.GRH.Contents)
 		span = frame[start : offsetIn(frame, p.GRH.Payload)+len(p.GRH.Payload)]
-		compute = ib.RoCEv1ICRC
 	case EncapNative:
 		start := offsetIn(frame, p.LRH.Contents)
 		span = frame[start : offsetIn(frame, p.LRH.Payload)+len(p.LRH.Payload)]
-		compute = ib.NativeICRC
 		if p.LRH.HasVCRC && !p.Truncated {
 			p.VCRC = CRCCheck{Wire: uint32(p.LRH.VCRC), Computed: uint32(ib.VCRC(span))}
 			p.VCRC.State = crcState(p.VCRC.Wire == p.VCRC.Computed)
@@ -299,7 +296,16 @@ func (d *frameDecoder) checkCRCs(p *Packet) {
 		p.ICRC.State = CRCUnknown
 		return
 	}
-	c, err := compute(span)
+	var c uint32
+	var err error
+	switch p.Encap {
+	case EncapRoCEv2:
+		c, err = d.icrc.RoCEv2ICRC(span)
+	case EncapRoCEv1:
+		c, err = d.icrc.RoCEv1ICRC(span)
+	default:
+		c, err = d.icrc.NativeICRC(span)
+	}
 	if err != nil {
 		p.ICRC.State = CRCUnknown
 		return

@@ -27,54 +27,73 @@ import (
 	"math/bits"
 )
 
-// The masked copy of the headers is never built: the CRC is fed the
-// packet's own bytes with the masked ones taken from these read-only
-// tables, so nothing escapes to the heap.
-var (
-	ones8 = [8]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
-	// lowOnes[b] is b with its low nibble set, highOnes[b] with its high one.
-	lowOnes, highOnes = nibbleTables()
-)
+// The headers are masked into a copy (at most 8 + 40 + 8 + 12 bytes, or
+// LRH + GRH + BTH) fed to the CRC in one piece, then the rest of the
+// packet in another: hash/crc32 runs its fast (CLMUL or slicing-by-8) path
+// only over long pieces, so the payload must not be cut. hash/crc32 keeps
+// what it is given on the heap, so the copy lives in a Checker that a
+// decoder reuses.
+const maxMasked = 8 + GRHLen + 8 + BTHLen
 
-func nibbleTables() (lo, hi [256]byte) {
-	for i := range lo {
-		lo[i], hi[i] = byte(i)|0x0f, byte(i)|0xf0
+// A Checker computes ICRCs (RoCEv2ICRC, RoCEv1ICRC, NativeICRC) in one
+// buffer it reuses, without allocating. The zero value is ready; one
+// Checker is for one goroutine at a time.
+type Checker struct{ m masked }
+
+// RoCEv2ICRC is the package's RoCEv2ICRC.
+func (c *Checker) RoCEv2ICRC(pkt []byte) (uint32, error) { return roCEv2ICRC(&c.m, pkt) }
+
+// RoCEv1ICRC is the package's RoCEv1ICRC.
+func (c *Checker) RoCEv1ICRC(pkt []byte) (uint32, error) { return roCEv1ICRC(&c.m, pkt) }
+
+// NativeICRC is the package's NativeICRC.
+func (c *Checker) NativeICRC(pkt []byte) (uint32, error) { return nativeICRC(&c.m, pkt) }
+
+// masked is a packet's headers with the variant fields set to ones.
+type masked struct {
+	b [maxMasked]byte
+	n int
+}
+
+func (m *masked) add(p []byte) { m.n += copy(m.b[m.n:], p) }
+
+func (m *masked) ones(k int) {
+	for i := 0; i < k; i++ {
+		m.b[m.n+i] = 0xff
 	}
-	return lo, hi
+	m.n += k
 }
 
-// crcAcc accumulates a CRC-32 (IEEE).
-type crcAcc uint32
-
-func (c *crcAcc) add(p []byte)   { *c = crcAcc(crc32.Update(uint32(*c), crc32.IEEETable, p)) }
-func (c *crcAcc) ones(n int)     { c.add(ones8[:n]) }
-func (c *crcAcc) lowOnes(b byte) { c.add(lowOnes[b : int(b)+1]) }
-
-// icrc returns the accumulated CRC in Wireshark's byte order.
-func (c crcAcc) icrc() uint32 { return bits.ReverseBytes32(uint32(c)) }
-
-// grh feeds a GRH or IPv6 header with TClass, FlowLabel and HopLmt masked.
-func (c *crcAcc) grh(g []byte) {
-	c.lowOnes(g[0])
-	c.ones(3)
-	c.add(g[4:7])
-	c.ones(1)
-	c.add(g[8:40])
+// grh adds a GRH or IPv6 header with TClass, FlowLabel and HopLmt masked.
+func (m *masked) grh(g []byte) {
+	m.add(g[:40])
+	h := m.b[m.n-40:]
+	h[0] |= 0x0f
+	h[1], h[2], h[3] = 0xff, 0xff, 0xff
+	h[7] = 0xff
 }
 
-// bthRest feeds the BTH with resv8a masked, then everything after it up to
-// the ICRC (pkt ends with the ICRC).
-func (c *crcAcc) bthRest(pkt []byte, off int) {
-	c.add(pkt[off : off+4])
-	c.ones(1)
-	c.add(pkt[off+5 : len(pkt)-ICRCLen])
+// bth adds the BTH at pkt[off:] with resv8a masked.
+func (m *masked) bth(pkt []byte, off int) {
+	m.add(pkt[off : off+BTHLen])
+	m.b[m.n-BTHLen+4] = 0xff
+}
+
+// icrc returns the CRC of the masked headers followed by rest, in
+// Wireshark's byte order.
+func (m *masked) icrc(rest []byte) uint32 {
+	c := crc32.Update(0, crc32.IEEETable, m.b[:m.n])
+	return bits.ReverseBytes32(crc32.Update(c, crc32.IEEETable, rest))
 }
 
 // RoCEv2ICRC computes the ICRC of a RoCEv2 packet. pkt runs from the first
 // byte of the IPv4 or IPv6 header to the last byte of the ICRC field (as
 // the IP total or payload length bounds it); the ICRC field itself is not
 // covered.
-func RoCEv2ICRC(pkt []byte) (uint32, error) {
+func RoCEv2ICRC(pkt []byte) (uint32, error) { return roCEv2ICRC(new(masked), pkt) }
+
+func roCEv2ICRC(m *masked, pkt []byte) (uint32, error) {
+	m.n = 0
 	if len(pkt) < 1 {
 		return 0, errAt("ICRC", 0, "empty packet")
 	}
@@ -93,42 +112,57 @@ func RoCEv2ICRC(pkt []byte) (uint32, error) {
 	if hdr := ipLen + 8 + BTHLen; len(pkt) < hdr+ICRCLen {
 		return 0, errAt("ICRC", len(pkt), "need %d bytes for IP, UDP, BTH and ICRC, have %d", hdr+ICRCLen, len(pkt))
 	}
-	var c crcAcc
-	c.ones(8) // the LRH RoCE does not have
+	m.ones(8) // the LRH RoCE does not have
 	if ipLen == 40 {
-		c.grh(pkt)
+		m.grh(pkt)
 	} else {
-		c.add(pkt[0:1])
-		c.ones(1) // TOS
-		c.add(pkt[2:8])
-		c.ones(1) // TTL
-		c.add(pkt[9:10])
-		c.ones(2) // header checksum
-		c.add(pkt[12:ipLen])
+		// IPv4 options (up to 40 bytes) do not fit the copy: the CRC
+		// takes them from the packet.
+		h := pkt[:20]
+		m.add(h)
+		ip := m.b[8:]
+		ip[1] = 0xff                // TOS
+		ip[8] = 0xff                // TTL
+		ip[10], ip[11] = 0xff, 0xff // header checksum
+		if ipLen > 20 {
+			c := crc32.Update(0, crc32.IEEETable, m.b[:m.n])
+			c = crc32.Update(c, crc32.IEEETable, pkt[20:ipLen])
+			m.n = 0
+			m.add(pkt[ipLen : ipLen+6])
+			m.ones(2)
+			m.bth(pkt, ipLen+8)
+			c = crc32.Update(c, crc32.IEEETable, m.b[:m.n])
+			return bits.ReverseBytes32(crc32.Update(c, crc32.IEEETable, pkt[ipLen+8+BTHLen:len(pkt)-ICRCLen])), nil
+		}
 	}
-	c.add(pkt[ipLen : ipLen+6])
-	c.ones(2) // UDP checksum
-	c.bthRest(pkt, ipLen+8)
-	return c.icrc(), nil
+	m.add(pkt[ipLen : ipLen+6])
+	m.ones(2) // UDP checksum
+	m.bth(pkt, ipLen+8)
+	return m.icrc(pkt[ipLen+8+BTHLen : len(pkt)-ICRCLen]), nil
 }
 
 // RoCEv1ICRC computes the ICRC of a RoCEv1 packet: pkt runs from the GRH
 // to the end of the ICRC field.
-func RoCEv1ICRC(pkt []byte) (uint32, error) {
+func RoCEv1ICRC(pkt []byte) (uint32, error) { return roCEv1ICRC(new(masked), pkt) }
+
+func roCEv1ICRC(m *masked, pkt []byte) (uint32, error) {
+	m.n = 0
 	if len(pkt) < GRHLen+BTHLen+ICRCLen {
 		return 0, errAt("ICRC", len(pkt), "need %d bytes for GRH, BTH and ICRC, have %d", GRHLen+BTHLen+ICRCLen, len(pkt))
 	}
-	var c crcAcc
-	c.ones(8)
-	c.grh(pkt)
-	c.bthRest(pkt, GRHLen)
-	return c.icrc(), nil
+	m.ones(8)
+	m.grh(pkt)
+	m.bth(pkt, GRHLen)
+	return m.icrc(pkt[GRHLen+BTHLen : len(pkt)-ICRCLen]), nil
 }
 
 // NativeICRC computes the ICRC of a native InfiniBand packet: pkt runs
 // from the LRH to the end of the ICRC field (the VCRC excluded), as the
 // LRH packet length bounds it. Raw packets (LNH 0 and 1) have no ICRC.
-func NativeICRC(pkt []byte) (uint32, error) {
+func NativeICRC(pkt []byte) (uint32, error) { return nativeICRC(new(masked), pkt) }
+
+func nativeICRC(m *masked, pkt []byte) (uint32, error) {
+	m.n = 0
 	if len(pkt) < LRHLen {
 		return 0, errAt("ICRC", len(pkt), "need %d bytes for the LRH, have %d", LRHLen, len(pkt))
 	}
@@ -144,16 +178,15 @@ func NativeICRC(pkt []byte) (uint32, error) {
 	if len(pkt) < hdr+ICRCLen {
 		return 0, errAt("ICRC", len(pkt), "need %d bytes for headers and ICRC, have %d", hdr+ICRCLen, len(pkt))
 	}
-	var c crcAcc
 	if lnh == LNHIBAGlobal {
-		c.ones(8) // the whole LRH
-		c.grh(pkt[LRHLen:])
+		m.ones(8) // the whole LRH
+		m.grh(pkt[LRHLen:])
 	} else {
-		c.add(highOnes[pkt[0] : int(pkt[0])+1]) // VL
-		c.add(pkt[1:LRHLen])
+		m.add(pkt[:LRHLen])
+		m.b[0] |= 0xf0 // VL
 	}
-	c.bthRest(pkt, hdr-BTHLen)
-	return c.icrc(), nil
+	m.bth(pkt, hdr-BTHLen)
+	return m.icrc(pkt[hdr : len(pkt)-ICRCLen]), nil
 }
 
 // ICRCAt returns the ICRC field at the end of pkt, in Wireshark's order.

@@ -218,11 +218,16 @@ func streamSize(r io.Reader) (size int64, restat func() int64) {
 	return -1, nil
 }
 
+// bufSize is the read buffer for a stream of size bytes (-1: unknown): a
+// small file gets what it holds, a big one 1 MiB, so that reading costs
+// few system calls per megabyte; a record is returned from the buffer
+// without a copy when it fits (peekData).
 func bufSize(size int64) int {
-	if size >= 0 && size < 1<<16 {
+	const big = 1 << 20
+	if size >= 0 && size < big {
 		return max(int(size), 16)
 	}
-	return 1 << 16
+	return big
 }
 
 // countReader counts the bytes read from the file: for a gzip file, with
