@@ -181,7 +181,7 @@ pair "decode --rpc" "-q -z rpc,srt,100003,3" "$file" "$n" "decode --rpc" -q -z r
 # replay: no tshark twin; the time to the first step and the whole run.
 read -r rmin rmed rrss < <(timeit "$runs" "$new" replay --text "$file")
 first=$(firststep "$runs" "$new" replay --text "$file")
-printf '%-30s %-34s %9s %9s %9s %7s %7s' "replay --text" "(first step in ${first} s)" "$(kpps "$(rate "$n" "$rmed")")" "$(kpps "$(rate "$n" "$rmin")")" "-" "-" "$(mb "$rrss")" "-"
+printf '%-30s %-34s %9s %9s %9s %7s %7s %7s' "replay --text" "(first step in ${first} s)" "$(kpps "$(rate "$n" "$rmed")")" "$(kpps "$(rate "$n" "$rmin")")" "-" "-" "$(mb "$rrss")" "-"
 if [ -n "$old" ]; then
 	read -r _ pmed _ < <(timeit "$runs" "$old" replay --text "$file")
 	ofirst=$(firststep "$runs" "$old" replay --text "$file")

@@ -5,7 +5,7 @@ package decode
 // info), with rdmalab's findings in brackets at the end of the info.
 
 import (
-	"fmt"
+	"net/netip"
 	"strings"
 
 	"github.com/rdmalab/rdmalab/proto/ib"
@@ -13,106 +13,202 @@ import (
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
-// appendLine appends the one-line summary of p, with a newline.
+// appendLine appends the one-line summary of p, with a newline. It is the
+// default output's hot path: everything is appended to b, nothing is
+// formatted with fmt (the columns are tshark's "%5d %11.6f %15s → %-15s
+// %-8s %5d %s").
 func appendLine(b []byte, p *Packet) []byte {
-	src, dst := p.Src.String(), p.Dst.String()
-	if !p.Src.IsValid() {
-		src, dst = linkAddrs(p)
+	at := len(b)
+	b = padLeft(appendInt(b, p.Frame), at, 5)
+	b = append(b, ' ')
+	at = len(b)
+	b = padLeft(appendSeconds(b, p.Rel, 6), at, 11)
+	b = append(b, ' ')
+	at = len(b)
+	if p.Src.IsValid() {
+		b = p.Src.appendTo(b)
+	} else {
+		b = linkAddr(b, p, true)
 	}
-	proto, info := protoInfo(p)
-	b = fmt.Appendf(b, "%5d %11.6f %15s → %-15s %-8s %5d %s\n",
-		p.Frame, p.Rel.Seconds(), src, dst, proto, p.WireLen, info)
-	return b
+	b = padLeft(b, at, 15)
+	b = append(b, " → "...)
+	at = len(b)
+	if p.Src.IsValid() {
+		b = p.Dst.appendTo(b)
+	} else {
+		b = linkAddr(b, p, false)
+	}
+	b = padRight(b, at, 15)
+	b = append(b, ' ')
+	// The protocol column comes first but is known only once the info
+	// is: the info goes after a gap of the widest protocol name, and
+	// the name into the gap.
+	at = len(b)
+	b = append(b, "         "...) // len("RPCoRDMA") + 1
+	b = append(b, "      "...)    // the length column, %5d and a space
+	info := len(b)
+	b, proto := appendInfo(b, p)
+	var col [32]byte
+	c := padRight(append(col[:0], proto...), 0, 8)
+	c = append(c, ' ')
+	lstart := len(c)
+	c = padLeft(appendInt(c, p.WireLen), lstart, 5)
+	c = append(c, ' ')
+	gap := info - at
+	if len(c) != gap {
+		// A wider column than the gap: move the info.
+		n := len(b) - info
+		if len(c) > gap {
+			b = append(b, make([]byte, len(c)-gap)...)
+		}
+		copy(b[at+len(c):], b[info:info+n])
+		b = b[:at+len(c)+n]
+	}
+	copy(b[at:], c)
+	return append(b, '\n')
 }
 
-func linkAddrs(p *Packet) (string, string) {
-	if p.Eth != nil {
-		return p.Eth.SrcMAC.String(), p.Eth.DstMAC.String()
+// linkAddr appends the source (or destination) MAC of a frame without
+// network addresses.
+func linkAddr(b []byte, p *Packet, src bool) []byte {
+	if p.Eth == nil {
+		return b
 	}
-	return "", ""
+	m := p.Eth.DstMAC
+	if src {
+		m = p.Eth.SrcMAC
+	}
+	return append(b, m.String()...)
 }
 
-// protoInfo returns the protocol column and the info column of p.
-func protoInfo(p *Packet) (string, string) {
-	var sb strings.Builder
+// appendInfo appends the info column of p and returns the protocol
+// column.
+func appendInfo(b []byte, p *Packet) ([]byte, string) {
 	proto := p.Encap.String()
 	switch {
 	case p.BTH != nil:
 		if r := p.Analysis.RPC; r != nil {
 			proto = rpcProto(r)
-			sb.WriteString(rpcInfo(r))
-			sb.WriteString(" [")
-			btInfo(&sb, p)
-			sb.WriteString("]")
+			b = appendRPCInfo(b, r)
+			b = append(b, " ["...)
+			b = appendBTInfo(b, p)
+			b = append(b, ']')
 		} else {
-			btInfo(&sb, p)
+			b = appendBTInfo(b, p)
 		}
-		analysisInfo(&sb, p)
+		b = appendAnalysisInfo(b, p)
 	case p.UDP != nil:
 		proto = "UDP"
-		fmt.Fprintf(&sb, "%d → %d Len=%d", p.SrcPort, p.DstPort, len(p.UDP.Payload))
+		b = appendUint(b, uint64(p.SrcPort))
+		b = append(b, " → "...)
+		b = appendUint(b, uint64(p.DstPort))
+		b = append(b, " Len="...)
+		b = appendInt(b, len(p.UDP.Payload))
 	default:
+		// Frames beside the RDMA traffic: few, and other.go's.
+		var sb strings.Builder
 		proto = otherInfo(p, &sb)
+		b = append(b, sb.String()...)
 	}
 	if p.ICRC.State == CRCBad {
-		sb.WriteString(" [bad ICRC]")
+		b = append(b, " [bad ICRC]"...)
 	}
 	if p.VCRC.State == CRCBad {
-		sb.WriteString(" [bad VCRC]")
+		b = append(b, " [bad VCRC]"...)
 	}
 	if p.Err != nil {
-		fmt.Fprintf(&sb, " [malformed: %s at offset %d: %s]", p.Err.Layer, p.Err.Offset, p.Err.Msg)
+		b = append(b, " [malformed: "...)
+		b = append(b, p.Err.Layer...)
+		b = append(b, " at offset "...)
+		b = appendInt(b, p.Err.Offset)
+		b = append(b, ": "...)
+		b = append(b, p.Err.Msg...)
+		b = append(b, ']')
 	}
-	return proto, sb.String()
+	return b, proto
 }
 
-// btInfo describes the InfiniBand headers: "RC Send Only QP=0x000011
-// PSN=123 ...".
-func btInfo(sb *strings.Builder, p *Packet) {
-	b := p.BTH
+// appendBTInfo describes the InfiniBand headers: "RC Send Only
+// QP=0x000011 PSN=123 ...".
+func appendBTInfo(b []byte, p *Packet) []byte {
+	t := p.BTH
 	if p.CM != nil {
-		fmt.Fprintf(sb, "CM: %s", ib.CMAttr(p.MAD.AttributeID))
-		cmInfo(sb, p)
-		return
+		b = append(b, "CM: "...)
+		b = append(b, ib.CMAttr(p.MAD.AttributeID).String()...)
+		return appendCMInfo(b, p)
 	}
-	if p.MAD != nil {
-		fmt.Fprintf(sb, "MAD %s method 0x%02x attribute 0x%04x", p.MAD.MgmtClass, p.MAD.Method, p.MAD.AttributeID)
-		return
+	if m := p.MAD; m != nil {
+		b = append(b, "MAD "...)
+		b = append(b, m.MgmtClass.String()...)
+		b = append(b, " method "...)
+		b = append0x(b, uint64(m.Method), 2)
+		b = append(b, " attribute "...)
+		return append0x(b, uint64(m.AttributeID), 4)
 	}
-	fmt.Fprintf(sb, "%s QP=0x%06x PSN=%d", b.Opcode.Info(), b.DestQP, b.PSN)
-	h := b.Headers
+	b = t.Opcode.AppendInfo(b)
+	b = append(b, " QP="...)
+	b = append0x(b, uint64(t.DestQP), 6)
+	b = append(b, " PSN="...)
+	b = appendUint(b, uint64(t.PSN))
+	h := t.Headers
 	if h&ib.HasRDETH != 0 {
-		fmt.Fprintf(sb, " EEC=0x%06x", b.RDETH.EECnxt)
+		b = append(b, " EEC="...)
+		b = append0x(b, uint64(t.RDETH.EECnxt), 6)
 	}
 	if h&ib.HasRETH != 0 {
-		fmt.Fprintf(sb, " VA=0x%x R_Key=0x%08x Len=%d", b.RETH.VA, b.RETH.RKey, b.RETH.DMALen)
+		b = append(b, " VA="...)
+		b = append0x(b, t.RETH.VA, 0)
+		b = append(b, " R_Key="...)
+		b = append0x(b, uint64(t.RETH.RKey), 8)
+		b = append(b, " Len="...)
+		b = appendUint(b, uint64(t.RETH.DMALen))
 	}
 	if h&ib.HasAtomicETH != 0 {
-		fmt.Fprintf(sb, " VA=0x%x R_Key=0x%08x", b.AtomicETH.VA, b.AtomicETH.RKey)
+		b = append(b, " VA="...)
+		b = append0x(b, t.AtomicETH.VA, 0)
+		b = append(b, " R_Key="...)
+		b = append0x(b, uint64(t.AtomicETH.RKey), 8)
 	}
 	if h&ib.HasAETH != 0 {
-		fmt.Fprintf(sb, " %s MSN=%d", b.AETH.Syndrome, b.AETH.MSN)
+		b = append(b, ' ')
+		b = t.AETH.Syndrome.AppendText(b)
+		b = append(b, " MSN="...)
+		b = appendUint(b, uint64(t.AETH.MSN))
 	}
 	if h&ib.HasImmDt != 0 {
-		fmt.Fprintf(sb, " Imm=0x%08x", b.ImmDt.Data)
+		b = append(b, " Imm="...)
+		b = append0x(b, uint64(t.ImmDt.Data), 8)
 	}
 	if h&ib.HasIETH != 0 {
-		fmt.Fprintf(sb, " Inv R_Key=0x%08x", b.IETH.RKey)
+		b = append(b, " Inv R_Key="...)
+		b = append0x(b, uint64(t.IETH.RKey), 8)
 	}
+	return b
 }
 
-func cmInfo(sb *strings.Builder, p *Packet) {
+func appendCMInfo(b []byte, p *Packet) []byte {
 	switch c := p.CM.(type) {
 	case *ib.CMReq:
-		fmt.Fprintf(sb, " QPN=0x%06x PSN=%d", c.LocalQPN, c.StartingPSN)
+		b = append(b, " QPN="...)
+		b = append0x(b, uint64(c.LocalQPN), 6)
+		b = append(b, " PSN="...)
+		b = appendUint(b, uint64(c.StartingPSN))
 		if ip, ok := c.IPCM(); ok {
-			fmt.Fprintf(sb, " %s → %s", ipString(ip.Src, ip.SrcPort), ipString(ip.Dst, c.ServicePort()))
+			b = append(b, ' ')
+			b = netip.AddrPortFrom(ip.Src, ip.SrcPort).AppendTo(b)
+			b = append(b, " → "...)
+			b = netip.AddrPortFrom(ip.Dst, c.ServicePort()).AppendTo(b)
 		}
 	case *ib.CMRep:
-		fmt.Fprintf(sb, " QPN=0x%06x PSN=%d", c.LocalQPN, c.StartingPSN)
+		b = append(b, " QPN="...)
+		b = append0x(b, uint64(c.LocalQPN), 6)
+		b = append(b, " PSN="...)
+		b = appendUint(b, uint64(c.StartingPSN))
 	case *ib.CMRej:
-		fmt.Fprintf(sb, " reason %d", c.Reason)
+		b = append(b, " reason "...)
+		b = appendUint(b, uint64(c.Reason))
 	}
+	return b
 }
 
 // rpcProto is the protocol column of an RPC: the program's name, as
@@ -124,40 +220,53 @@ func rpcProto(r *RPCMessage) string {
 	return "RPCoRDMA"
 }
 
-// rpcInfo is the info of a SEND that carried an RPC-over-RDMA message.
-func rpcInfo(m *RPCMessage) string {
+// appendRPCInfo appends the info of a SEND that carried an RPC-over-RDMA
+// message.
+func appendRPCInfo(b []byte, m *RPCMessage) []byte {
 	h := &m.Header
-	var sb strings.Builder
 	switch r := m.RPC; {
 	case r == nil:
-		fmt.Fprintf(&sb, "%s XID 0x%08x", h.Proc, h.XID)
+		b = append(b, h.Proc.String()...)
+		b = append(b, " XID "...)
+		b = append0x(b, uint64(h.XID), 8)
 	case m.Call:
-		sb.WriteString(r.CallSummary)
+		b = append(b, r.CallSummary...)
 	default:
-		sb.WriteString(r.ReplySummary)
+		b = append(b, r.ReplySummary...)
 		if r.Call != nil {
-			fmt.Fprintf(&sb, " (call in %d)", r.Call.Frame)
+			b = append(b, " (call in "...)
+			b = appendInt(b, r.Call.Frame)
+			b = append(b, ')')
 		}
 	}
-	fmt.Fprintf(&sb, " [%s XID 0x%08x credits %d", h.Proc, h.XID, h.Credit)
+	b = append(b, " ["...)
+	b = append(b, h.Proc.String()...)
+	b = append(b, " XID "...)
+	b = append0x(b, uint64(h.XID), 8)
+	b = append(b, " credits "...)
+	b = appendUint(b, uint64(h.Credit))
 	if h.Proc == rpcrdma.ProcMsgp {
-		fmt.Fprintf(&sb, " padded to %d above %d (RFC 5666, obsolete)", h.Align, h.Thresh)
+		b = append(b, " padded to "...)
+		b = appendUint(b, uint64(h.Align))
+		b = append(b, " above "...)
+		b = appendUint(b, uint64(h.Thresh))
+		b = append(b, " (RFC 5666, obsolete)"...)
 	}
-	chunkCounts(&sb, h)
-	sb.WriteString("]")
-	return sb.String()
+	b = appendChunkCounts(b, h)
+	return append(b, ']')
 }
 
-func chunkCounts(sb *strings.Builder, h *rpcrdma.Header) {
+func appendChunkCounts(b []byte, h *rpcrdma.Header) []byte {
 	if n := len(h.ReadList); n > 0 {
-		fmt.Fprintf(sb, " read list %d", n)
+		b = appendInt(append(b, " read list "...), n)
 	}
 	if n := len(h.WriteList); n > 0 {
-		fmt.Fprintf(sb, " write list %d", n)
+		b = appendInt(append(b, " write list "...), n)
 	}
 	if h.ReplyChunk != nil {
-		fmt.Fprintf(sb, " reply chunk %d", len(h.ReplyChunk.Segments))
+		b = appendInt(append(b, " reply chunk "...), len(h.ReplyChunk.Segments))
 	}
+	return b
 }
 
 // swapText says whether an answered CmpSwap swapped.
@@ -171,39 +280,86 @@ func swapText(m *Message) string {
 	return ", not swapped"
 }
 
-// analysisInfo appends rdmalab's findings in brackets.
-func analysisInfo(sb *strings.Builder, p *Packet) {
+// appendMsgName appends m.Name().
+func appendMsgName(b []byte, m *Message) []byte {
+	b = append(b, m.Kind.String()...)
+	b = append(b, " #"...)
+	return appendInt(b, m.Seq)
+}
+
+// appendAnalysisInfo appends rdmalab's findings in brackets.
+func appendAnalysisInfo(b []byte, p *Packet) []byte {
 	an := &p.Analysis
 	if m := an.Msg; m != nil {
 		switch {
 		case p.BTH.Opcode.Kind() == ib.KindReadResponse:
-			fmt.Fprintf(sb, " [response %d to the READ in %d]", an.MsgIndex+1, m.FirstFrame)
+			b = append(b, " [response "...)
+			b = appendInt(b, an.MsgIndex+1)
+			b = append(b, " to the READ in "...)
+			b = appendInt(b, m.FirstFrame)
+			b = append(b, ']')
 		case p.BTH.Opcode.Kind() == ib.KindAtomicAck:
-			fmt.Fprintf(sb, " [answers the %s in %d: original 0x%x%s]", m.Opcode.Info(), m.FirstFrame, m.Orig, swapText(m))
+			b = append(b, " [answers the "...)
+			b = m.Opcode.AppendInfo(b)
+			b = append(b, " in "...)
+			b = appendInt(b, m.FirstFrame)
+			b = append(b, ": original "...)
+			b = append0x(b, m.Orig, 0)
+			b = append(b, swapText(m)...)
+			b = append(b, ']')
 		case m.Kind != ib.KindReadRequest && p.BTH.Opcode.Position() != ib.PosOnly:
-			fmt.Fprintf(sb, " [%s packet %d]", m.Name(), an.MsgIndex+1)
+			b = append(b, " ["...)
+			b = appendMsgName(b, m)
+			b = append(b, " packet "...)
+			b = appendInt(b, an.MsgIndex+1)
+			b = append(b, ']')
 		}
 	}
 	if ak := an.Ack; ak != nil && len(ak.Acked) > 0 {
 		first, last := ak.Acked[0], ak.Acked[len(ak.Acked)-1]
 		if first == last {
-			fmt.Fprintf(sb, " [acks %s (frame %d)]", first.Name(), first.FirstFrame)
+			b = append(b, " [acks "...)
+			b = appendMsgName(b, first)
+			b = append(b, " (frame "...)
+			b = appendInt(b, first.FirstFrame)
+			b = append(b, ")]"...)
 		} else {
-			fmt.Fprintf(sb, " [acks %d messages: %s (frame %d) to %s (frame %d)]", len(ak.Acked),
-				first.Name(), first.FirstFrame, last.Name(), last.FirstFrame)
+			b = append(b, " [acks "...)
+			b = appendInt(b, len(ak.Acked))
+			b = append(b, " messages: "...)
+			b = appendMsgName(b, first)
+			b = append(b, " (frame "...)
+			b = appendInt(b, first.FirstFrame)
+			b = append(b, ") to "...)
+			b = appendMsgName(b, last)
+			b = append(b, " (frame "...)
+			b = appendInt(b, last.FirstFrame)
+			b = append(b, ")]"...)
 		}
 	}
 	if c := an.Chunk; c.RPC != nil {
-		fmt.Fprintf(sb, " [XID 0x%08x %s chunk %d segment %d +%d]", c.RPC.XID, c.Kind, c.Chunk, c.Segment, c.Offset)
+		b = append(b, " [XID "...)
+		b = append0x(b, uint64(c.RPC.XID), 8)
+		b = append(b, ' ')
+		b = append(b, c.Kind.String()...)
+		b = append(b, " chunk "...)
+		b = appendInt(b, c.Chunk)
+		b = append(b, " segment "...)
+		b = appendInt(b, c.Segment)
+		b = append(b, " +"...)
+		b = appendUint(b, c.Offset)
+		b = append(b, ']')
 	}
 	if an.Short {
-		fmt.Fprintf(sb, " [short SEND]")
+		b = append(b, " [short SEND]"...)
 	}
 	for _, n := range an.Notes {
-		mark := ""
+		b = append(b, " ["...)
 		if n.Kind.Anomaly() {
-			mark = "!"
+			b = append(b, '!')
 		}
-		fmt.Fprintf(sb, " [%s%s]", mark, n.Kind)
+		b = append(b, n.Kind.String()...)
+		b = append(b, ']')
 	}
+	return b
 }

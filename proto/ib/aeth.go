@@ -20,6 +20,7 @@ package ib
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
@@ -167,6 +168,19 @@ func (s Syndrome) RNRTimerMicros() uint32 { return rnrTimerMicros[s.Value()] }
 
 // IsNAK reports whether s is a NAK or an RNR NAK.
 func (s Syndrome) IsNAK() bool { t := s.Type(); return t == AckTypeNAK || t == AckTypeRNRNak }
+
+// AppendText appends s.String() to b; for an ACK without allocating.
+func (s Syndrome) AppendText(b []byte) []byte {
+	if s.Type() != AckTypeACK {
+		return append(b, s.String()...)
+	}
+	n, ok := s.Credits()
+	if !ok {
+		return append(b, "ACK"...)
+	}
+	b = strconv.AppendInt(append(b, "ACK, "...), int64(n), 10)
+	return append(b, " credits"...)
+}
 
 // String describes s: "ACK, 8 credits", "ACK, credits invalid", "RNR NAK, timer 0.64 ms",
 // "NAK: Remote Access Error".

@@ -296,6 +296,17 @@ func (o Opcode) String() string {
 	return transportLong[o.Transport()] + " - " + ops[o.Operation()].name
 }
 
+// AppendInfo appends o.Info() to b; for a known opcode without
+// allocating.
+func (o Opcode) AppendInfo(b []byte) []byte {
+	if o == OpcodeCNP || !o.Known() || int(o.Transport()) >= len(transportNames) {
+		return append(b, o.Info()...)
+	}
+	b = append(b, transportNames[o.Transport()]...)
+	b = append(b, ' ')
+	return append(b, ops[o.Operation()].info...)
+}
+
 // Info returns the Info-column name of o ("RC Send Only").
 func (o Opcode) Info() string {
 	switch {
