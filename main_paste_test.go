@@ -21,15 +21,11 @@ func TestTmuxHugePaste(t *testing.T) {
 	if err := os.WriteFile(paste, []byte("write "+strings.Repeat("9", 1<<20)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	ts.tmux("load-buffer", paste)
 	ts.tmux("paste-buffer", "-t", "e2e")
 	ts.keys("Enter")
 	ts.waitFor(`error: line of 1048582 bytes is over the 65536-byte \(64 KiB\) limit: not run, and not kept in history`)
 	ts.run("engine", `engine sim: the embedded`)
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("the paste took %v", d)
-	}
 	ts.run("history", `\n +2  history\n`)
 	if scr := ts.screen(false); strings.Contains(scr, "999") {
 		t.Errorf("the pasted line is in the history:\n%s", scr)

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -235,7 +234,6 @@ func TestDrawClampsClaims(t *testing.T) {
 	narration := strings.Repeat("w", 1<<20) + " " + strings.Repeat("x ", 1<<18)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	start := time.Now()
 	scr := tcell.NewSimulationScreen("UTF-8")
 	if err := scr.Init(); err != nil {
 		t.Fatal(err)
@@ -256,9 +254,6 @@ func TestDrawClampsClaims(t *testing.T) {
 		scr.Show()
 	}
 	runtime.ReadMemStats(&after)
-	if d := time.Since(start); d > time.Minute {
-		t.Errorf("drawing took %v", d)
-	}
 	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<30 {
 		t.Errorf("drawing allocated %d MiB", got>>20)
 	}

@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
@@ -95,7 +94,7 @@ func (c *conv) serverWrite(rkey uint32, va uint64, data []byte) {
 
 // write writes the frames as a pcap in the test's directory, and a copy
 // under RDMALAB_HOSTILE_DIR when it is set.
-func (c *conv) write(t *testing.T, name string) string {
+func (c *conv) write(t testing.TB, name string) string {
 	t.Helper()
 	path := writeFrames(t, c.frames...)
 	if dir := os.Getenv("RDMALAB_HOSTILE_DIR"); dir != "" {
@@ -201,17 +200,12 @@ func TestChunkRebuildBounded(t *testing.T) {
 				for _, mode := range []Output{{}, {Tree: true}, {JSON: true}, {RPCs: true}, {RPCs: true, JSON: true}, {Check: true}} {
 					var before, after runtime.MemStats
 					runtime.ReadMemStats(&before)
-					start := time.Now()
 					_, out, err := writeFile(path, mode)
-					elapsed := time.Since(start)
 					runtime.ReadMemStats(&after)
 					alloc := after.TotalAlloc - before.TotalAlloc
-					t.Logf("%+v: %d bytes allocated for a %d-byte file, %v", mode, alloc, size, elapsed)
+					t.Logf("%+v: %d bytes allocated for a %d-byte file", mode, alloc, size)
 					if bound := 1<<20 + 64*size; alloc > bound {
 						t.Errorf("%+v: %d bytes allocated, want at most %d", mode, alloc, bound)
-					}
-					if elapsed > 5*time.Second {
-						t.Errorf("%+v: took %v", mode, elapsed)
 					}
 					if err != nil || out == "" {
 						t.Errorf("%+v: %v, %d bytes out", mode, err, len(out))
@@ -348,7 +342,7 @@ func TestPositionZeroCallSummarised(t *testing.T) {
 // hostileReadList builds one call whose Read list fills a 4 MiB SEND (the
 // most a SEND keeps), every segment at its own position, in descending
 // order: grouping them by scanning the list per position took 27 s.
-func hostileReadList(t *testing.T) *conv {
+func hostileReadList(t testing.TB) *conv {
 	c := &conv{t: t}
 	const xid = 0x0bad0003
 	n := (maxSendData - 256) / rpcrdma.ReadEntryLen
@@ -361,17 +355,23 @@ func hostileReadList(t *testing.T) *conv {
 	return c
 }
 
-// TestManyReadSegments decodes the call of hostileReadList: about a
-// second (rpcrdma's TestReadChunksManyPositions times the grouping alone).
+// TestManyReadSegments decodes the call of hostileReadList.
+// BenchmarkManyReadSegments times it: about a second, where the scan per
+// position took 27 s.
 func TestManyReadSegments(t *testing.T) {
 	path := hostileReadList(t).write(t, "readlist-4m.pcap")
-	start := time.Now()
 	_, out, err := writeFile(path, Output{})
-	if d := time.Since(start); d > 20*time.Second {
-		t.Errorf("took %v", d)
-	}
 	if err != nil || !strings.Contains(out, "V3 NULL Call") {
 		t.Errorf("%v, %.300s", err, out)
+	}
+}
+
+func BenchmarkManyReadSegments(b *testing.B) {
+	path := hostileReadList(b).write(b, "readlist-4m.pcap")
+	for b.Loop() {
+		if _, _, err := writeFile(path, Output{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -399,11 +399,7 @@ func TestManySegmentsOneRKey(t *testing.T) {
 	}
 	c.serverSend(rpcrdmaMsg(rpcrdma.Header{XID: xid, Proc: rpcrdma.ProcMsg}, nfsReply(xid, nil)))
 	path := c.write(t, "onerkey-4m.pcap")
-	start := time.Now()
 	d := decodeFile(t, path)
-	if el := time.Since(start); el > 10*time.Second {
-		t.Errorf("decoded in %v", el)
-	}
 	first := len(d.packets) - far - 3
 	for i, want := range []struct {
 		seg int

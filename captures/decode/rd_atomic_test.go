@@ -35,7 +35,7 @@ func roceFrame(t testing.TB, a, b byte, bth *ib.BTH, payload []byte) []byte {
 }
 
 // writeFrames writes frames as an Ethernet pcap and returns its path.
-func writeFrames(t *testing.T, frames ...[]byte) string {
+func writeFrames(t testing.TB, frames ...[]byte) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "built.pcap")
 	f, err := os.Create(path)

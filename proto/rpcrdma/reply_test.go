@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"slices"
 	"testing"
-	"time"
 )
 
 func TestErrorReply(t *testing.T) {
@@ -117,13 +116,9 @@ func TestReadChunksManyPositions(t *testing.T) {
 		h.ReadList = append(h.ReadList, ReadSegment{Position: uint32(n-i) * 8, Segment: Segment{Handle: uint32(i), Length: 8}})
 	}
 	wire := append(h.AppendTo(nil), make([]byte, 8*(n+1))...)
-	start := time.Now()
 	got := h.ReadChunks(nil)
 	var dec Header
 	_, err := dec.Decode(wire, DecodeOptions{CheckPositions: true, CheckChunkPositions: true})
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("%d positions grouped and checked in %v", n, d)
-	}
 	if err != nil {
 		t.Errorf("Decode: %v", err)
 	}
