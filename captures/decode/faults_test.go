@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -176,4 +177,49 @@ func TestFramesBesideRDMAAsTshark(t *testing.T) {
 		t.Errorf("only %d frames compared", compared)
 	}
 	t.Logf("%d frames beside the RDMA traffic have tshark's Info", compared)
+}
+
+// TestTreeShowsCredentialsAndArguments: -V breaks the BTH flags out, shows
+// the call's AUTH_UNIX credential and verifier and the NFS arguments, and
+// each of those lines shows the bytes that hold its value.
+func TestTreeShowsCredentialsAndArguments(t *testing.T) {
+	x := openDone(t, testutil.Capture(t, "nfs3-rdma.pcap"))
+	const frame = 76 // NFSACL V3 GETACL Call
+	data := x.Bytes(frame - 1)
+	lines := x.Detail(frame - 1)
+	find := func(text string) TreeLine {
+		t.Helper()
+		for _, l := range lines {
+			if l.Text == text {
+				return l
+			}
+		}
+		for _, l := range lines {
+			t.Logf("%d:%d-%d %s%s", l.Depth, l.Start, l.End, strings.Repeat("  ", l.Depth), l.Text)
+		}
+		t.Fatalf("frame %d: no line %q", frame, text)
+		return TreeLine{}
+	}
+	bytesOf := func(l TreeLine) string { return fmt.Sprintf("%x", data[l.Start:l.End]) }
+	for text, want := range map[string]string{
+		"Program: NFSACL (100227), Version: 3, Procedure: GETACL (1)": "000187830000000300000001",
+		"Machine Name: cli":                     "00000003636c6900",
+		"UID: 0":                                "00000000",
+		"Flavor: AUTH_NULL (0), Length: 0":      "0000000000000000",
+		"FileHandle: 0100010000000000":          "0100010000000000",
+		"Mask: 0x0000000c":                      "0000000c",
+		"1... .... = Acknowledge Request: True": "",
+		"..00 .... = Pad Count: 0":              "",
+	} {
+		l := find(text)
+		if l.End <= l.Start || want != "" && bytesOf(l) != want {
+			t.Errorf("%q shows bytes [%d,%d) %s, want %s", text, l.Start, l.End, bytesOf(l), want)
+		}
+	}
+	if l := find("1... .... = Acknowledge Request: True"); l.End-l.Start != 1 || data[l.Start]&0x80 == 0 {
+		t.Errorf("the AckReq flag shows [%d,%d)", l.Start, l.End)
+	}
+	find("Auxiliary GIDs (0)")
+	find("NFSACL, Procedure: GETACL")
+	find("fhandle (length: 8, hash (CRC-32): 0x62d40c52)")
 }

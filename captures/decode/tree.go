@@ -11,6 +11,11 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/nfs"
+	"github.com/rdmalab/rdmalab/proto/oncrpc"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
+	"github.com/rdmalab/rdmalab/proto/safe"
+	"github.com/rdmalab/rdmalab/proto/xdr"
 )
 
 // TreeLine is one line of a packet's detail tree.
@@ -173,10 +178,28 @@ func (t *tree) infiniband(p *Packet) {
 	}
 	t.line(1, at.bth, "Base Transport Header")
 	t.line(2, at.bth.sub(0, 1), "Opcode: %s (%d)", b.Opcode, uint8(b.Opcode))
-	t.line(2, at.bth.sub(1, 4), "Solicited Event: %v, MigReq: %v, Pad Count: %d, Header Version: %d, Partition Key: %d",
-		b.SE, b.M, b.PadCnt, b.TVer, b.PKey)
-	t.line(2, at.bth.sub(4, 8), "FECN: %v, BECN: %v, Destination Queue Pair: 0x%06x", b.FECN, b.BECN, b.DestQP)
-	t.line(2, at.bth.sub(8, 12), "Acknowledge Request: %v, Packet Sequence Number: %d", b.A, b.PSN)
+	// The flags one per line with their bits, as tshark shows them.
+	raw := func(i int) byte {
+		if i < len(b.Contents) {
+			return b.Contents[i]
+		}
+		return 0
+	}
+	flag := func(i int, mask byte, label string, v any) {
+		t.line(2, at.bth.sub(i, i+1), "%s = %s: %v", bitPattern(raw(i), mask), label, v)
+	}
+	flag(1, 0x80, "Solicited Event", title(b.SE))
+	flag(1, 0x40, "MigReq", title(b.M))
+	flag(1, 0x30, "Pad Count", b.PadCnt)
+	flag(1, 0x0f, "Header Version", b.TVer)
+	t.line(2, at.bth.sub(2, 4), "Partition Key: %d", b.PKey)
+	flag(4, 0x80, "FECN", title(b.FECN))
+	flag(4, 0x40, "BECN", title(b.BECN))
+	flag(4, 0x3f, "Reserved (6 bits)", raw(4)&0x3f)
+	t.line(2, at.bth.sub(5, 8), "Destination Queue Pair: 0x%06x", b.DestQP)
+	flag(8, 0x80, "Acknowledge Request", title(b.A))
+	flag(8, 0x7f, "Reserved (7 bits)", raw(8)&0x7f)
+	t.line(2, at.bth.sub(9, 12), "Packet Sequence Number: %d", b.PSN)
 	h := b.Headers
 	if h&ib.HasRDETH != 0 {
 		eth := at.ext[ib.HasRDETH]
@@ -232,6 +255,33 @@ func (t *tree) infiniband(p *Packet) {
 	}
 	t.crc("Invariant CRC", p.ICRC, 8, at.icrc)
 	t.crc("Variant CRC", p.VCRC, 4, at.vcrc)
+}
+
+// bitPattern shows the bits of v under mask as tshark does: "..00 ....".
+func bitPattern(v, mask byte) string {
+	var sb strings.Builder
+	for i := 7; i >= 0; i-- {
+		switch bit := byte(1) << i; {
+		case mask&bit == 0:
+			sb.WriteByte('.')
+		case v&bit != 0:
+			sb.WriteByte('1')
+		default:
+			sb.WriteByte('0')
+		}
+		if i == 4 {
+			sb.WriteByte(' ')
+		}
+	}
+	return sb.String()
+}
+
+// title writes a flag as tshark does: True, False.
+func title(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
 }
 
 func padNote(b *ib.BTH) string {
@@ -301,10 +351,7 @@ func (t *tree) rpc(m *RPCMessage) {
 	}
 	if m.Call {
 		t.line(0, body, "Remote Procedure Call, Type: Call, XID: 0x%08x", r.XID)
-		if r.HaveProc {
-			t.line(1, body, "Program: %d, Version: %d, Procedure: %d", r.Prog, r.Vers, r.Proc)
-		}
-		t.line(1, body, "%s", r.CallSummary)
+		t.callHeader(m, body)
 		if len(r.ReadChunks) > 0 {
 			if b, err := r.CallBytes(); err == nil {
 				t.line(1, body, "[Call rebuilt with its Read chunk data: %d bytes]", len(b))
@@ -324,6 +371,81 @@ func (t *tree) rpc(m *RPCMessage) {
 		}
 		t.line(1, body, "[Reply rebuilt with its chunk data: %d bytes%s]", len(b), note)
 	}
+}
+
+// callHeader writes the call's program, procedure, credentials and
+// verifier, and then its arguments under the program's name. The call is
+// the message's inline part; body is where it lies in the frame (no bytes
+// when the packet does not hold all of it).
+func (t *tree) callHeader(m *RPCMessage, body span) {
+	r := m.RPC
+	if !r.HaveProc {
+		t.line(1, body, "%s", r.CallSummary)
+		return
+	}
+	t.line(1, body.sub(12, 24), "Program: %s (%d), Version: %d, Procedure: %s (%d)",
+		oncrpc.ProgramName(r.Prog), r.Prog, r.Vers, nfs.ProcName(r.Prog, r.Vers, r.Proc), r.Proc)
+	t.line(1, body, "%s", r.CallSummary)
+	b := m.Inline
+	if p := m.Header.Proc; p != rpcrdma.ProcMsg && p != rpcrdma.ProcMsgp {
+		b, body = nil, span{}
+		if cb, err := r.CallBytes(); err == nil {
+			b = cb
+		}
+	}
+	var h oncrpc.CallHeader
+	n, err := h.Decode(b)
+	if err != nil {
+		return
+	}
+	at := 24
+	t.auth("Credentials", &h.Cred, body, at)
+	at += 8 + xdr.RoundUp(len(h.Cred.Body))
+	t.auth("Verifier", &h.Verf, body, at)
+	args := body.sub(n, body.end-body.start)
+	lines := nfs.CallTree(r.Prog, r.Vers, r.Proc, b[n:])
+	if len(lines) == 0 {
+		return
+	}
+	name := oncrpc.ProgramName(r.Prog)
+	if name == "NFS" {
+		name = "Network File System"
+	}
+	t.line(0, args, "%s, Procedure: %s", name, nfs.ProcName(r.Prog, r.Vers, r.Proc))
+	for _, l := range lines {
+		t.line(l.Depth+1, args.sub(l.Start, l.End), "%s", l.Text)
+	}
+}
+
+// auth writes a credential or verifier that starts at off in body.
+func (t *tree) auth(label string, a *oncrpc.OpaqueAuth, body span, off int) {
+	all := body.sub(off, off+8+xdr.RoundUp(len(a.Body)))
+	t.line(1, all, "%s", label)
+	t.line(2, body.sub(off, off+8), "Flavor: %s (%d), Length: %d", a.Flavor, uint32(a.Flavor), len(a.Body))
+	if a.Flavor != oncrpc.AuthSys {
+		return
+	}
+	var p oncrpc.AuthSysParams
+	if p.Decode(a.Body) != nil {
+		return
+	}
+	at := off + 8
+	t.line(2, body.sub(at, at+4), "Stamp: 0x%08x", p.Stamp)
+	at += 4
+	nameLen := 4 + xdr.RoundUp(len(p.MachineName))
+	t.line(2, body.sub(at, at+nameLen), "Machine Name: %s", safe.Text(p.MachineName))
+	at += nameLen
+	t.line(2, body.sub(at, at+4), "UID: %d", p.UID)
+	t.line(2, body.sub(at+4, at+8), "GID: %d", p.GID)
+	at += 8
+	t.line(2, body.sub(at, at+4+4*len(p.GIDs)), "Auxiliary GIDs (%d)%s", len(p.GIDs), gidList(p.GIDs))
+}
+
+func gidList(g []uint32) string {
+	if len(g) == 0 {
+		return ""
+	}
+	return ": " + strings.Trim(fmt.Sprint(g), "[]")
 }
 
 // analysis writes what rdmalab made of the packet; a line shows bytes
