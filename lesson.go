@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/rdmalab/rdmalab/repl"
 )
@@ -38,7 +39,7 @@ The exit status is 1 if a check was not met.
 		case args[0] != "check":
 			return c.usageError(stderr, "unknown lesson command %q (check is the one there is)", args[0])
 		}
-		o := repl.LessonCheckOptions{Targets: args[1:], Dirs: dirs, Out: stdout, Err: stderr}
+		o := repl.LessonCheckOptions{Targets: args[1:], Dirs: dirs, Out: stdout, Err: stderr, Engine: os.Getenv(engineEnv)}
 		if *verbose {
 			o.Transcript = stdout
 		}

@@ -22,7 +22,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/rdmalab/rdmalab/engine"
 )
+
+// engineEnv chooses the provider of every session, as --engine does.
+const engineEnv = "RDMALAB_ENGINE"
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -37,6 +42,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetOutput(io.Discard)
 	dirs := envLessonDirs()
 	root.Var(&dirs, "lessons", "a folder of your own lessons (repeatable)")
+	engineFlag := root.String("engine", "", "the provider: sim, or ibv:DEVICE[,CLIENT_DEVICE] (RDMALAB_ENGINE does the same)")
 	err := root.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, summary(cmds))
@@ -44,6 +50,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmalab: %v\n%s", err, summary(cmds))
+		return exitUsage
+	}
+	if *engineFlag != "" {
+		// Every session the command starts takes it, as from the environment.
+		os.Setenv(engineEnv, *engineFlag)
+	}
+	if _, _, err := engine.ParseEngine(os.Getenv(engineEnv)); err != nil {
+		fmt.Fprintf(stderr, "rdmalab: %v\n", err)
 		return exitUsage
 	}
 	if root.NArg() == 0 {
@@ -55,7 +69,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rdmalab: unknown subcommand %q\n%s", name, summary(cmds))
 		return exitUsage
 	}
-	if root.NFlag() > 0 {
+	lessonsSet := false
+	root.Visit(func(f *flag.Flag) { lessonsSet = lessonsSet || f.Name == "lessons" })
+	if lessonsSet {
 		// Not dropped in silence: the command takes its own, or none.
 		if c.Flag.Lookup("lessons") != nil {
 			fmt.Fprintf(stderr, "rdmalab: --lessons before a command starts nothing; give it after: rdmalab %s --lessons DIR\n", name)

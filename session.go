@@ -28,7 +28,7 @@ func isTerminal(w any) bool {
 
 // runSession runs a script in a new session.
 func runSession(in io.Reader, name string, stdout, stderr io.Writer, o repl.ScriptOptions, dirs lessonDirs) int {
-	s, err := repl.NewSession(repl.Options{LessonDirs: dirs, ProgressFile: repl.DefaultProgressFile(), Warn: stderr})
+	s, err := repl.NewSession(repl.Options{LessonDirs: dirs, ProgressFile: repl.DefaultProgressFile(), Warn: stderr, Engine: os.Getenv(engineEnv)})
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmalab: %v\n", err)
 		return exitRuntime
@@ -55,7 +55,7 @@ func interactive(tty *os.File, stdout, stderr io.Writer, onLine func(string)) in
 func interactiveWith(tty *os.File, stdout, stderr io.Writer, o repl.TerminalOptions, dirs lessonDirs) int {
 	o.In, o.Out, o.Err = tty, stdout, stderr
 	o.NoColor, o.HistoryFile = os.Getenv("NO_COLOR") != "", repl.DefaultHistoryFile()
-	o.Session = repl.Options{LessonDirs: dirs, ProgressFile: repl.DefaultProgressFile(), Warn: stderr}
+	o.Session = repl.Options{LessonDirs: dirs, ProgressFile: repl.DefaultProgressFile(), Warn: stderr, Engine: os.Getenv(engineEnv)}
 	err := repl.Interactive(o)
 	if err != nil {
 		var p *repl.PanicError

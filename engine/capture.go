@@ -36,6 +36,9 @@ func (l *Lab) setTap() {
 	if !l.capture.keep {
 		l.capture.paused = true
 	}
+	if l.Fabric == nil {
+		return
+	}
 	if l.capture.keep || l.capture.stream != nil {
 		l.Fabric.SetTap(l.tap)
 	} else {
@@ -53,6 +56,9 @@ func (l *Lab) CaptureDropped() int { return l.capture.dropped }
 // how many frames it wrote. When transfers were dropped (CaptureDropped)
 // or recording was off for a while, the file starts where the kept ones do.
 func (l *Lab) WriteCapture(w io.Writer) (packets int, err error) {
+	if l.Fabric == nil {
+		return 0, ErrNoWire
+	}
 	opts := l.captureOptions(l.transfers)
 	if len(l.transfers) > 0 && (l.capture.dropped > 0 || l.capture.paused) {
 		opts.Start = l.transfers[0].Due
@@ -82,6 +88,9 @@ var (
 func (l *Lab) StartCapture(w io.Writer) error {
 	if l.capture.stream != nil {
 		return ErrCapturing
+	}
+	if l.Fabric == nil {
+		return ErrNoWire
 	}
 	opts := l.captureOptions(nil)
 	opts.Start = l.Fabric.Now()

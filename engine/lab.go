@@ -13,7 +13,9 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/rdmalab/rdmalab/engine/ibv"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/sim"
@@ -38,13 +40,19 @@ const maxSteps = 5_000_000
 
 // Lab is one session's engine.
 type Lab struct {
-	Set    Settings
+	Set Settings
+	// Fabric is the sim provider; nil when Real drives the lab.
 	Fabric *sim.Fabric
-	Sched  *sched.Scheduler
-	Server *svcrdma.Xprt
-	Client *xprt.Client
-	NFS    *nfsd.Server
-	Rqsts  []*svcrdma.Rqst
+	// Real is a real device's provider (engine/ibv); nil on the sim.
+	Real ibv.Provider
+	// DeviceReport says, on a real device, where its attributes differ
+	// from the sim's and what the connection goes by.
+	DeviceReport []string
+	Sched        *sched.Scheduler
+	Server       *svcrdma.Xprt
+	Client       *xprt.Client
+	NFS          *nfsd.Server
+	Rqsts        []*svcrdma.Rqst
 
 	history       []trace.Event // a ring: histLen events from histHead
 	histHead      int
@@ -66,6 +74,9 @@ func New(s Settings) (*Lab, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	if s.Engine != "" && s.Engine != "sim" {
+		return newReal(s)
+	}
 	l := &Lab{Set: s, Sched: sched.New(), xptID: 1}
 	l.Fabric = sim.NewFabric(sim.Config{Seed: s.Seed, LinkRate: s.LinkRate, Latency: s.Latency})
 	l.capture.keep = true
@@ -78,26 +89,36 @@ func New(s Settings) (*Lab, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client device: %w", err)
 	}
+	if err := l.build(devS, devC); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// build joins the peers on their devices: a connected RC QP pair and the
+// nfsd threads, parked in svc_recv.
+func (l *Lab) build(devS, devC verbs.Device) error {
+	s := l.Set
 	pdS, err := devS.AllocPD()
 	if err != nil {
-		return nil, fmt.Errorf("server PD: %w", err)
+		return fmt.Errorf("server PD: %w", err)
 	}
-	l.Server, err = svcrdma.NewXprt(devS, pdS, s.xprtConfig(), s.behaviour(), l.xptID, l.Fabric.Now)
+	l.Server, err = svcrdma.NewXprt(devS, pdS, s.xprtConfig(), s.behaviour(), l.xptID, l.Now)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := l.Server.CreateQP(); err != nil {
-		return nil, err
+		return err
 	}
 	l.Client, err = xprt.New(devC, s.InlineThreshold, s.Credits, uint32(0x5eed0000+s.Seed%0x10000*0x10))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := l.Server.Connect("client", l.Client.QP().Num(), s.PathMTU); err != nil {
-		return nil, err
+		return err
 	}
 	if err := l.Client.Connect("server", l.Server.QP().Num(), s.PathMTU, 32); err != nil {
-		return nil, err
+		return err
 	}
 	l.NFS = nfsd.New()
 	for i := 0; i < s.Threads; i++ {
@@ -109,11 +130,43 @@ func New(s Settings) (*Lab, error) {
 	for i := 0; i < 1000 && l.Sched.Runnable(); i++ {
 		l.Sched.Step()
 	}
-	return l, nil
+	return nil
 }
 
-// Close ends the lab's tasks.
-func (l *Lab) Close() { l.Sched.Close() }
+// Close ends the lab's tasks and lets go of a real device.
+func (l *Lab) Close() {
+	l.Sched.Close()
+	if l.Real != nil {
+		_ = l.Real.Close()
+	}
+}
+
+// Now is the provider's clock: virtual on the sim, the time since the
+// device was opened on a real one.
+func (l *Lab) Now() time.Duration {
+	if l.Real != nil {
+		return l.Real.Now()
+	}
+	return l.Fabric.Now()
+}
+
+// Pending lists the posted work requests the model has not seen complete:
+// on the sim, operations not yet executed; on a real device, work the
+// device ran whose completions wait for the learner.
+func (l *Lab) Pending() []sim.Op {
+	if l.Real != nil {
+		return l.Real.Pending()
+	}
+	return l.Fabric.Pending()
+}
+
+// PendingCount is len(Pending()).
+func (l *Lab) PendingCount() int {
+	if l.Real != nil {
+		return len(l.Real.Pending())
+	}
+	return l.Fabric.PendingCount()
+}
 
 // Subscribe calls f with every event from now on.
 func (l *Lab) Subscribe(f func(trace.Event)) { l.sinks = append(l.sinks, f) }
@@ -221,7 +274,7 @@ func (l *Lab) note(task, fn, format string, a ...any) {
 // With automatic completion the wire is faster than the CPU: whatever the
 // provider has pending executes before the next thread event.
 func (l *Lab) Step() bool {
-	if l.Set.AutoComplete && l.Fabric.PendingCount() > 0 {
+	if l.Set.AutoComplete && l.PendingCount() > 0 {
 		_, ok := l.deliver(nil)
 		return ok
 	}
@@ -348,11 +401,14 @@ var ErrNothingPending = errors.New("no work request is waiting for its completio
 // runs the completion handlers they trigger; status, when given, is what
 // the first one completes with.
 func (l *Lab) Complete(n int, status *verbs.Status) (int, error) {
+	if status != nil && l.Real != nil {
+		return 0, ErrSimOnly("completing with a chosen status")
+	}
 	done, before := 0, l.seq
 	l.pollCQs()
 	l.runHandlers()
 	for n < 0 || done < n {
-		if l.Fabric.PendingCount() == 0 {
+		if l.PendingCount() == 0 {
 			break
 		}
 		st := status
@@ -391,7 +447,15 @@ func (l *Lab) runHandlers() {
 func (l *Lab) deliver(status *verbs.Status) (sim.Op, bool) {
 	var op sim.Op
 	var ok bool
-	if status != nil {
+	if l.Real != nil {
+		var err error
+		if op, err = l.Real.DeliverNext(); err != nil {
+			l.note("wire", "execute", "%v", err)
+			l.pollCQs()
+			return op, false
+		}
+		ok = true
+	} else if status != nil {
 		op, ok = l.Fabric.DeliverNextAs(*status)
 	} else {
 		op, ok = l.Fabric.DeliverNext()
@@ -482,6 +546,17 @@ func (l *Lab) FailNth(n int, st verbs.Status) error {
 	if n < 1 {
 		return fmt.Errorf("n must be 1 or more, not %d", n)
 	}
+	if l.Real != nil {
+		if err := l.Real.FailNth(n, st); err != nil {
+			return err
+		}
+		what := "RDMA WRITE or READ posted from now goes out with a wrong rkey: the responder will NAK it"
+		if st == verbs.StatusLocProtErr {
+			what = "work request posted from now goes out with a wrong lkey"
+		}
+		l.note("lab", "inject", "on the device, the %s %s (%v)", ordinal(n), what, st)
+		return nil
+	}
 	l.Fabric.FailNth(n, 0, st)
 	l.note("lab", "inject", "operation %d from now will complete with %v", n, st)
 	return nil
@@ -490,6 +565,15 @@ func (l *Lab) FailNth(n int, st verbs.Status) error {
 // Disconnect breaks the connection under both peers: their QPs go to ERR
 // and every outstanding work request flushes.
 func (l *Lab) Disconnect() {
+	if l.Real != nil {
+		if err := l.Real.Disconnect(); err != nil {
+			l.note("lab", "disconnect", "%v", err)
+		}
+		l.note("lab", "disconnect", "both QPs moved to ERR on the device (ibv_modify_qp): it flushes their work")
+		l.pollCQs()
+		l.runHandlers()
+		return
+	}
 	l.Fabric.Disconnect("client")
 	l.note("lab", "disconnect", "the link is down: both QPs are in ERR")
 	l.pollCQs()

@@ -16,6 +16,9 @@ import (
 // names, so settings encode alike either way.
 type Settings struct {
 	Seed int64 `json:"seed"`
+	// Engine is the provider: "" or "sim", or "ibv:DEV[,CLIENT_DEV]" for
+	// real devices (ParseEngine).
+	Engine string `json:"engine,omitempty"`
 
 	// The device (sim: what rxe reports unless changed).
 	PageSize     int  `json:"page_size"`
@@ -58,6 +61,7 @@ func (s Settings) Snap() snap.Settings {
 	}
 	return snap.Settings{
 		Seed:            s.Seed,
+		Engine:          s.Engine,
 		PageSize:        s.PageSize,
 		MaxSendSGE:      s.MaxSendSGE,
 		QPMaxSendSGE:    s.QPMaxSendSGE,

@@ -106,7 +106,7 @@ const (
 // Snapshot captures the lab's state.
 func (l *Lab) Snapshot() snap.Snapshot {
 	x := l.Server
-	s := snap.Snapshot{Settings: l.Set.Snap(), Behaviour: x.Beh.String(), Clock: l.Fabric.Now().String(),
+	s := snap.Snapshot{Settings: l.Set.Snap(), Behaviour: x.Beh.String(), Clock: l.Now().String(),
 		Counters: snap.Counters(x.Counters), XprtClosing: x.Close, XprtDead: x.Dead}
 	for _, rq := range l.Rqsts {
 		ts := snap.Thread{Name: rq.Name, State: "exited", Pages: pageSnaps(rq.Pages, true), ReplyPos: rq.ReplyPos}
@@ -159,7 +159,7 @@ func (l *Lab) Snapshot() snap.Snapshot {
 		}
 	}
 	s.CQ = append([]snap.Completion(nil), l.completions[max(0, len(l.completions)-snapshotCQ):]...)
-	for _, op := range l.Fabric.Pending() {
+	for _, op := range l.Pending() {
 		s.Pending = append(s.Pending, op.String())
 	}
 	s.Positions = snap.Positions{Enabled: l.Set.Positions, PostLock: l.Set.PostLock, PostSeq: x.PostSeq,

@@ -40,7 +40,10 @@ func faultCommands() []*Command {
 			Usage: "fail N STATUS",
 			Short: "make the Nth operation from now fail with STATUS",
 			Long: "A REM_* status is a NAK from the responder, whose QP goes to ERR as well; any other\n" +
-				"status fails on the requester's side. Several failures may be armed at once.",
+				"status fails on the requester's side. Several failures may be armed at once. On a real\n" +
+				"device (engine ibv) a failure is provoked, not declared: REM_ACCESS_ERR sends the Nth RDMA\n" +
+				"WRITE or READ posted from now with a wrong rkey, LOC_PROT_ERR the Nth WR with a wrong\n" +
+				"lkey; arm it before the command that posts. Other statuses need the sim.",
 			Example: "fail 1 REM_ACCESS_ERR\nfail 2 RETRY_EXC_ERR",
 			Kernel:  []string{"svc_rdma_wc_read_done", "svc_rdma_write_done", "svc_rdma_wc_send", "svc_xprt_deferred_close"},
 			Args:    []Arg{{Name: "N", Complete: completeCounts()}, {Name: "STATUS", Complete: completeStatuses}},

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/ibv"
 )
 
 func sessionCommands() []*Command {
@@ -32,11 +35,17 @@ func sessionCommands() []*Command {
 			Usage: "engine [sim | ibv DEVICE]",
 			Short: "show or choose the provider: sim, or ibv DEVICE",
 			Long: "sim is rdmalab's embedded provider: a deterministic model of Soft-RoCE (rxe) that moves\n" +
-				"real bytes. ibv would drive a real device (rxe or an HCA) through libibverbs; it is not\n" +
-				"built into rdmalab yet.",
-			Example: "engine\nengine sim",
-			Args:    []Arg{{Name: "PROVIDER", Optional: true, Complete: completeEngines}, {Name: "DEVICE", Optional: true}},
-			Run:     runEngine,
+				"real bytes. ibv drives a real device (rxe or an HCA) through libibverbs: both QPs on\n" +
+				"DEVICE, or the client's on CLIENT_DEVICE. The device runs each work request when it is\n" +
+				"posted; its completions wait until complete hands them to the model. Its attributes\n" +
+				"replace the sim's defaults. What only the sim can do (inject, complete --status, the\n" +
+				"virtual wire and its capture, link_rate, latency, the MR path) says so on ibv. The\n" +
+				"choice starts a new lab and lasts for the session (rdmalab --engine ibv:DEVICE, or\n" +
+				"RDMALAB_ENGINE, chooses it from the start). ibv needs a binary built with -tags ibv.",
+			Example: "engine\nengine sim\nengine ibv rxe0\nengine ibv rxe0 rxe1",
+			Args: []Arg{{Name: "PROVIDER", Optional: true, Complete: completeEngines}, {Name: "DEVICE", Optional: true, Complete: completeEngines},
+				{Name: "CLIENT_DEVICE", Optional: true, Complete: completeEngines}},
+			Run: runEngine,
 		},
 		{
 			Name: "set", Group: GroupSession,
@@ -132,25 +141,71 @@ func toggle(c *Ctx, a Args, out io.Writer, what string, v *bool) error {
 }
 
 func runEngine(c *Ctx, a Args, out io.Writer) error {
+	s := c.S
 	if len(a.Pos) == 0 {
-		fmt.Fprintf(out, "engine sim: the embedded Soft-RoCE (rxe) model, deterministic (seed %d)\n", c.S.set.Seed)
+		printEngine(s, out)
 		return nil
 	}
+	next := ""
 	switch strings.ToLower(a.Pos[0]) {
 	case "sim":
 		if len(a.Pos) > 1 {
 			return fmt.Errorf("engine sim takes no device, not %q", a.Pos[1])
 		}
-		fmt.Fprintln(out, "engine sim (already in use)")
-		return nil
 	case "ibv":
-		dev := "DEVICE"
-		if len(a.Pos) > 1 {
-			dev = shown(a.Pos[1])
+		if len(a.Pos) < 2 {
+			devs, err := ibv.Devices()
+			if err != nil {
+				return fmt.Errorf("engine ibv DEVICE: %w", err)
+			}
+			if len(devs) == 0 {
+				return fmt.Errorf("engine ibv DEVICE: no RDMA device is present")
+			}
+			return fmt.Errorf("engine ibv DEVICE: which device? present: %s", shown(strings.Join(devs, ", ")))
 		}
-		return fmt.Errorf("engine ibv %s: the real-device provider (engine/ibv, libibverbs over cgo) is not built yet; this rdmalab has only the sim engine", dev)
+		if !ibv.Built() {
+			return fmt.Errorf("engine ibv %s: %w", shown(a.Pos[1]), ibv.ErrNotBuilt)
+		}
+		next = "ibv:" + a.Pos[1]
+		if len(a.Pos) > 2 {
+			next += "," + a.Pos[2]
+		}
+		if _, _, err := engine.ParseEngine(next); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("unknown engine %q (want sim, or ibv DEVICE [CLIENT_DEVICE])", a.Pos[0])
 	}
-	return fmt.Errorf("unknown engine %q (want sim, or ibv DEVICE)", a.Pos[0])
+	if next == s.engine {
+		if next == "" {
+			fmt.Fprintln(out, "engine sim (already in use)")
+			return nil
+		}
+		printEngine(s, out)
+		return nil
+	}
+	prev := s.engine
+	s.engine = next
+	if err := s.rebuild(cloneSettings(s.set)); err != nil {
+		s.engine = prev
+		return err
+	}
+	fmt.Fprint(out, "a new lab: ")
+	printEngine(s, out)
+	return nil
+}
+
+// printEngine says which provider the lab runs on and, for a real device,
+// where it differs from the sim.
+func printEngine(s *Session, out io.Writer) {
+	if s.lab.Real == nil {
+		fmt.Fprintf(out, "engine sim: the embedded Soft-RoCE (rxe) model, deterministic (seed %d)\n", s.set.Seed)
+		return
+	}
+	fmt.Fprintf(out, "engine %s: a real device through libibverbs\n", shown(s.lab.Set.Engine))
+	for _, line := range s.lab.DeviceReport {
+		fmt.Fprintf(out, "  %s\n", shown(line))
+	}
 }
 
 func runSet(c *Ctx, a Args, out io.Writer) error {

@@ -7,11 +7,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/engine/ibv"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
 
 // The completers of arguments and option values. Each reads the session's
-// snapshot (s.snap, s.segs) or static tables, never the engine.
+// snapshot (s.snap, s.segs) or static tables, never the engine (the
+// engine command's asks libibverbs which devices are present).
 
 func completeValues(vals ...string) Completer {
 	return func(*Session, []string) []Suggestion {
@@ -81,11 +83,29 @@ func completeStatuses(*Session, []string) []Suggestion {
 	return out
 }
 
-func completeEngines(_ *Session, prev []string) []Suggestion {
-	if len(prev) > 0 {
+func completeEngines(s *Session, prev []string) []Suggestion {
+	if len(prev) == 0 {
+		inUse := map[bool]string{true: " (in use)"}
+		ibvNote := "a real device (rxe or an HCA) through libibverbs"
+		if !ibv.Built() {
+			ibvNote += ": not in this binary (go build -tags ibv)"
+		}
+		return []Suggestion{{"sim", "the embedded Soft-RoCE model" + inUse[s.engine == ""]},
+			{"ibv", ibvNote + inUse[s.engine != ""]}}
+	}
+	if len(prev) > 2 || !strings.EqualFold(prev[0], "ibv") {
 		return nil
 	}
-	return []Suggestion{{"sim", "the embedded Soft-RoCE model (in use)"}, {"ibv", "a real device through libibverbs: not built yet"}}
+	devs, _ := ibv.Devices()
+	var out []Suggestion
+	for _, d := range devs {
+		note := "the server's and the client's QP"
+		if len(prev) == 2 {
+			note = "the client's QP"
+		}
+		out = append(out, Suggestion{d, note})
+	}
+	return out
 }
 
 func completeTargets(*Session, []string) []Suggestion {

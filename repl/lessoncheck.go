@@ -23,6 +23,8 @@ type LessonCheckOptions struct {
 	// verdicts.
 	Transcript io.Writer
 	Out, Err   io.Writer
+	// Engine is every lesson's provider, as Options.Engine.
+	Engine string
 }
 
 // CheckLessons runs lessons without a terminal, each in a fresh session,
@@ -89,7 +91,7 @@ func checkOneLesson(e *lessons.Entry, o LessonCheckOptions) bool {
 		return false
 	}
 	l := e.Lesson
-	s, err := NewSession(Options{})
+	s, err := NewSession(Options{Engine: o.Engine})
 	if err != nil {
 		fmt.Fprintf(o.Err, "%s: %s\n", shown(l.File), shown(err.Error()))
 		return false

@@ -105,7 +105,7 @@ func (s *Session) why() string {
 	if len(waits) > 0 {
 		msg += " (" + strings.Join(waits, ", ") + ")"
 	}
-	switch p := l.Fabric.Pending(); {
+	switch p := l.Pending(); {
 	case len(p) > 0:
 		msg += fmt.Sprintf("; %d operation(s) wait on the wire: complete delivers them", len(p))
 	case l.Server.Dead:
@@ -129,7 +129,7 @@ func (s *Session) hint() string {
 	if len(run) > 0 {
 		parts = append(parts, fmt.Sprintf("%s can run: continue, or step, next, recv, reply", strings.Join(run, ", ")))
 	}
-	if p := l.Fabric.Pending(); len(p) > 0 {
+	if p := l.Pending(); len(p) > 0 {
 		op := p[0]
 		how := "complete"
 		switch {

@@ -30,6 +30,9 @@ type Options struct {
 	// Dir is the directory relative FILE arguments are read from; "" is the
 	// working directory.
 	Dir string
+	// Engine is the provider every lab of the session uses: "" or "sim",
+	// or "ibv:DEVICE[,CLIENT_DEVICE]" (engine.ParseEngine).
+	Engine string
 }
 
 // Session is one REPL session: the lab it drives, the REPL's own switches,
@@ -39,6 +42,7 @@ type Session struct {
 	shared   *engine.Shared  // every command runs through it, so views can read the lab safely
 	tty      bool            // the session runs at a terminal (view is possible)
 	set      engine.Settings // what the next rebuild uses (== lab.Set after one)
+	engine   string          // the provider every rebuild uses (Options.Engine)
 	trace    bool
 	hints    bool
 	cmds     []*Command
@@ -72,7 +76,7 @@ func NewSession(o Options) (*Session, error) {
 	if o.Settings != nil {
 		set = *o.Settings
 	}
-	s := &Session{trace: true, hints: true, dir: o.Dir, funcs: map[string]bool{}}
+	s := &Session{trace: true, hints: true, dir: o.Dir, funcs: map[string]bool{}, engine: o.Engine}
 	warn := o.Warn
 	if warn == nil {
 		warn = io.Discard
@@ -140,6 +144,9 @@ func (s *Session) Refresh() {
 
 // rebuild replaces the lab with one built from set.
 func (s *Session) rebuild(set engine.Settings) error {
+	// The provider belongs to the session: a reset or a lesson's fresh
+	// lab keeps it.
+	set.Engine = s.engine
 	lab, err := engine.New(set)
 	if err != nil {
 		return fmt.Errorf("build the lab: %w", err)

@@ -331,6 +331,9 @@ func linkRateSetting() setting {
 			return err
 		},
 		live: func(s *Session, next engine.Settings) (bool, error) {
+			if s.lab.Fabric == nil {
+				return false, fmt.Errorf("link_rate is the sim's virtual link; a real device runs at its own speed")
+			}
 			s.lab.Fabric.SetLinkRate(next.LinkRate)
 			return true, nil
 		}}
@@ -346,6 +349,9 @@ func latencySetting() setting {
 			return err
 		},
 		live: func(s *Session, next engine.Settings) (bool, error) {
+			if s.lab.Fabric == nil {
+				return false, fmt.Errorf("latency is the sim's virtual link; a real device has its own")
+			}
 			s.lab.Fabric.SetLatency(next.Latency)
 			return true, nil
 		}}

@@ -7,7 +7,8 @@ import "time"
 // model, and converts to this; the kernel profile and the bugs are their
 // names here ("fix2025", "B1").
 type Settings struct {
-	Seed int64 `json:"seed"`
+	Seed   int64  `json:"seed"`
+	Engine string `json:"engine,omitempty"` // the provider: "" (the sim) or "ibv:DEV[,DEV]"
 
 	// The device (sim: what rxe reports unless changed).
 	PageSize     int  `json:"page_size"`

@@ -6,8 +6,9 @@
 // queue (CQ).
 //
 // engine/sim implements it: a deterministic pure-Go model of Soft-RoCE
-// (rxe) that moves real bytes. Keeping to libibverbs' vocabulary leaves
-// room for a provider that drives a real device; none is built yet.
+// (rxe) that moves real bytes. engine/ibv implements it over libibverbs
+// (cgo, build tag ibv) for a real device, rxe or an HCA; keeping to
+// libibverbs' vocabulary is what lets the same model drive both.
 //
 // A few kernel-verbs operations that svcrdma uses and user space lacks are
 // included with the kernel's names: the local DMA lkey of a PD, DMA mapping
