@@ -130,6 +130,8 @@ func (c *Ctx) preset(a Args, out io.Writer, what string, lo int64, f func(int, e
 		fmt.Fprintln(out, "note: a WRITE of 0 bytes has no data for a Read chunk: it goes inline, as the Linux client sends it (rpcrdma_marshal_req)")
 	case n == 0 && what == "READ":
 		fmt.Fprintln(out, "note: a READ of 0 bytes needs no Write chunk: its reply fits inline, as the Linux client expects (rpcrdma_marshal_req)")
+	case o.Inline && len(k.Segs) > 0:
+		inlineRefused(out, what, n, o, c.S.lab.Set.InlineThreshold)
 	}
 	writeCallChunks(out, chunksOf(k))
 	return nil
@@ -272,4 +274,18 @@ func runCall(c *Ctx, a Args, out io.Writer) error {
 	}
 	writeCallChunks(out, chunksOf(k))
 	return nil
+}
+
+// inlineRefused says why --inline still moved the data in a chunk: the
+// call (or the reply) with the data would not fit the inline threshold,
+// or --chunk asked for a Write chunk.
+func inlineRefused(out io.Writer, what string, n int, o engine.ChunkOpts, threshold int) {
+	switch {
+	case o.ChunkLen > 0:
+		fmt.Fprintf(out, "note: --inline is overridden by --chunk: the READ gets the %d-byte Write chunk asked for\n", o.ChunkLen)
+	case what == "READ":
+		fmt.Fprintf(out, "note: --inline: a reply with %d bytes of data does not fit the %d-byte inline threshold, so the data goes in a Write chunk (set inline_threshold to change it)\n", n, threshold)
+	default:
+		fmt.Fprintf(out, "note: --inline: a %s with %d bytes of data does not fit the %d-byte inline threshold, so the data goes in a Read chunk (set inline_threshold to change it)\n", what, n, threshold)
+	}
 }

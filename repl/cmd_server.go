@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -65,7 +66,7 @@ func serverCommands() []*Command {
 			Name: "until", Aliases: []string{"run-to"}, Group: GroupServer, Hint: true,
 			Usage:   "until FUNC [--return] [--thread THREAD]",
 			Short:   "run until a kernel function is entered or returns",
-			Long:    "Stops at the first event naming FUNC: its entry or a trace point inside it; with\n--return, at its return.",
+			Long:    "Stops at the first event naming FUNC: its entry or a trace point inside it; with\n--return, at its return. A name the model never emits is refused before anything\nruns, with the nearest one.",
 			Example: "until svc_rdma_build_read_segment\nuntil svc_rdma_sendto --return",
 			Kernel:  []string{"any"},
 			Args:    []Arg{{Name: "FUNC", Complete: completeFuncs}},
@@ -264,6 +265,14 @@ func runReply(c *Ctx, a Args, out io.Writer) error {
 
 func runUntil(c *Ctx, a Args, out io.Writer) error {
 	fn := a.Pos[0]
+	if !c.S.knownFunc(fn) {
+		// Running the lab to idle would only say the same, later.
+		msg := fmt.Sprintf("no function or trace point of the model is called %s", shown(fn))
+		if near := nearest(fn, append(append([]string(nil), modelFuncs...), c.S.funcList...)); near != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", near)
+		}
+		return errors.New(msg + "; TAB after `until ` lists them")
+	}
 	ret := a.Has("return")
 	thread, _ := a.Flag("thread")
 	target := fn
