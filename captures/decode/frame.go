@@ -43,23 +43,37 @@ type frameDecoder struct {
 	pay   gopacket.Payload
 	icrc  ib.Checker
 
-	parsers map[gopacket.LayerType]*gopacket.DecodingLayerParser
-	decoded []gopacket.LayerType
+	parsers   map[gopacket.LayerType]*gopacket.DecodingLayerParser
+	last      *gopacket.DecodingLayerParser // parsers[lastFirst]
+	lastFirst gopacket.LayerType
+	decoded   []gopacket.LayerType
 }
 
 func (d *frameDecoder) parser(first gopacket.LayerType) *gopacket.DecodingLayerParser {
+	if d.last != nil && d.lastFirst == first {
+		return d.last // a capture's frames mostly start alike
+	}
 	if p, ok := d.parsers[first]; ok {
+		d.last, d.lastFirst = p, first
 		return p
 	}
 	if d.parsers == nil {
 		d.parsers = map[gopacket.LayerType]*gopacket.DecodingLayerParser{}
 	}
-	p := gopacket.NewDecodingLayerParser(first,
+	// A sparse container (a slice indexed by layer type, rdmalab's from
+	// 1000 up) rather than the default map: one index per layer.
+	p := gopacket.NewDecodingLayerParser(first)
+	var dlc gopacket.DecodingLayerContainer = gopacket.DecodingLayerSparse(nil)
+	for _, l := range []gopacket.DecodingLayer{
 		&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.erf, &d.ip4, &d.ip6, &d.icmp4, &d.icmp6, &d.udp, &d.tcp, &d.arp,
 		&d.lrh, &d.grh, &d.rwh, &d.bth, &d.mad, &d.req, &d.rep, &d.rtu, &d.rej, &d.dreq, &d.drep,
-		&d.ipoib, &d.pay)
+		&d.ipoib, &d.pay} {
+		dlc = dlc.Put(l)
+	}
+	p.SetDecodingLayerContainer(dlc)
 	p.IgnoreUnsupported = true
 	d.parsers[first] = p
+	d.last, d.lastFirst = p, first
 	return p
 }
 
