@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"fmt"
 	"net"
 	"net/netip"
 	"strconv"
@@ -41,11 +40,18 @@ type FlowKey struct {
 	EE       bool // QP is an EE context number (RD)
 }
 
-func (k FlowKey) String() string {
+func (k FlowKey) String() string { return string(k.appendTo(nil)) }
+
+// appendTo appends the text of k to b: "192.0.2.1 → 192.0.2.2 QP 0x000011".
+func (k FlowKey) appendTo(b []byte) []byte {
+	b = k.Src.appendTo(b)
+	b = k.Dst.appendTo(append(b, " → "...))
 	if k.EE {
-		return fmt.Sprintf("%v → %v EEC 0x%06x", k.Src, k.Dst, k.QP)
+		b = append(b, " EEC "...)
+	} else {
+		b = append(b, " QP "...)
 	}
-	return fmt.Sprintf("%v → %v QP 0x%06x", k.Src, k.Dst, k.QP)
+	return append0x(b, uint64(k.QP), 6)
 }
 
 // addrFrom converts a gopacket IP (a slice of the frame) without

@@ -70,3 +70,15 @@ func appendSeconds(b []byte, d time.Duration, prec int) []byte {
 
 // appendBool is fmt's %v of a bool.
 func appendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
+
+// appendMAC is a net.HardwareAddr's String: "02:00:00:00:00:01".
+func appendMAC(b []byte, m []byte) []byte {
+	const digits = "0123456789abcdef"
+	for i, c := range m {
+		if i > 0 {
+			b = append(b, ':')
+		}
+		b = append(b, digits[c>>4], digits[c&0xf])
+	}
+	return b
+}

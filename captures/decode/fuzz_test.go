@@ -22,8 +22,10 @@ func everyOutput(t *testing.T, p *Packet) {
 		t.Fatalf("frame %d: invalid JSON %s", p.Frame, w.b)
 	}
 	appendLine(nil, p)
-	var sb strings.Builder
-	appendTree(&sb, p)
+	var tw treeWriter
+	if got, want := string(tw.appendTree(nil, p)), treeText(Tree(p)); got != want {
+		t.Fatalf("frame %d: -V wrote\n%s\nTree says\n%s", p.Frame, got, want)
+	}
 	(&Filter{qps: []uint32{1}, xids: []uint32{1}}).Match(p)
 }
 

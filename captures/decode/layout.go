@@ -4,7 +4,11 @@ package decode
 // kept of each: the detail tree gives each line the bytes of the layer or
 // field it describes as it writes the line.
 
-import "github.com/rdmalab/rdmalab/proto/ib"
+import (
+	"math/bits"
+
+	"github.com/rdmalab/rdmalab/proto/ib"
+)
 
 // span is the bytes [start, end) of a frame; the zero span is no bytes.
 type span struct{ start, end int }
@@ -18,6 +22,15 @@ func (s span) sub(from, to int) span {
 	return span{from, to}
 }
 
+// extSpans holds a span per extended transport header, by its bit in
+// ib.Headers.
+type extSpans [16]span
+
+func (e *extSpans) set(h ib.Headers, s span) { e[bits.TrailingZeros16(uint16(h))] = s }
+
+// of returns the span of the header h (the zero span when absent).
+func (e *extSpans) of(h ib.Headers) span { return e[bits.TrailingZeros16(uint16(h))] }
+
 // layout is where the layers of a packet lie; a layer the packet lacks,
 // or whose bytes are not in the frame, is the zero span.
 type layout struct {
@@ -27,8 +40,8 @@ type layout struct {
 	lrh     span
 	grh     span
 	bth     span
-	ext     map[ib.Headers]span // the extended transport headers
-	payload span                // the InfiniBand payload and its pad
+	ext     extSpans // the extended transport headers
+	payload span     // the InfiniBand payload and its pad
 	icrc    span
 	vcrc    span
 	mad     span
@@ -38,8 +51,15 @@ type layout struct {
 }
 
 func layoutOf(p *Packet) *layout {
+	l := new(layout)
+	l.fill(p)
+	return l
+}
+
+// fill sets l to the layout of p.
+func (l *layout) fill(p *Packet) {
 	n := len(p.Data)
-	l := &layout{data: p.Data, frame: span{0, n}}
+	*l = layout{data: p.Data, frame: span{0, n}}
 	if p.LRH != nil {
 		l.lrh = l.of(p.LRH.Contents)
 	}
@@ -48,7 +68,6 @@ func layoutOf(p *Packet) *layout {
 	}
 	if b := p.BTH; b != nil {
 		l.bth = l.of(b.Contents)
-		l.ext = map[ib.Headers]span{}
 		at := l.bth.end
 		for h := ib.HasRDETH; h <= ib.HasIETH; h <<= 1 {
 			if b.Headers&h == 0 {
@@ -58,7 +77,7 @@ func layoutOf(p *Packet) *layout {
 			if at+size > n {
 				break
 			}
-			l.ext[h] = span{at, at + size}
+			l.ext.set(h, span{at, at + size})
 			at += size
 		}
 		if pl := l.of(b.Payload); pl.end > pl.start || len(b.Payload) == 0 && at <= n {
@@ -94,7 +113,6 @@ func layoutOf(p *Packet) *layout {
 			l.rpcBody = span{l.rpcHdr.end, pl.end}
 		}
 	}
-	return l
 }
 
 // of locates b, a subslice of the frame.

@@ -14,13 +14,11 @@ func render(t *testing.T, path string, opt Options) ([]string, *Analyzer) {
 	t.Helper()
 	var out []string
 	var w jsonw
-	var sb strings.Builder
+	var tw treeWriter
 	an, err := ReadFileWith(path, opt, func(p *Packet) error {
 		w.reset()
 		appendJSON(&w, p)
-		sb.Reset()
-		appendTree(&sb, p)
-		out = append(out, string(appendLine(nil, p))+sb.String()+string(w.b))
+		out = append(out, string(appendLine(nil, p))+string(tw.appendTree(nil, p))+string(w.b))
 		return nil
 	})
 	if err != nil {

@@ -8,11 +8,13 @@ package decode
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/nfs"
 	"github.com/rdmalab/rdmalab/proto/oncrpc"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 	"github.com/rdmalab/rdmalab/proto/safe"
 	"github.com/rdmalab/rdmalab/proto/xdr"
@@ -32,41 +34,93 @@ type TreeLine struct {
 // Tree returns the detail tree of p (as `rdmalab decode -V` prints it)
 // with the bytes of the frame each line shows.
 func Tree(p *Packet) []TreeLine {
-	t := tree{at: layoutOf(p)}
+	var t tree
+	t.at.fill(p)
 	t.packet(p)
 	return t.lines
 }
 
+// treeWriter appends the detail trees of packets as -V prints them, in
+// the buffers it reuses from one packet to the next.
+type treeWriter struct{ t tree }
+
 // appendTree appends the detail tree of p, as -V prints it, and a blank
 // line.
-func appendTree(sb *strings.Builder, p *Packet) {
-	for _, l := range Tree(p) {
-		sb.WriteString(strings.Repeat("    ", l.Depth))
-		sb.WriteString(l.Text)
-		sb.WriteByte('\n')
-	}
-	sb.WriteByte('\n')
+func (w *treeWriter) appendTree(b []byte, p *Packet) []byte {
+	t := &w.t
+	t.at.fill(p)
+	t.write, t.out = true, b
+	t.packet(p)
+	b = append(t.out, '\n')
+	t.out = nil
+	return b
 }
 
-// tree collects the lines of a packet's detail tree.
+// tree collects the lines of a packet's detail tree: as TreeLines (Tree),
+// or as text appended to out (write, -V). A line is begun, its text
+// appended to the buffer begin returns, and ended.
 type tree struct {
-	at    *layout
-	lines []TreeLine
+	at      layout
+	lines   []TreeLine
+	write   bool
+	out     []byte
+	cur     TreeLine // the line begun (TreeLines)
+	scratch []byte   // its text (TreeLines)
+	bufs    rebuildBufs
+	link    pcapfile.LinkType // the last link type named, and its name
+	linkStr string
+}
+
+// begin starts a line at depth that shows the bytes b of the frame; its
+// text goes on the buffer returned, which end takes back.
+func (t *tree) begin(depth int, b span) []byte {
+	if t.write {
+		for i := 0; i < depth; i++ {
+			t.out = append(t.out, "    "...)
+		}
+		return t.out
+	}
+	t.cur = TreeLine{Depth: depth, Start: b.start, End: b.end}
+	return t.scratch[:0]
+}
+
+// end finishes the line begun, whose text is b.
+func (t *tree) end(b []byte) {
+	if t.write {
+		t.out = append(b, '\n')
+		return
+	}
+	t.cur.Text = string(b)
+	t.scratch = b
+	t.lines = append(t.lines, t.cur)
 }
 
 // line appends a line that shows the bytes b of the frame.
 func (t *tree) line(depth int, b span, format string, args ...any) {
-	t.lines = append(t.lines, TreeLine{Depth: depth, Text: fmt.Sprintf(format, args...), Start: b.start, End: b.end})
+	t.end(fmt.Appendf(t.begin(depth, b), format, args...))
 }
+
+// text appends a line of fixed text.
+func (t *tree) text(depth int, b span, s string) { t.end(append(t.begin(depth, b), s...)) }
 
 // packet writes the tree of p, layer by layer.
 func (t *tree) packet(p *Packet) {
-	at := t.at
+	at := &t.at
 	none := span{}
-	t.line(0, at.frame, "Frame %d: %d bytes on wire, %d bytes captured, at file offset %d", p.Frame, p.WireLen, p.CapLen, p.Offset)
-	t.line(1, none, "Arrival Time: %s", p.Time.Format("2006-01-02 15:04:05.000000000 UTC"))
-	t.line(1, none, "[Time since first frame: %.9f seconds]", p.Rel.Seconds())
-	t.line(1, none, "Link type: %v", p.LinkType)
+	b := t.begin(0, at.frame)
+	b = appendInt(append(b, "Frame "...), p.Frame)
+	b = appendInt(append(b, ": "...), p.WireLen)
+	b = appendInt(append(b, " bytes on wire, "...), p.CapLen)
+	b = strconv.AppendInt(append(b, " bytes captured, at file offset "...), p.Offset, 10)
+	t.end(b)
+	b = append(t.begin(1, none), "Arrival Time: "...)
+	t.end(p.Time.AppendFormat(b, "2006-01-02 15:04:05.000000000 UTC"))
+	b = appendSeconds(append(t.begin(1, none), "[Time since first frame: "...), p.Rel, 9)
+	t.end(append(b, " seconds]"...))
+	if t.linkStr == "" || t.link != p.LinkType {
+		t.link, t.linkStr = p.LinkType, p.LinkType.String()
+	}
+	t.end(append(append(t.begin(1, none), "Link type: "...), t.linkStr...))
 	if p.Truncated {
 		t.line(1, none, "[Truncated by the capture]")
 	}
@@ -77,16 +131,24 @@ func (t *tree) packet(p *Packet) {
 		t.line(1, erf, "Record type: %d, Flags: 0x%02x, Record length: %d, Loss counter: %d, Wire length: %d",
 			e.Type, e.Flags, e.RLen, e.LCtr, e.WLen)
 	}
-	if p.Eth != nil {
-		t.line(0, at.of(p.Eth.Contents), "Ethernet II, Src: %s, Dst: %s, Type: %s (0x%04x)", p.Eth.SrcMAC, p.Eth.DstMAC, p.Eth.EthernetType, uint16(p.Eth.EthernetType))
+	if e := p.Eth; e != nil {
+		b := appendMAC(append(t.begin(0, at.of(e.Contents)), "Ethernet II, Src: "...), e.SrcMAC)
+		b = appendMAC(append(b, ", Dst: "...), e.DstMAC)
+		b = append(append(b, ", Type: "...), e.EthernetType.String()...)
+		b = append0x(append(b, " ("...), uint64(e.EthernetType), 4)
+		t.end(append(b, ')'))
 	}
 	switch {
 	case p.IPv4 != nil:
 		ip := p.IPv4
 		hdr := at.of(ip.Contents)
-		t.line(0, hdr, "Internet Protocol Version 4, Src: %s, Dst: %s", p.Src, p.Dst)
-		t.line(1, hdr, "Differentiated Services Field: 0x%02x, Total Length: %d, Identification: 0x%04x, TTL: %d, Protocol: %s",
-			ip.TOS, ip.Length, ip.Id, ip.TTL, ip.Protocol)
+		b := p.Src.appendTo(append(t.begin(0, hdr), "Internet Protocol Version 4, Src: "...))
+		t.end(p.Dst.appendTo(append(b, ", Dst: "...)))
+		b = append0x(append(t.begin(1, hdr), "Differentiated Services Field: "...), uint64(ip.TOS), 2)
+		b = appendUint(append(b, ", Total Length: "...), uint64(ip.Length))
+		b = append0x(append(b, ", Identification: "...), uint64(ip.Id), 4)
+		b = appendUint(append(b, ", TTL: "...), uint64(ip.TTL))
+		t.end(append(append(b, ", Protocol: "...), ip.Protocol.String()...))
 	case p.IPv6 != nil:
 		ip := p.IPv6
 		hdr := at.of(ip.Contents)
@@ -99,12 +161,14 @@ func (t *tree) packet(p *Packet) {
 		}
 	}
 	t.other(p)
-	if p.UDP != nil {
-		t.line(0, at.of(p.UDP.Contents), "User Datagram Protocol, Src Port: %d, Dst Port: %d, Length: %d, Checksum: 0x%04x",
-			p.SrcPort, p.DstPort, p.UDP.Length, p.UDP.Checksum)
+	if u := p.UDP; u != nil {
+		b := appendUint(append(t.begin(0, at.of(u.Contents)), "User Datagram Protocol, Src Port: "...), uint64(p.SrcPort))
+		b = appendUint(append(b, ", Dst Port: "...), uint64(p.DstPort))
+		b = appendUint(append(b, ", Length: "...), uint64(u.Length))
+		t.end(append0x(append(b, ", Checksum: "...), uint64(u.Checksum), 4))
 	}
 	if p.LRH != nil || p.GRH != nil || p.BTH != nil {
-		t.line(0, at.ib, "InfiniBand")
+		t.text(0, at.ib, "InfiniBand")
 		t.infiniband(p)
 	}
 	if p.MAD != nil {
@@ -158,7 +222,7 @@ func (t *tree) other(p *Packet) {
 
 // infiniband writes the lines under "InfiniBand": each header and its fields.
 func (t *tree) infiniband(p *Packet) {
-	at := t.at
+	at := &t.at
 	if l := p.LRH; l != nil {
 		t.line(1, at.lrh, "Local Route Header")
 		t.line(2, at.lrh.sub(0, 2), "Virtual Lane: 0x%x, Link Version: %d, Service Level: %d, Link Next Header: %d (%s)", l.VL, l.LVer, l.SL, l.LNH, l.LNH)
@@ -176,107 +240,124 @@ func (t *tree) infiniband(p *Packet) {
 		t.crc("Variant CRC", p.VCRC, 4, at.vcrc)
 		return
 	}
-	t.line(1, at.bth, "Base Transport Header")
-	t.line(2, at.bth.sub(0, 1), "Opcode: %s (%d)", b.Opcode, uint8(b.Opcode))
+	t.text(1, at.bth, "Base Transport Header")
+	l := b.Opcode.AppendName(append(t.begin(2, at.bth.sub(0, 1)), "Opcode: "...))
+	l = appendUint(append(l, " ("...), uint64(b.Opcode))
+	t.end(append(l, ')'))
 	// The flags one per line with their bits, as tshark shows them.
-	raw := func(i int) byte {
-		if i < len(b.Contents) {
-			return b.Contents[i]
-		}
-		return 0
-	}
-	flag := func(i int, mask byte, label string, v any) {
-		t.line(2, at.bth.sub(i, i+1), "%s = %s: %v", bitPattern(raw(i), mask), label, v)
-	}
-	flag(1, 0x80, "Solicited Event", title(b.SE))
-	flag(1, 0x40, "MigReq", title(b.M))
-	flag(1, 0x30, "Pad Count", b.PadCnt)
-	flag(1, 0x0f, "Header Version", b.TVer)
-	t.line(2, at.bth.sub(2, 4), "Partition Key: %d", b.PKey)
-	flag(4, 0x80, "FECN", title(b.FECN))
-	flag(4, 0x40, "BECN", title(b.BECN))
-	flag(4, 0x3f, "Reserved (6 bits)", raw(4)&0x3f)
-	t.line(2, at.bth.sub(5, 8), "Destination Queue Pair: 0x%06x", b.DestQP)
-	flag(8, 0x80, "Acknowledge Request", title(b.A))
-	flag(8, 0x7f, "Reserved (7 bits)", raw(8)&0x7f)
-	t.line(2, at.bth.sub(9, 12), "Packet Sequence Number: %d", b.PSN)
+	var raw [ib.BTHLen]byte
+	copy(raw[:], b.Contents)
+	t.flag(at.bth, raw[1], 1, 0x80, "Solicited Event: ", title(b.SE), 0, false)
+	t.flag(at.bth, raw[1], 1, 0x40, "MigReq: ", title(b.M), 0, false)
+	t.flag(at.bth, raw[1], 1, 0x30, "Pad Count: ", "", uint64(b.PadCnt), true)
+	t.flag(at.bth, raw[1], 1, 0x0f, "Header Version: ", "", uint64(b.TVer), true)
+	t.end(appendUint(append(t.begin(2, at.bth.sub(2, 4)), "Partition Key: "...), uint64(b.PKey)))
+	t.flag(at.bth, raw[4], 4, 0x80, "FECN: ", title(b.FECN), 0, false)
+	t.flag(at.bth, raw[4], 4, 0x40, "BECN: ", title(b.BECN), 0, false)
+	t.flag(at.bth, raw[4], 4, 0x3f, "Reserved (6 bits): ", "", uint64(raw[4]&0x3f), true)
+	t.end(append0x(append(t.begin(2, at.bth.sub(5, 8)), "Destination Queue Pair: "...), uint64(b.DestQP), 6))
+	t.flag(at.bth, raw[8], 8, 0x80, "Acknowledge Request: ", title(b.A), 0, false)
+	t.flag(at.bth, raw[8], 8, 0x7f, "Reserved (7 bits): ", "", uint64(raw[8]&0x7f), true)
+	t.end(appendUint(append(t.begin(2, at.bth.sub(9, 12)), "Packet Sequence Number: "...), uint64(b.PSN)))
 	h := b.Headers
 	if h&ib.HasRDETH != 0 {
-		eth := at.ext[ib.HasRDETH]
+		eth := at.ext.of(ib.HasRDETH)
 		t.line(1, eth, "RDETH - Reliable Datagram Extended Transport Header")
 		t.line(2, eth, "E2E Context: 0x%06x", b.RDETH.EECnxt)
 	}
 	if h&ib.HasDETH != 0 {
-		eth := at.ext[ib.HasDETH]
+		eth := at.ext.of(ib.HasDETH)
 		t.line(1, eth, "DETH - Datagram Extended Transport Header")
 		t.line(2, eth, "Queue Key: 0x%08x, Source Queue Pair: 0x%06x", b.DETH.QKey, b.DETH.SrcQP)
 	}
 	if h&ib.HasXRCETH != 0 {
-		eth := at.ext[ib.HasXRCETH]
+		eth := at.ext.of(ib.HasXRCETH)
 		t.line(1, eth, "XRCETH - XRC Extended Transport Header")
 		t.line(2, eth, "XRC SRQ: 0x%06x", b.XRCETH.XRCSRQ)
 	}
 	if h&ib.HasFETH != 0 {
-		eth := at.ext[ib.HasFETH]
+		eth := at.ext.of(ib.HasFETH)
 		t.line(1, eth, "FETH - FLUSH Extended Transport Header")
 		t.line(2, eth, "Selectivity Level: %d, Placement Type: %d", b.FETH.Selectivity, b.FETH.Placement)
 	}
 	if h&ib.HasRETH != 0 {
-		eth := at.ext[ib.HasRETH]
-		t.line(1, eth, "RETH - RDMA Extended Transport Header")
-		t.line(2, eth, "Virtual Address: 0x%016x, Remote Key: 0x%08x, DMA Length: %d", b.RETH.VA, b.RETH.RKey, b.RETH.DMALen)
+		eth := at.ext.of(ib.HasRETH)
+		t.text(1, eth, "RETH - RDMA Extended Transport Header")
+		l := append0x(append(t.begin(2, eth), "Virtual Address: "...), b.RETH.VA, 16)
+		l = append0x(append(l, ", Remote Key: "...), uint64(b.RETH.RKey), 8)
+		t.end(appendUint(append(l, ", DMA Length: "...), uint64(b.RETH.DMALen)))
 	}
 	if h&ib.HasAtomicETH != 0 {
-		a, eth := b.AtomicETH, at.ext[ib.HasAtomicETH]
+		a, eth := b.AtomicETH, at.ext.of(ib.HasAtomicETH)
 		t.line(1, eth, "AtomicETH - Atomic Extended Transport Header")
 		t.line(2, eth.sub(0, 12), "Virtual Address: 0x%016x, Remote Key: 0x%08x", a.VA, a.RKey)
 		t.line(2, eth.sub(12, 28), "Swap (Or Add) Data: 0x%016x, Compare Data: 0x%016x", a.SwapDt, a.CmpDt)
 	}
 	if h&ib.HasAETH != 0 {
-		eth := at.ext[ib.HasAETH]
-		t.line(1, eth, "AETH - ACK Extended Transport Header")
-		t.line(2, eth, "Syndrome: 0x%02x (%s), Message Sequence Number: %d", uint8(b.AETH.Syndrome), b.AETH.Syndrome, b.AETH.MSN)
+		eth := at.ext.of(ib.HasAETH)
+		t.text(1, eth, "AETH - ACK Extended Transport Header")
+		l := append0x(append(t.begin(2, eth), "Syndrome: "...), uint64(b.AETH.Syndrome), 2)
+		l = b.AETH.Syndrome.AppendText(append(l, " ("...))
+		t.end(appendUint(append(l, "), Message Sequence Number: "...), uint64(b.AETH.MSN)))
 	}
 	if h&ib.HasAtomicAckETH != 0 {
-		eth := at.ext[ib.HasAtomicAckETH]
+		eth := at.ext.of(ib.HasAtomicAckETH)
 		t.line(1, eth, "AtomicAckETH - Atomic ACK Extended Transport Header")
 		t.line(2, eth, "Original Remote Data: 0x%016x", b.AtomicAckETH.OrigRemDt)
 	}
 	if h&ib.HasImmDt != 0 {
-		t.line(1, at.ext[ib.HasImmDt], "Immediate Data: 0x%08x", b.ImmDt.Data)
+		t.line(1, at.ext.of(ib.HasImmDt), "Immediate Data: 0x%08x", b.ImmDt.Data)
 	}
 	if h&ib.HasIETH != 0 {
-		eth := at.ext[ib.HasIETH]
+		eth := at.ext.of(ib.HasIETH)
 		t.line(1, eth, "IETH - Invalidate Extended Transport Header")
 		t.line(2, eth, "RKey: 0x%08x", b.IETH.RKey)
 	}
 	if p.MAD == nil && len(b.Payload) > 0 {
-		t.line(1, at.payload, "Payload: %d bytes%s", len(b.Payload), padNote(b))
+		l := appendInt(append(t.begin(1, at.payload), "Payload: "...), len(b.Payload))
+		l = append(l, " bytes"...)
+		if b.PadCnt != 0 {
+			l = append(appendUint(append(l, " (+"...), uint64(b.PadCnt)), " pad)"...)
+		}
+		t.end(l)
 	}
 	t.crc("Invariant CRC", p.ICRC, 8, at.icrc)
 	t.crc("Variant CRC", p.VCRC, 4, at.vcrc)
 }
 
-// bitPattern shows the bits of v under mask as tshark does: "..00 ....".
-func bitPattern(v, mask byte) string {
-	var sb strings.Builder
+// title writes a flag as tshark does: True, False.
+// flag writes a line of one BTH flag (byte i of the BTH, under mask):
+// its bits, label, and the value, a word or (num) a number.
+func (t *tree) flag(bth span, v byte, i int, mask byte, label, word string, n uint64, num bool) {
+	l := appendBitPattern(t.begin(2, bth.sub(i, i+1)), v, mask)
+	l = append(append(l, " = "...), label...)
+	if num {
+		l = appendUint(l, n)
+	} else {
+		l = append(l, word...)
+	}
+	t.end(l)
+}
+
+// appendBitPattern appends the bits of v under mask as tshark shows them
+// ("1... ...."), the others as dots.
+func appendBitPattern(b []byte, v, mask byte) []byte {
 	for i := 7; i >= 0; i-- {
 		switch bit := byte(1) << i; {
 		case mask&bit == 0:
-			sb.WriteByte('.')
+			b = append(b, '.')
 		case v&bit != 0:
-			sb.WriteByte('1')
+			b = append(b, '1')
 		default:
-			sb.WriteByte('0')
+			b = append(b, '0')
 		}
 		if i == 4 {
-			sb.WriteByte(' ')
+			b = append(b, ' ')
 		}
 	}
-	return sb.String()
+	return b
 }
 
-// title writes a flag as tshark does: True, False.
 func title(b bool) string {
 	if b {
 		return "True"
@@ -284,18 +365,12 @@ func title(b bool) string {
 	return "False"
 }
 
-func padNote(b *ib.BTH) string {
-	if b.PadCnt == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (+%d pad)", b.PadCnt)
-}
-
 // crc writes the check of a CRC of width hex digits held in the bytes at.
 func (t *tree) crc(name string, c CRCCheck, width int, at span) {
 	switch c.State {
 	case CRCGood:
-		t.line(1, at, "%s: 0x%0*x [correct]", name, width, c.Wire)
+		l := append0x(append(append(t.begin(1, at), name...), ": "...), uint64(c.Wire), width)
+		t.end(append(l, " [correct]"...))
 	case CRCBad:
 		t.line(1, at, "%s: 0x%0*x [incorrect, should be 0x%0*x]", name, width, c.Wire, width, c.Computed)
 	case CRCUnknown:
@@ -364,7 +439,7 @@ func (t *tree) rpc(m *RPCMessage) {
 		t.line(1, body, "[Call in frame %d, time %.9f seconds]", r.Call.Frame, m.Time.Sub(r.Call.Time).Seconds())
 	}
 	t.line(1, body, "%s", r.ReplySummary)
-	if b, err := r.ReplyBytes(); b != nil && (len(r.WriteChunks) > 0 || m.Header.Proc != 0) {
+	if b, err := r.rebuildReply(&t.bufs); b != nil && (len(r.WriteChunks) > 0 || m.Header.Proc != 0) {
 		note := ""
 		if err != nil {
 			note = " (" + err.Error() + ")"
@@ -451,20 +526,24 @@ func gidList(g []uint32) string {
 // analysis writes what rdmalab made of the packet; a line shows bytes
 // only where it reads a field (the PSN, the AETH, the chunk's data).
 func (t *tree) analysis(p *Packet) {
-	an, at, none := &p.Analysis, t.at, span{}
+	an, at, none := &p.Analysis, &t.at, span{}
 	if an.Flow == nil && an.CM == nil && len(an.Notes) == 0 {
 		return
 	}
-	t.line(0, none, "[rdmalab analysis]")
+	t.text(0, none, "[rdmalab analysis]")
 	if f := an.Flow; f != nil {
-		peer := "unknown"
+		l := appendInt(append(t.begin(1, none), "Flow "...), f.ID)
+		l = f.Key.appendTo(append(l, ": "...))
+		l = append(l, ", peer "...)
 		if f.Peer != nil {
-			peer = fmt.Sprintf("flow %d", f.Peer.ID)
+			l = appendInt(append(l, "flow "...), f.Peer.ID)
 			if f.Inferred {
-				peer += " (inferred)"
+				l = append(l, " (inferred)"...)
 			}
+		} else {
+			l = append(l, "unknown"...)
 		}
-		t.line(1, none, "Flow %d: %v, peer %s", f.ID, f.Key, peer)
+		t.end(l)
 		if f.Key.EE {
 			t.line(2, none, "Reliable Datagram: PSNs are counted per EE context 0x%06x, whatever the QP", f.Key.QP)
 		}
@@ -494,22 +573,27 @@ func (t *tree) analysis(p *Packet) {
 				t.line(2, none, "Not answered yet")
 			}
 		default:
-			t.line(1, none, "Message: %s, first packet in frame %d, packet %d, %d bytes so far, %s",
-				m.Name(), m.FirstFrame, an.MsgIndex+1, m.Len, state)
+			l := appendMsgName(append(t.begin(1, none), "Message: "...), m)
+			l = appendInt(append(l, ", first packet in frame "...), m.FirstFrame)
+			l = appendInt(append(l, ", packet "...), an.MsgIndex+1)
+			l = appendInt(append(l, ", "...), m.Len)
+			t.end(append(append(l, " bytes so far, "...), state...))
 		}
 		if m.AckFrame != 0 {
-			t.line(2, none, "Acknowledged in frame %d", m.AckFrame)
+			t.end(appendInt(append(t.begin(2, none), "Acknowledged in frame "...), m.AckFrame))
 		}
 	}
 	if an.PSN.Status != PSNNotChecked {
-		t.line(1, at.bth.sub(8, 12), "PSN: %s (expected %d)", an.PSN.Status, an.PSN.Expected)
+		l := append(append(t.begin(1, at.bth.sub(8, 12)), "PSN: "...), an.PSN.Status.String()...)
+		l = appendUint(append(l, " (expected "...), uint64(an.PSN.Expected))
+		t.end(append(l, ')'))
 	}
 	if ak := an.Ack; ak != nil {
 		msn := ""
 		if ak.MSNKnown {
 			msn = fmt.Sprintf(", MSN %d expected", ak.ExpectedMSN)
 		}
-		aeth := at.ext[ib.HasAETH]
+		aeth := at.ext.of(ib.HasAETH)
 		t.line(1, aeth, "Acknowledges up to PSN %d, MSN %d%s", ak.PSN, ak.MSN, msn)
 		for _, m := range ak.Acked {
 			t.line(2, aeth, "%s of frame %d (PSN %d–%d)", m.Name(), m.FirstFrame, m.FirstPSN, m.LastPSN)
@@ -520,11 +604,19 @@ func (t *tree) analysis(p *Packet) {
 		// packets carry the chunk's data.
 		data := at.payload
 		if p.BTH != nil && p.BTH.Opcode.Kind() == ib.KindReadRequest {
-			data = at.ext[ib.HasRETH]
+			data = at.ext.of(ib.HasRETH)
 		}
 		sg := c.segment()
-		t.line(1, data, "RPC XID 0x%08x, %s chunk %d, segment %d (handle 0x%08x, %d bytes at 0x%016x), offset %d, %d bytes",
-			c.RPC.XID, c.Kind, c.Chunk, c.Segment, sg.Handle, sg.Length, sg.Offset, c.Offset, c.Len)
+		l := append0x(append(t.begin(1, data), "RPC XID "...), uint64(c.RPC.XID), 8)
+		l = append(append(append(l, ", "...), c.Kind.String()...), " chunk "...)
+		l = appendInt(l, c.Chunk)
+		l = appendInt(append(l, ", segment "...), c.Segment)
+		l = append0x(append(l, " (handle "...), uint64(sg.Handle), 8)
+		l = appendUint(append(l, ", "...), uint64(sg.Length))
+		l = append0x(append(l, " bytes at "...), sg.Offset, 16)
+		l = appendUint(append(l, "), offset "...), c.Offset)
+		l = appendInt(append(l, ", "...), c.Len)
+		t.end(append(l, " bytes"...))
 	}
 	if an.NotRPC != "" {
 		t.line(1, none, "%s", an.NotRPC)

@@ -78,3 +78,37 @@ func row(rows []string, k int) string {
 	}
 	return "(none)"
 }
+
+// treeText is lines as -V prints them: indented four spaces a level, and a
+// blank line after.
+func treeText(lines []TreeLine) string {
+	var sb strings.Builder
+	for _, l := range lines {
+		sb.WriteString(strings.Repeat("    ", l.Depth))
+		sb.WriteString(l.Text)
+		sb.WriteByte('\n')
+	}
+	sb.WriteByte('\n')
+	return sb.String()
+}
+
+// -V's writer, reused from packet to packet, writes what Tree returns for
+// every packet of every capture: the two forms of a line are one.
+func TestTreeWriterIsTree(t *testing.T) {
+	for _, path := range testutil.AllCaptures(t) {
+		var tw treeWriter
+		var buf []byte
+		n := 0
+		_, err := ReadFile(path, func(p *Packet) error {
+			buf = tw.appendTree(buf[:0], p)
+			if want := treeText(Tree(p)); string(buf) != want {
+				t.Fatalf("%s frame %d: -V wrote\n%s\nTree says\n%s", path, p.Frame, buf, want)
+			}
+			n++
+			return nil
+		})
+		if err != nil && n == 0 {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+}

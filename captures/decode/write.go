@@ -3,7 +3,6 @@ package decode
 import (
 	"bufio"
 	"io"
-	"strings"
 )
 
 // Output is what Write prints of a capture: the forms of `rdmalab decode`.
@@ -34,7 +33,7 @@ func write(out *bufio.Writer, path string, o Output) (int, error) {
 	packets := !o.RPCs && !(o.Check && !o.Tree && !o.JSON)
 	var buf []byte
 	var jw jsonw
-	var sb strings.Builder
+	var tw treeWriter
 	// Keep only what this run prints: --json alone streams in bounded
 	// memory whatever the size of the capture.
 	keep := Options{DropRPCs: !o.RPCs, DropNotes: !o.Check, DropChunkData: true, MaxExpand: o.MaxExpand}
@@ -50,9 +49,8 @@ func write(out *bufio.Writer, path string, o Output) (int, error) {
 			jw.b = append(jw.b, '\n')
 			_, err = out.Write(jw.b)
 		case o.Tree:
-			sb.Reset()
-			appendTree(&sb, p)
-			_, err = out.WriteString(sb.String())
+			buf = tw.appendTree(buf[:0], p)
+			_, err = out.Write(buf)
 		default:
 			buf = appendLine(buf[:0], p)
 			_, err = out.Write(buf)

@@ -296,6 +296,18 @@ func (o Opcode) String() string {
 	return transportLong[o.Transport()] + " - " + ops[o.Operation()].name
 }
 
+// AppendName appends o.String() to b; for a known opcode without
+// allocating.
+func (o Opcode) AppendName(b []byte) []byte {
+	if o == OpcodeCNP || !o.Known() || o == OpcodeUDSendOnly || o == OpcodeUDSendOnlyImm ||
+		int(o.Transport()) >= len(transportLong) {
+		return append(b, o.String()...)
+	}
+	b = append(b, transportLong[o.Transport()]...)
+	b = append(b, " - "...)
+	return append(b, ops[o.Operation()].name...)
+}
+
 // AppendInfo appends o.Info() to b; for a known opcode without
 // allocating.
 func (o Opcode) AppendInfo(b []byte) []byte {
