@@ -187,8 +187,12 @@ func (l *Lab) Snapshot() snap.Snapshot {
 		case k.Sent:
 			st = "sent"
 		}
+		errText := k.Err
+		if why, ok := l.Server.DropOf(k.XID); ok && !k.Done {
+			st, errText = "dropped", "dropped by "+why
+		}
 		s.Calls = append(s.Calls, snap.Call{XID: fmt.Sprintf("0x%x", k.XID), Label: k.Spec.Label, Proc: k.Header.Proc.String(),
-			State: st, Status: callStatus(k), Err: k.Err})
+			State: st, Status: callStatus(k), Err: errText})
 	}
 	if l.seq > 0 {
 		ev := l.last

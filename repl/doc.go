@@ -105,8 +105,10 @@
 // "queue", "wr_id", "opcode", "status", "byte_len"; Positions
 // "enabled", "post_lock", "sc_post_seq", "xpt_acked_pos", "lock_holder",
 // "replies" of {"xid", "proc", "pos", "acked", "inflight", "evicted",
-// "send_queued"}; Call "xid", "label", "proc", "state", "status"
-// (GARBAGE_ARGS, NFS3_OK...), "err".
+// "send_queued"}; Call "xid", "label", "proc", "state" (prepared, sent,
+// answered, or dropped: the server dropped it and no reply will come),
+// "status" (GARBAGE_ARGS, NFS3_OK...), "err" (for a dropped call, who
+// dropped it and why).
 //
 // # The terminal
 //

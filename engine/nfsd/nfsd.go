@@ -138,6 +138,7 @@ func (s *Server) Process(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) (drop
 	n, err := call.Decode(msg)
 	if err != nil {
 		t.Pointf("svc_process", "cannot decode the RPC call header: %v: dropped", err)
+		rq.DropReason = fmt.Sprintf("svc_process: cannot decode the RPC call header: %v", err)
 		return true
 	}
 	args := msg[n:]
@@ -159,6 +160,7 @@ func (s *Server) Process(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) (drop
 			return false
 		}
 		t.Pointf("nfsd_cache_lookup", "xid 0x%x is in progress: dropped", call.XID)
+		rq.DropReason = "nfsd_cache_lookup: the same XID is in progress (a retransmission)"
 		return true
 	}
 	defer t.Call("nfsd3_proc_"+procName(proc), "xid", fmt.Sprintf("0x%x", call.XID), "args", len(args))(nil)

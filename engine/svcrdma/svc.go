@@ -82,7 +82,12 @@ func (x *Xprt) serveOne(t *sched.Task, rq *Rqst, svc Service) {
 	if n <= 0 {
 		return
 	}
-	if svc != nil && !svc.Process(t, x, rq) {
+	rq.DropReason = ""
+	switch {
+	case svc == nil:
+	case svc.Process(t, x, rq):
+		x.noteDrop(rq)
+	default:
 		// svc_send: the reply-sent hook runs once xpo_sendto returns,
 		// whatever it returned; a reply that never reached the wire
 		// leaves rq_reply_pos at 0, so its DRC entry is never evicted

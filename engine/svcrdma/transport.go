@@ -133,8 +133,11 @@ type Rqst struct {
 	RespagesIdx int
 	NextPageIdx int
 	ReplyPos    uint64 // rq_reply_pos (the patch)
-	Ctxt        *RecvCtxt
-	XID         uint32
+	// DropReason is why the service dropped the call it processed last
+	// (model only: the kernel just returns SVC_DROP).
+	DropReason string
+	Ctxt       *RecvCtxt
+	XID        uint32
 	// Decoding is the recv ctxt of the call this thread took last (model
 	// only: the kernel keeps it on the stack), for views.
 	Decoding *RecvCtxt
@@ -203,7 +206,9 @@ type Xprt struct {
 	AckedPos uint64
 
 	Counters Counters
-	Inject   Inject
+	// Drops are the latest calls svc_process dropped: no reply will come.
+	Drops  []Drop
+	Inject Inject
 
 	nextPage  int
 	freePages []*Page
@@ -425,4 +430,31 @@ func (x *Xprt) postRecv() error {
 	x.recvByID[rc.wrID] = rc
 	x.recvPosted++
 	return nil
+}
+
+// Drop is a call the service dropped, by its transport XID.
+type Drop struct {
+	XID    uint32
+	Reason string
+}
+
+// keepDrops bounds the drops remembered: the latest are what a view asks.
+const keepDrops = 64
+
+// noteDrop records that the service dropped rq's call.
+func (x *Xprt) noteDrop(rq *Rqst) {
+	if len(x.Drops) == keepDrops {
+		x.Drops = append(x.Drops[:0], x.Drops[1:]...)
+	}
+	x.Drops = append(x.Drops, Drop{XID: rq.XID, Reason: rq.DropReason})
+}
+
+// DropOf returns why the call with transport XID xid was dropped, if it was.
+func (x *Xprt) DropOf(xid uint32) (string, bool) {
+	for i := len(x.Drops) - 1; i >= 0; i-- {
+		if x.Drops[i].XID == xid {
+			return x.Drops[i].Reason, true
+		}
+	}
+	return "", false
 }
