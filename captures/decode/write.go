@@ -3,6 +3,9 @@ package decode
 import (
 	"bufio"
 	"io"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // Output is what Write prints of a capture: the forms of `rdmalab decode`.
@@ -34,10 +37,15 @@ func write(out *bufio.Writer, path string, o Output) (int, error) {
 	var buf []byte
 	var jw jsonw
 	var tw treeWriter
-	// Keep only what this run prints: --json alone streams in bounded
-	// memory whatever the size of the capture.
-	keep := Options{DropRPCs: !o.RPCs, DropNotes: !o.Check, DropChunkData: true, MaxExpand: o.MaxExpand}
+	// Keep only what this run prints: every output streams in bounded
+	// memory whatever the size of the capture, --rpc printing each RPC
+	// once it is settled.
+	keep := Options{DropRPCs: true, DropNotes: !o.Check, DropChunkData: true, MaxExpand: o.MaxExpand}
+	rs := rpcStream{o: o, out: out, next: 1, pending: map[int]*RPC{}}
 	an, ferr := ReadFileWith(path, keep, func(p *Packet) error {
+		if o.RPCs {
+			return rs.packet(p)
+		}
 		if !packets || !o.Filter.Match(p) {
 			return nil
 		}
@@ -61,22 +69,7 @@ func write(out *bufio.Writer, path string, o Output) (int, error) {
 		return 0, ferr
 	}
 	if o.RPCs {
-		var rpcs []*RPC
-		for _, r := range an.RPCs() {
-			if o.Filter.MatchRPC(r) {
-				rpcs = append(rpcs, r)
-			}
-		}
-		if o.JSON {
-			for _, r := range rpcs {
-				jw.reset()
-				appendRPCJSON(&jw, r)
-				jw.b = append(jw.b, '\n')
-				if _, err := out.Write(jw.b); err != nil {
-					return 0, err
-				}
-			}
-		} else if err := writeRPCTable(out, rpcs); err != nil {
+		if err := rs.finish(an.RPCs()); err != nil {
 			return 0, err
 		}
 	}
@@ -89,4 +82,83 @@ func write(out *bufio.Writer, path string, o Output) (int, error) {
 		anomalies = n
 	}
 	return anomalies, ferr
+}
+
+// rpcStream prints the RPCs of --rpc in call order (RPC IDs), each as soon
+// as it and every RPC before it are settled: answered, and the reply
+// acknowledged, after which nothing in the capture changes its block. The
+// Analyzer drops answered RPCs (Options.DropRPCs), so only those waiting
+// behind an unsettled one are held.
+type rpcStream struct {
+	o       Output
+	out     *bufio.Writer
+	pending map[int]*RPC // answered, not printed yet, by ID
+	next    int          // the ID printed next
+	printed int
+	buf     []byte
+	jw      jsonw
+}
+
+// packet takes the RPC p answered, if any, and prints what is settled.
+func (s *rpcStream) packet(p *Packet) error {
+	if m := p.Analysis.RPC; m != nil && !m.Call && m.RPC != nil && m.RPC.ID >= s.next {
+		s.pending[m.RPC.ID] = m.RPC
+	}
+	for {
+		r := s.pending[s.next]
+		if r == nil || !settled(r) {
+			return nil
+		}
+		delete(s.pending, s.next)
+		s.next++
+		if err := s.print(r); err != nil {
+			return err
+		}
+	}
+}
+
+// settled reports whether r's block is final: its reply seen and
+// acknowledged.
+func settled(r *RPC) bool {
+	return r.Reply != nil && (r.Reply.Msg == nil || r.Reply.Msg.AckFrame != 0)
+}
+
+// finish prints the rest at the end of the capture, with the calls never
+// answered, in call order, and the table's count.
+func (s *rpcStream) finish(unanswered []*RPC) error {
+	rest := make([]*RPC, 0, len(s.pending)+len(unanswered))
+	for _, r := range s.pending {
+		rest = append(rest, r)
+	}
+	rest = append(rest, unanswered...)
+	slices.SortFunc(rest, func(x, y *RPC) int { return x.ID - y.ID })
+	for _, r := range rest {
+		if err := s.print(r); err != nil {
+			return err
+		}
+	}
+	if s.o.JSON {
+		return nil
+	}
+	s.buf = strconv.AppendInt(s.buf[:0], int64(s.printed), 10)
+	_, err := s.out.Write(append(s.buf, " RPCs\n"...))
+	return err
+}
+
+func (s *rpcStream) print(r *RPC) error {
+	if !s.o.Filter.MatchRPC(r) {
+		return nil
+	}
+	s.printed++
+	if s.o.JSON {
+		s.jw.reset()
+		appendRPCJSON(&s.jw, r)
+		s.jw.b = append(s.jw.b, '\n')
+		_, err := s.out.Write(s.jw.b)
+		return err
+	}
+	var sb strings.Builder
+	rpcBlock(&sb, r)
+	_, err := s.out.WriteString(sb.String())
+	return err
 }
