@@ -21,6 +21,7 @@ type Shared struct {
 	mu     sync.Mutex
 	lab    *Lab
 	snap   snap.Snapshot
+	stale  bool // the Lab changed since snap was taken: Snapshot takes it again
 	events trace.Ring
 	seen   uint64 // the Seq of the newest event copied into events
 	narr   string
@@ -34,8 +35,10 @@ func NewShared(l *Lab) *Shared {
 	return s
 }
 
-// Do runs f with the Lab locked, then copies the picture and the new
-// events and tells the watchers (after unlocking, so a watcher may read).
+// Do runs f with the Lab locked, then copies the new events and tells the
+// watchers (after unlocking, so a watcher may read). The picture is taken
+// when someone asks for it (Snapshot), not after every change: a script
+// run with no view takes none.
 func (s *Shared) Do(f func(*Lab) error) error {
 	s.mu.Lock()
 	err := func() error {
@@ -55,6 +58,10 @@ func (s *Shared) Replace(l *Lab) {
 	s.events.Reset()
 	s.seen = 0
 	s.refresh()
+	s.snap, s.stale = snap.Snapshot{}, false // a new Lab is pictured at once
+	if l != nil {
+		s.snap = l.Snapshot()
+	}
 	s.mu.Unlock()
 	s.w.Notify()
 }
@@ -68,23 +75,31 @@ func (s *Shared) SetNarration(text string) {
 	s.w.Notify()
 }
 
-// refresh copies the Lab's state; the caller holds mu.
+// refresh copies the Lab's new events and marks the picture stale; the
+// caller holds mu.
 func (s *Shared) refresh() {
+	s.stale = true
 	if s.lab == nil {
-		s.snap = snap.Snapshot{}
 		return
 	}
-	s.snap = s.lab.Snapshot()
 	for _, e := range s.lab.Since(s.seen) {
 		s.events.Push(e)
 		s.seen = e.Seq
 	}
 }
 
-// Snapshot is the picture taken after the last change.
+// Snapshot is the picture of the Lab after the last change: taken now if
+// the Lab changed since it was last asked for (every change goes through
+// Do or Replace, under the lock this takes), otherwise the one kept.
 func (s *Shared) Snapshot() snap.Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.stale {
+		s.snap, s.stale = snap.Snapshot{}, false
+		if s.lab != nil {
+			s.snap = s.lab.Snapshot()
+		}
+	}
 	return s.snap
 }
 

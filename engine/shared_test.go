@@ -180,3 +180,38 @@ func TestSharedConcurrentReaders(t *testing.T) {
 		t.Errorf("last event %v", s.LastEvent)
 	}
 }
+
+// Do takes no picture: the next Snapshot does, once, and a reader between
+// two changes gets the one taken.
+func TestSharedSnapshotsWhenAsked(t *testing.T) {
+	sh := NewShared(newLab(t, nil))
+	if err := sh.Do(func(l *Lab) error { _, err := l.Write(4096, ChunkOpts{}); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if !sh.stale || len(sh.snap.Calls) != 0 {
+		t.Fatalf("after Do: stale %v, the kept picture has %d calls", sh.stale, len(sh.snap.Calls))
+	}
+	if got := len(sh.Snapshot().Calls); got != 1 || sh.stale {
+		t.Fatalf("Snapshot: %d calls, stale %v", got, sh.stale)
+	}
+}
+
+// BenchmarkSharedDo is a command as the REPL runs it through Shared (a
+// 64 KiB WRITE, completed) with no view attached.
+func BenchmarkSharedDo(b *testing.B) {
+	sh := NewShared(newLab(b, nil))
+	b.ReportAllocs()
+	for b.Loop() {
+		err := sh.Do(func(l *Lab) error {
+			if _, err := l.Write(64<<10, ChunkOpts{}); err != nil {
+				return err
+			}
+			l.Continue()
+			_, err := l.Complete(-1, nil)
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}

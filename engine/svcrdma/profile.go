@@ -2,7 +2,8 @@ package svcrdma
 
 import (
 	"fmt"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -77,13 +78,19 @@ func AllBugs() []Bug {
 	for b := range bugInfo {
 		out = append(out, b)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		var a, b int
-		fmt.Sscanf(string(out[i]), "B%d", &a)
-		fmt.Sscanf(string(out[j]), "B%d", &b)
-		return a < b
-	})
+	sortBugs(out)
 	return out
+}
+
+// sortBugs sorts bugs by number (B4 before B10).
+func sortBugs(bugs []Bug) {
+	slices.SortFunc(bugs, func(x, y Bug) int { return x.number() - y.number() })
+}
+
+// number is the number of b ("B12": 12; 0 for a malformed name).
+func (b Bug) number() int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(string(b), "B"))
+	return n
 }
 
 // Describe says what b does.
@@ -149,14 +156,20 @@ func (b Behaviour) New2026() bool { return b.Profile == ProfileNew2026 }
 
 // String is "fix2025" or "fix2025+B1-B4".
 func (b Behaviour) String() string {
+	if len(b.override) == 0 {
+		return string(b.Profile)
+	}
+	bugs := make([]Bug, 0, len(b.override))
+	for bug := range b.override {
+		bugs = append(bugs, bug)
+	}
+	sortBugs(bugs)
 	s := string(b.Profile)
-	for _, bug := range AllBugs() {
-		if v, ok := b.override[bug]; ok {
-			if v {
-				s += "+" + string(bug)
-			} else {
-				s += "-" + string(bug)
-			}
+	for _, bug := range bugs {
+		if b.override[bug] {
+			s += "+" + string(bug)
+		} else {
+			s += "-" + string(bug)
 		}
 	}
 	return s
