@@ -57,6 +57,20 @@ func parseSource(src, owner string) byteSource {
 // glyph is the letter that says where bytes came from without colour:
 // i inline, 0-9 the Read chunk's index, c call chunk, w write payload,
 // r reply chunk.
+// pendingGlyph marks bytes planned but not landed (a Read posted, not
+// completed): a shape, not only a colour, so that it reads under NO_COLOR
+// and on a projector.
+const pendingGlyph = '░'
+
+// mark is the glyph of a byte from b: its source's once landed, the
+// pending shade before.
+func (b byteSource) mark(landed bool) rune {
+	if !landed && b.kind != srcNone {
+		return pendingGlyph
+	}
+	return b.glyph()
+}
+
 func (b byteSource) glyph() rune {
 	switch b.kind {
 	case srcInline:

@@ -6,7 +6,7 @@ import "github.com/gdamore/tcell/v2"
 func glyphs() []string {
 	return []string{
 		"bytes: i inline  0-9 read chunk  c call chunk  w write  r reply  · empty",
-		"       filled = landed, outlined = a posted Read will bring them",
+		"       ░ = bytes a posted Read will bring (the letter shows once landed)",
 		"▲ rc_curpage/rc_pageoff   ↪ sg_chain to the next SG table",
 		"◆ signaled WR (carries the cqe)   ◀ the Send ending a reply chain",
 		"A xpt_acked_pos  P sc_post_seq  ● delivered  ○ pending  ! acked too soon",

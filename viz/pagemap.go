@@ -277,7 +277,7 @@ func (bx pageBox) cells(k, pageSize int, th Theme) line {
 				best, score = r, ov
 			}
 		}
-		l = append(l, span{string(best.src.glyph()), th.bytes(best.src, best.landed)})
+		l = append(l, span{string(best.src.mark(best.landed)), th.bytes(best.src, best.landed)})
 	}
 	return l
 }
@@ -364,7 +364,7 @@ func (bx pageBox) byteMap(pageSize, per int, th Theme) []line {
 				l = l.add("·", th.Dim)
 				continue
 			}
-			l = l.add(string(r.src.glyph()), th.bytes(r.src, r.landed))
+			l = l.add(string(r.src.mark(r.landed)), th.bytes(r.src, r.landed))
 		}
 		out = append(out, l)
 	}

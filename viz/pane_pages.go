@@ -90,10 +90,20 @@ func groupLines(g pageGroup, w, pageSize, rows int, th Theme) []line {
 		if g.cursor {
 			start = max(0, min(cursorBox(g)-per*(rows-1), len(g.boxes)-limit))
 		}
-		out[0] = out[0].add(fmt.Sprintf(" · pages %d-%d of %d", start, min(start+limit, len(g.boxes))-1, len(g.boxes)), th.Dim)
+		// First, where a narrow pane cannot cut it off: which boxes show.
+		shown := fmt.Sprintf("%s–%s of %d · ", g.boxes[start].name, g.boxes[min(start+limit, len(g.boxes))-1].name, len(g.boxes))
+		out[0] = append(line{}.add(shown, th.Cursor), out[0]...)
 	}
 	end := min(len(g.boxes), start+limit)
 	cur := cursorBox(g)
+	// One form of label for all the boxes shown: slot and page when every
+	// one fits, else the page alone, so that each plainly names its box.
+	slots := true
+	for _, bx := range g.boxes[start:end] {
+		if bx.slot < 0 || len(fmt.Sprintf("%d %s", bx.slot, bx.name)) > k+2 {
+			slots = false
+		}
+	}
 	for i := start; i < end; i += per {
 		j := min(end, i+per)
 		var boxes, names line
@@ -102,7 +112,7 @@ func groupLines(g pageGroup, w, pageSize, rows int, th Theme) []line {
 			boxes = boxes.add("[", th.Dim)
 			boxes = append(boxes, bx.cells(k, pageSize, th)...)
 			boxes = boxes.add("] ", th.Dim)
-			names = names.add(pad(boxLabel(bx, k+2), k+3), th.Dim)
+			names = names.add(pad(boxLabel(bx, k+2, slots), k+3), th.Dim)
 		}
 		out = append(out, boxes)
 		// The cursor may sit one past the last page: the next page to fill.
@@ -118,15 +128,15 @@ func groupLines(g pageGroup, w, pageSize, rows int, th Theme) []line {
 	return out
 }
 
-// boxLabel names a box in at most w runes: slot and page, else the page,
-// else the slot.
-func boxLabel(bx pageBox, w int) string {
+// boxLabel names a box in at most w runes: slot and page when slots says
+// the row has room for them, else the page, else the slot.
+func boxLabel(bx pageBox, w int, slots bool) string {
 	full := fmt.Sprintf("%d %s", bx.slot, bx.name)
 	switch {
-	case bx.slot < 0 || len(bx.name) <= w && len(full) > w:
-		return fit(bx.name, w)
-	case len(full) <= w:
+	case slots && bx.slot >= 0 && len(full) <= w:
 		return full
+	case bx.slot < 0 || len(bx.name) <= w:
+		return fit(bx.name, w)
 	}
 	return fit(fmt.Sprint(bx.slot), w)
 }

@@ -140,6 +140,9 @@ func legend(th Theme) line {
 	}{{byteSource{kind: srcInline}, " inline  "}, {byteSource{kind: srcRead}, "-9 read chunk  "}, {byteSource{kind: srcCall}, " call  "},
 		{byteSource{kind: srcWrite}, " write  "}, {byteSource{kind: srcReply}, " reply  "}} {
 		l = l.add(string(g.src.glyph()), th.bytes(g.src, true)).add(g.text, th.Dim)
+		if g.src.kind == srcRead {
+			l = l.add(string(pendingGlyph), th.bytes(g.src, false)).add(" to come  ", th.Dim)
+		}
 	}
 	return l.add("· empty  ", th.Dim).add("▲", th.Cursor).add(" rc_curpage", th.Dim)
 }
