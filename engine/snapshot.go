@@ -170,9 +170,24 @@ func (l *Lab) Snapshot() snap.Snapshot {
 			queued[c.Seq] = true
 		}
 	}
+	// A reply posted but not yet recorded in the DRC (its thread is still
+	// in svc_rdma_sendto) has its position in the thread's rq_reply_pos:
+	// the race shows the moment the acked position passes it.
+	posted := map[*nfsd.DRCEntry]uint64{}
+	for _, rq := range l.Rqsts {
+		if e := l.NFS.Current(rq.Name); e != nil && rq.ReplyPos != 0 {
+			posted[e] = rq.ReplyPos
+		}
+	}
 	for _, e := range l.NFS.DRC {
-		s.Positions.Replies = append(s.Positions.Replies, snap.Reply{XID: fmt.Sprintf("0x%x", e.XID), Proc: e.Proc,
-			Pos: e.Pos, Acked: nfsd.Acked(e, x), Inflight: e.Inflight, SendQueued: e.Pos != 0 && queued[e.Pos]})
+		r := snap.Reply{XID: fmt.Sprintf("0x%x", e.XID), Proc: e.Proc,
+			Pos: e.Pos, Acked: nfsd.Acked(e, x), Inflight: e.Inflight}
+		if p, ok := posted[e]; ok && e.Inflight && e.Pos == 0 {
+			r.Pos, r.PosFromRqst = p, true
+			r.Acked = e.Xprt == x.XptID && p <= x.AckedPosition()
+		}
+		r.SendQueued = r.Pos != 0 && queued[r.Pos]
+		s.Positions.Replies = append(s.Positions.Replies, r)
 	}
 	for _, e := range l.NFS.Evicted {
 		s.Positions.Replies = append(s.Positions.Replies, snap.Reply{XID: fmt.Sprintf("0x%x", e.XID), Proc: e.Proc,

@@ -315,10 +315,14 @@ func (v positionsReport) writeText(w io.Writer) {
 			state = "acked, evicted from the DRC, but its Send is still queued: not delivered"
 		case r.Evicted:
 			state = "acked, evicted from the DRC"
-		case r.Inflight:
-			state = "in flight"
 		case r.Acked && r.SendQueued:
 			state = "acked, but its Send is still queued: not delivered"
+		case r.PosFromRqst && r.Acked:
+			state = "acked (rq_reply_pos; svc_rdma_sendto has not returned)"
+		case r.PosFromRqst:
+			state = "posted (rq_reply_pos; svc_rdma_sendto has not returned)"
+		case r.Inflight:
+			state = "in flight"
 		case r.Acked:
 			state = "acked"
 		case r.Pos == 0:

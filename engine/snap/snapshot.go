@@ -151,6 +151,10 @@ type Reply struct {
 	Inflight   bool   `json:"inflight"`
 	Evicted    bool   `json:"evicted"`
 	SendQueued bool   `json:"send_queued,omitempty"`
+	// PosFromRqst says Pos is the thread's rq_reply_pos: the reply is
+	// posted but svc_rdma_sendto has not returned, so the DRC entry has
+	// no c_pos yet.
+	PosFromRqst bool `json:"pos_from_rqst,omitempty"`
 }
 
 // Positions is the reply-position patch's state.
