@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/internal/cli"
 )
 
@@ -13,7 +16,7 @@ import (
 // decode's outputs.
 func decodeCommand() *command {
 	c := newCommand(command{
-		UsageLine: "rdmalab decode [-V | --json] [--rpc] [--check] [--filter EXPR] [--max-expand SIZE] FILE",
+		UsageLine: "rdmalab decode [-V | --json | -T fields -e FIELD...] [--rpc] [--check] [-Y FILTER] [--filter EXPR] [-c N] [-x] [--max-expand SIZE] FILE\n       rdmalab decode --fields",
 		Short:     "decode a RoCE / InfiniBand / RPC-over-RDMA capture",
 		Long: `
 Decodes a pcap or pcapng capture (gzip-compressed or not) of RoCEv1,
@@ -28,8 +31,15 @@ Output (one of):
   --json         one JSON object per packet per line, with Wireshark's field
                  names (infiniband.bth.opcode, infiniband.cm.req.localqpn,
                  rpcordma.xid, rpc.xid, nfs.procedure_v3, nfs.offset3, ...)
-                 and rdmalab's (icrc_ok, msg, ack, atomic, ee_context, rpc,
-                 chunk, segment, notes); it streams, in bounded memory
+                 and rdmalab's under rdmalab. (rdmalab.icrc_ok,
+                 rdmalab.msg.kind, rdmalab.psn_status, rdmalab.chunk.xid,
+                 rdmalab.note.text, ...); it streams, in bounded memory
+  -T fields -e FIELD [-e FIELD...] [-E OPT=VALUE...]
+                 the values of the fields named, one line per packet, as
+                 tshark -T fields prints them; -E header=y, separator=/t|/s|C,
+                 occurrence=f|l|a, aggregator=,|/s|C, quote=d|s|n
+  --fields       the list of fields (for -Y, -e and --json): name, type,
+                 Wireshark or rdmalab, what it is
   --rpc          a table per RPC: call, chunks, RDMA READs and WRITEs,
                  reply, acknowledgements, latency (with --json: one object
                  per RPC)
@@ -37,10 +47,17 @@ Output (one of):
                  1 when there is any (combines with the others)
 
 Selection:
+  -Y FILTER      packets matching a display filter with Wireshark's syntax
+                 and field names: 'infiniband.bth.psn >= 100 && ip.src ==
+                 192.0.2.1', 'rpcordma.xid == 0x47dbd665', 'nfs', '!rdmalab.icrc_ok',
+                 'infiniband.bth.opcode in {4, 17}' (see decode --fields)
   --filter EXPR  packets matching every comma-separated term:
                    qp=N (to or from QP N), opcode=N|NAME (4, 0x11,
                    send-only, "RC Acknowledge"), xid=N (the packets of one RPC);
-                 "|" lists alternatives: opcode=4|23
+                 "|" lists alternatives: opcode=4|23; anything else is read
+                 as a display filter (--filter rpc)
+  -c N           read only the first N frames
+  -x             a hex dump under each packet
 
 Limits:
   ` + cli.MaxExpandHelp + `
@@ -55,8 +72,26 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 	c.Flag.BoolVar(&o.RPCs, "rpc", false, "a table per RPC")
 	c.Flag.BoolVar(&o.Check, "check", false, "the anomalies")
 	filter := c.Flag.String("filter", "", "packets matching every comma-separated term")
+	display := c.Flag.String("Y", "", "packets matching a display filter")
+	format := c.Flag.String("T", "", "fields: the values of -e's fields")
+	var fields, fieldOpts listFlag
+	c.Flag.Var(&fields, "e", "a field -T fields prints")
+	c.Flag.Var(&fieldOpts, "E", "a -T fields option")
+	c.Flag.IntVar(&o.Count, "c", 0, "read only the first N frames")
+	c.Flag.BoolVar(&o.Hex, "x", false, "a hex dump under each packet")
+	list := c.Flag.Bool("fields", false, "the list of fields")
 	maxExpand := cli.MaxExpandFlag(c.Flag)
 	c.Run = func(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+		if *list {
+			if len(args) > 0 {
+				return c.usageError(stderr, "--fields takes no file")
+			}
+			if err := decode.WriteFieldList(stdout); err != nil {
+				fmt.Fprintf(stderr, "rdmalab decode: %v\n", err)
+				return exitFailed
+			}
+			return exitOK
+		}
 		file, err := cli.OneFile(args)
 		switch {
 		case err != nil:
@@ -65,10 +100,36 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 			return c.usageError(stderr, "-V and --json do not go together")
 		case o.Tree && o.RPCs:
 			return c.usageError(stderr, "-V and --rpc do not go together")
+		case *format != "" && *format != "fields":
+			return c.usageError(stderr, "-T %s: only -T fields is supported (--json for JSON, -V for the tree)", *format)
+		case *format == "" && (len(fields) > 0 || len(fieldOpts) > 0):
+			return c.usageError(stderr, "-e and -E go with -T fields")
+		case *format == "fields" && (o.Tree || o.JSON || o.RPCs):
+			return c.usageError(stderr, "-T fields does not go with -V, --json or --rpc")
+		case o.Count < 0:
+			return c.usageError(stderr, "-c %d: want a count of frames", o.Count)
+		case *display != "" && o.RPCs:
+			return c.usageError(stderr, "-Y selects packets, not RPCs: --filter xid=N selects an RPC")
 		}
-		if o.Filter, err = decode.ParseFilter(*filter); err != nil {
-			fmt.Fprintf(stderr, "rdmalab decode: %v\n", err)
-			return exitUsage
+		if *format == "fields" {
+			if o.Fields, err = decode.NewFieldsOutput(fields, fieldOpts); err != nil {
+				return c.usageError(stderr, "%v", err)
+			}
+		}
+		if decode.IsTermFilter(*filter) {
+			if o.Filter, err = decode.ParseFilter(*filter); err != nil {
+				fmt.Fprintf(stderr, "rdmalab decode: %v\n", err)
+				return exitUsage
+			}
+		} else if *display != "" {
+			return c.usageError(stderr, "--filter %s is a display filter: give it to -Y alone, or join the two with &&", *filter)
+		} else {
+			*display = *filter
+		}
+		if *display != "" {
+			if o.Display, err = decode.CompileDisplayFilter(*display); err != nil {
+				return filterError(stderr, err)
+			}
 		}
 		o.MaxExpand = int64(*maxExpand)
 		anomalies, err := decode.Write(stdout, file, o)
@@ -82,4 +143,26 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 		return exitOK
 	}
 	return c
+}
+
+// listFlag is a flag that may be given several times (-e, -E).
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// filterError prints a display filter's mistake with a caret under its
+// column, as tshark does, and returns the usage status.
+func filterError(stderr io.Writer, err error) int {
+	var e *dfilter.Error
+	if errors.As(err, &e) {
+		fmt.Fprintf(stderr, "rdmalab decode: -Y: %v\n%s\n", e, indent(e.Caret(), "    "))
+	} else {
+		fmt.Fprintf(stderr, "rdmalab decode: -Y: %v\n", err)
+	}
+	return exitUsage
+}
+
+func indent(s, pre string) string {
+	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)
 }

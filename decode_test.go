@@ -28,6 +28,13 @@ func TestDecodeUsage(t *testing.T) {
 		{[]string{"--filter", "qp=nope", nfs3}, exitUsage, "filter qp=nope: not a 24-bit number"},
 		{[]string{"--filter", "color=red", nfs3}, exitUsage, `filter key "color"`},
 		{[]string{"--filter", "opcode=frobnicate", nfs3}, exitUsage, "unknown opcode name"},
+		{[]string{"-Y", "infiniband.bth.psnn >= 1", nfs3}, exitUsage, "column 1: unknown field \"infiniband.bth.psnn\" (did you mean infiniband.bth.psn?)\n    infiniband.bth.psnn >= 1\n    ^~~~~~~~~~~~~~~~~~~\n"},
+		{[]string{"-Y", "ip.src == 192.0.2.1 &&", nfs3}, exitUsage, "column 23: the expression ends too early"},
+		{[]string{"-T", "pdml", nfs3}, exitUsage, "only -T fields is supported"},
+		{[]string{"-T", "fields", nfs3}, exitUsage, "-T fields needs at least one -e FIELD"},
+		{[]string{"-T", "fields", "-e", "ip.srcc", nfs3}, exitUsage, "-e ip.srcc: unknown field (did you mean ip.src?)"},
+		{[]string{"-T", "fields", "-e", "ip.src", "-E", "occurrence=9", nfs3}, exitUsage, "want occurrence=f|l|a"},
+		{[]string{"-e", "ip.src", nfs3}, exitUsage, "-e and -E go with -T fields"},
 		{[]string{"/nonexistent/x.pcap"}, exitFailed, "open /nonexistent/x.pcap: no such file or directory"},
 		{[]string{"decode_test.go"}, exitFailed, "decode_test.go: file header, offset 0: not a pcap or pcapng file"},
 	}
@@ -81,5 +88,49 @@ func TestDecodeOutputs(t *testing.T) {
 	code, out, _ = runDecode("--check", "captures/testdata/verbs-rc-pingpong.pcap")
 	if code != exitFailed || !strings.Contains(out, "frame 20: retransmission") {
 		t.Errorf("--check on a retransmission: exit %d\n%s", code, out)
+	}
+}
+
+// -Y, --filter as a display filter, its alternatives, -T fields, -c, -x,
+// --fields.
+func TestDecodeFiltersAndFields(t *testing.T) {
+	const nfs3 = "captures/testdata/nfs3-rdma.pcap"
+	frames := func(args ...string) string {
+		t.Helper()
+		code, out, errs := runDecode(append(args, "-T", "fields", "-e", "frame.number", nfs3)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		return strings.Join(strings.Fields(out), " ")
+	}
+	if got := frames("-Y", "infiniband.bth.psn >= 100 && ip.src == 192.0.2.1", "-c", "12"); got != "5 6 9 10" { // as tshark -c 12 -Y selects
+		t.Errorf("-Y psn/ip.src: %s", got)
+	}
+	// help packets promised --filter rpc: it is the display filter's rpc.
+	if a, b := frames("--filter", "rpc", "-c", "10"), frames("-Y", "rpc", "-c", "10"); a != "4 6 8 10" || a != b {
+		t.Errorf("--filter rpc: %s; -Y rpc: %s", a, b)
+	}
+	// The key may be repeated in each alternative.
+	if got := frames("--filter", "opcode=send-only|opcode=acknowledge", "-c", "7"); got != "4 5 6 7" {
+		t.Errorf("opcode=send-only|opcode=acknowledge: %s", got)
+	}
+	if got := frames("-Y", "icrc_ok && msg.kind == \"SEND\" && psn_status == \"ok\"", "-c", "10"); got != "4 6 8 10" {
+		t.Errorf("aliases: %s", got)
+	}
+	code, out, _ := runDecode("-T", "fields", "-E", "header=y", "-E", "separator=,", "-E", "quote=d", "-E", "occurrence=l",
+		"-e", "frame.number", "-e", "rpcordma.rdma_handle", "-e", "rdmalab.chunk.kind", "-Y", "frame.number in {40, 42}", nfs3)
+	want := "frame.number,rpcordma.rdma_handle,rdmalab.chunk.kind\n\"40\",\"0x00000acd\",\"\"\n\"42\",\"\",\"reply\"\n"
+	if code != exitOK || out != want {
+		t.Errorf("-T fields -E: exit %d\n%s\nwant\n%s", code, out, want)
+	}
+	code, out, _ = runDecode("-x", "-c", "1", nfs3)
+	if lines := strings.Split(out, "\n"); code != exitOK || !strings.HasPrefix(lines[0], "    1 ") ||
+		lines[1] != "0000  52 54 00 12 34 01 52 54 00 12 34 02 08 00 45 00   RT..4.RT..4...E." || !strings.HasSuffix(out, "\n\n") {
+		t.Errorf("-x: %q", out)
+	}
+	code, out, _ = runDecode("--fields")
+	if code != exitOK || !strings.Contains(out, "\ninfiniband.bth.psn ") || !strings.Contains(out, "rdmalab.psn_status") ||
+		!strings.Contains(out, "uint24") || !strings.Contains(out, "Wireshark") {
+		t.Errorf("--fields:\n%s", out)
 	}
 }

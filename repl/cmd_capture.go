@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/internal/atomicfile"
 	"github.com/rdmalab/rdmalab/internal/cli"
@@ -123,10 +124,13 @@ func captureCommands() []*Command {
 			Name: "packets", Group: GroupShow,
 			Usage: "packets [FILTER...] [--all] [--from N] [--json]",
 			Short: "the loaded capture, one line a packet",
-			Long: "Lines as rdmalab decode prints them, the first 50 that match. FILTER is decode's\n" +
-				"--filter: qp=N, opcode=N|NAME, xid=N (separated by commas or spaces, alternatives\n" +
-				"by |), plus rpc (the calls and replies) and anomalies (packets with an anomaly).",
-			Example: "packets\npackets rpc\npackets xid=0x43dbd665\npackets opcode=rdma-read-request --from 80",
+			Long: "Lines as rdmalab decode prints them, the first 50 that match. FILTER is a display\n" +
+				"filter with Wireshark's syntax and field names, as decode -Y reads it\n" +
+				"(infiniband.bth.psn >= 100 && ip.src == 192.0.2.1; rdmalab decode --fields lists\n" +
+				"the fields), or decode's --filter terms: qp=N, opcode=N|NAME, xid=N (separated by\n" +
+				"commas or spaces, alternatives by |), plus rpc (the calls and replies) and\n" +
+				"anomalies (packets with an anomaly).",
+			Example: "packets\npackets rpc\npackets rpcordma.xid == 0x43dbd665\npackets nfs.procedure_v3 == 7 && infiniband.bth.psn >= 100\npackets xid=0x43dbd665\npackets opcode=rdma-read-request --from 80",
 			Args:    []Arg{{Name: "FILTER", Optional: true, Variadic: true, Complete: completeFilterTerms}},
 			Flags: []Flag{
 				{Name: "all", Usage: "every packet that matches, not only the first 50"},
@@ -501,15 +505,52 @@ func (s *Session) finishRecording(out io.Writer) {
 	fmt.Fprintf(out, "capture: the recording still running at the end was stopped: %s packets in %s\n", cli.Thousands(n), shown(r.name))
 }
 
-// selector is a packets FILTER: decode's filter and our two words.
+// selector is a packets FILTER: decode's filter and our two words, or a
+// display filter.
 type selector struct {
 	f          *decode.Filter
+	df         *decode.DisplayFilter
 	rpc, anom  bool
 	anomFrames map[int]bool
 }
 
+// isTermSelector says whether words are --filter terms and our words
+// (rpc, anomalies) rather than a display filter.
+func isTermSelector(words []string) bool {
+	for _, w := range words {
+		for _, t := range strings.Split(w, ",") {
+			switch strings.ToLower(strings.TrimSpace(t)) {
+			case "", "rpcs", "anomalies", "anomaly":
+				continue
+			case "rpc":
+				if len(words) == 1 && !strings.Contains(w, ",") {
+					return false // the display filter's rpc: the same packets
+				}
+				continue
+			}
+			if !decode.IsTermFilter(t) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func parseSelector(words []string) (*selector, error) {
 	sel := &selector{}
+	if !isTermSelector(words) {
+		expr := strings.Join(words, " ")
+		df, err := decode.CompileDisplayFilter(expr)
+		if err != nil {
+			var e *dfilter.Error
+			if errors.As(err, &e) {
+				return nil, fmt.Errorf("%v\n%s", e, e.Caret())
+			}
+			return nil, err
+		}
+		sel.df = df
+		return sel, nil
+	}
 	var terms []string
 	for _, w := range words {
 		for _, t := range strings.Split(w, ",") {
@@ -543,7 +584,7 @@ func (sel *selector) match(p *decode.Packet) bool {
 	if sel.anom && !sel.anomFrames[p.Frame] {
 		return false
 	}
-	return sel.f.Match(p)
+	return sel.f.Match(p) && sel.df.Match(p)
 }
 
 // anomalies lists the frames with an anomaly: those the whole analysis

@@ -28,7 +28,9 @@
 //
 // Write prints what "rdmalab decode" shows (its command line is the root
 // package's): one line per packet (line.go), a detail tree (tree.go, -V),
-// JSON objects with Wireshark's field names (json.go, --json), a table per
+// JSON objects with Wireshark's field names (json.go, --json), the values of
+// chosen fields (fieldsout.go, -T fields) from the field registry (fields.go,
+// which display filters, -Y, read through package dfilter), a table per
 // RPC (rpctable.go, --rpc), the anomalies (check.go, --check), and a
 // packet filter (filter.go, --filter).
 //

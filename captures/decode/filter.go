@@ -22,6 +22,21 @@ import (
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
+// IsTermFilter reports whether s is written in --filter's own terms
+// (qp=, opcode=, xid=) rather than as a display filter.
+func IsTermFilter(s string) bool {
+	if strings.TrimSpace(s) == "" {
+		return true
+	}
+	for _, term := range strings.Split(s, ",") {
+		key, val, ok := strings.Cut(strings.TrimSpace(term), "=")
+		if !ok || strings.HasPrefix(val, "=") || strings.ContainsAny(key, " !<>~") {
+			return false // a bare field, ==, !=, <=, >=
+		}
+	}
+	return true
+}
+
 // Filter selects packets.
 type Filter struct {
 	qps     []uint32
@@ -42,6 +57,10 @@ func ParseFilter(s string) (*Filter, error) {
 		}
 		for _, v := range strings.Split(val, "|") {
 			v = strings.TrimSpace(v)
+			// opcode=send-only|opcode=ack names the key again.
+			if k, rest, ok := strings.Cut(v, "="); ok && strings.EqualFold(strings.TrimSpace(k), strings.TrimSpace(key)) {
+				v = strings.TrimSpace(rest)
+			}
 			switch strings.ToLower(strings.TrimSpace(key)) {
 			case "qp":
 				n, err := parseNum(v, 24)

@@ -4,8 +4,10 @@ package decode
 // its names (infiniband.bth.opcode, infiniband.reth.dmalen, rpcordma.xid,
 // ...), with integers as numbers and 64-bit addresses, keys and GUIDs as
 // "0x…" strings; repeated fields (rpcordma.rdma_handle) are arrays in wire
-// order. rdmalab's own fields have names without dots: encap, icrc_ok,
-// vcrc_ok, msg, psn_status, ack, rpc, chunk, segment, notes, error.
+// order. rdmalab's own fields are under "rdmalab." (rdmalab.encap,
+// rdmalab.icrc_ok, rdmalab.msg.kind, rdmalab.psn_status, rdmalab.chunk.xid,
+// rdmalab.note.text, ...), flat like Wireshark's. Every key is a field of
+// the registry (fields.go), which -T fields and the display filter read.
 
 import (
 	"slices"
@@ -23,9 +25,9 @@ func appendJSON(w *jsonw, p *Packet) {
 	w.float("frame.time_relative", p.Rel.Seconds())
 	w.int("frame.len", p.WireLen)
 	w.int("frame.cap_len", p.CapLen)
-	w.int("frame.offset", int(p.Offset))
+	w.int("rdmalab.frame.offset", int(p.Offset))
 	if p.Encap != EncapNone {
-		w.str("encap", encapJSON[p.Encap])
+		w.str("rdmalab.encap", encapJSON[p.Encap])
 	}
 	jsonNetwork(w, p)
 	if p.LRH != nil {
@@ -42,11 +44,9 @@ func appendJSON(w *jsonw, p *Packet) {
 	}
 	jsonAnalysis(w, p)
 	if p.Err != nil {
-		w.beginObject("error")
-		w.str("layer", p.Err.Layer)
-		w.int("offset", p.Err.Offset)
-		w.str("msg", p.Err.Msg)
-		w.endObject()
+		w.str("rdmalab.error.layer", p.Err.Layer)
+		w.int("rdmalab.error.offset", p.Err.Offset)
+		w.str("rdmalab.error.msg", p.Err.Msg)
 	}
 	w.close('}')
 }
@@ -86,7 +86,7 @@ func jsonLRH(w *jsonw, p *Packet) {
 	if l.HasVCRC {
 		w.uint("infiniband.variant.crc", uint64(l.VCRC))
 	}
-	crcJSON(w, "vcrc_ok", p.VCRC.State)
+	crcJSON(w, "rdmalab.vcrc_ok", p.VCRC.State)
 }
 
 func jsonGRH(w *jsonw, g *ib.GRH) {
@@ -96,8 +96,8 @@ func jsonGRH(w *jsonw, g *ib.GRH) {
 	w.uint("infiniband.grh.paylen", uint64(g.PayLen))
 	w.uint("infiniband.grh.nxthdr", uint64(g.NxtHdr))
 	w.uint("infiniband.grh.hoplmt", uint64(g.HopLmt))
-	w.str("infiniband.grh.sgid", g.SGID.String())
-	w.str("infiniband.grh.dgid", g.DGID.String())
+	w.str("infiniband.grh.sgid", gidIPv6(g.SGID).String())
+	w.str("infiniband.grh.dgid", gidIPv6(g.DGID).String())
 }
 
 func crcJSON(w *jsonw, key string, s CRCState) {
@@ -119,8 +119,8 @@ func jsonBTH(w *jsonw, p *Packet) {
 	w.uint("infiniband.bth.padcnt", uint64(b.PadCnt))
 	w.uint("infiniband.bth.tver", uint64(b.TVer))
 	w.uint("infiniband.bth.p_key", uint64(b.PKey))
-	w.bool("fecn", b.FECN)
-	w.bool("becn", b.BECN)
+	w.bool("rdmalab.bth.fecn", b.FECN)
+	w.bool("rdmalab.bth.becn", b.BECN)
 	w.uint("infiniband.bth.destqp", uint64(b.DestQP))
 	w.bool("infiniband.bth.a", b.A)
 	w.uint("infiniband.bth.reserved7", uint64(b.Reserved7))
@@ -134,7 +134,7 @@ func jsonBTH(w *jsonw, p *Packet) {
 		w.uint("infiniband.deth.srcqp", uint64(b.DETH.SrcQP))
 	}
 	if h&ib.HasXRCETH != 0 {
-		w.uint("xrceth.xrcsrq", uint64(b.XRCETH.XRCSRQ))
+		w.uint("rdmalab.xrceth.xrcsrq", uint64(b.XRCETH.XRCSRQ))
 	}
 	if h&ib.HasRETH != 0 {
 		w.hex("infiniband.reth.va", b.RETH.VA, 16)
@@ -142,15 +142,15 @@ func jsonBTH(w *jsonw, p *Packet) {
 		w.uint("infiniband.reth.dmalen", uint64(b.RETH.DMALen))
 	}
 	if h&ib.HasAtomicETH != 0 {
-		w.hex("infiniband.atomiceth.va", b.AtomicETH.VA, 16)
-		w.hex("infiniband.atomiceth.r_key", uint64(b.AtomicETH.RKey), 8)
+		w.hex("rdmalab.atomiceth.va", b.AtomicETH.VA, 16)
+		w.hex("rdmalab.atomiceth.r_key", uint64(b.AtomicETH.RKey), 8)
 		w.hex("infiniband.atomiceth.swapdt", b.AtomicETH.SwapDt, 16)
 		w.hex("infiniband.atomiceth.cmpdt", b.AtomicETH.CmpDt, 16)
 	}
 	if h&ib.HasAETH != 0 {
 		w.uint("infiniband.aeth.syndrome", uint64(b.AETH.Syndrome))
 		w.uint("infiniband.aeth.msn", uint64(b.AETH.MSN))
-		w.str("aeth", b.AETH.Syndrome.String())
+		w.str("rdmalab.aeth.syndrome", b.AETH.Syndrome.String())
 	}
 	if h&ib.HasAtomicAckETH != 0 {
 		w.hex("infiniband.atomicacketh.origremdt", b.AtomicAckETH.OrigRemDt, 16)
@@ -161,10 +161,10 @@ func jsonBTH(w *jsonw, p *Packet) {
 	if h&ib.HasIETH != 0 {
 		w.hex("infiniband.ieth", uint64(b.IETH.RKey), 8)
 	}
-	w.int("infiniband.payload_len", len(b.Payload))
+	w.int("rdmalab.payload_len", len(b.Payload))
 	if p.ICRC.State != CRCAbsent {
 		w.hex("infiniband.invariant.crc", uint64(b.ICRC), 8)
-		crcJSON(w, "icrc_ok", p.ICRC.State)
+		crcJSON(w, "rdmalab.icrc_ok", p.ICRC.State)
 	}
 }
 
@@ -377,44 +377,48 @@ func wireSegments(h *rpcrdma.Header) []rpcrdma.Segment {
 func jsonAnalysis(w *jsonw, p *Packet) {
 	an := &p.Analysis
 	if f := an.Flow; f != nil {
-		w.int("flow", f.ID)
+		w.int("rdmalab.flow", f.ID)
 		if f.Key.EE {
-			w.uint("ee_context", uint64(f.Key.QP))
+			w.uint("rdmalab.ee_context", uint64(f.Key.QP))
 		}
 	}
 	if m := an.Msg; m != nil {
-		w.beginObject("msg")
-		w.str("kind", m.Kind.String())
-		w.int("seq", m.Seq)
-		w.int("index", an.MsgIndex)
-		w.int("first_frame", m.FirstFrame)
-		w.bool("complete", m.Complete)
-		w.endObject()
+		w.str("rdmalab.msg.kind", m.Kind.String())
+		w.int("rdmalab.msg.seq", m.Seq)
+		w.int("rdmalab.msg.index", an.MsgIndex)
+		w.int("rdmalab.msg.first_frame", m.FirstFrame)
+		w.bool("rdmalab.msg.complete", m.Complete)
 		if m.Kind == ib.KindAtomic {
 			jsonAtomic(w, m)
 		}
 	}
 	if an.PSN.Status != PSNNotChecked {
-		w.str("psn_status", an.PSN.Status.String())
+		w.str("rdmalab.psn_status", an.PSN.Status.String())
 	}
 	if ak := an.Ack; ak != nil {
-		w.beginObject("ack")
-		w.str("syndrome", ak.Syndrome.String())
-		w.uint("psn", uint64(ak.PSN))
-		w.uint("msn", uint64(ak.MSN))
+		w.str("rdmalab.ack.syndrome", ak.Syndrome.String())
+		w.uint("rdmalab.ack.psn", uint64(ak.PSN))
+		w.uint("rdmalab.ack.msn", uint64(ak.MSN))
 		if ak.MSNKnown {
-			w.uint("expected_msn", uint64(ak.ExpectedMSN))
+			w.uint("rdmalab.ack.expected_msn", uint64(ak.ExpectedMSN))
 		}
-		w.beginArray("acked")
-		for _, m := range ak.Acked {
-			w.beginObject("")
-			w.str("kind", m.Kind.String())
-			w.int("seq", m.Seq)
-			w.int("frame", m.FirstFrame)
-			w.endObject()
+		if len(ak.Acked) > 0 {
+			w.beginArray("rdmalab.ack.acked_kind")
+			for _, m := range ak.Acked {
+				w.str("", m.Kind.String())
+			}
+			w.endArray()
+			w.beginArray("rdmalab.ack.acked_seq")
+			for _, m := range ak.Acked {
+				w.int("", m.Seq)
+			}
+			w.endArray()
+			w.beginArray("rdmalab.ack.acked_frame")
+			for _, m := range ak.Acked {
+				w.int("", m.FirstFrame)
+			}
+			w.endArray()
 		}
-		w.endArray()
-		w.endObject()
 	}
 	if r := an.RPC; r != nil {
 		jsonRPCoRDMA(w, &r.Header)
@@ -422,38 +426,40 @@ func jsonAnalysis(w *jsonw, p *Packet) {
 		jsonRPC(w, r)
 	}
 	if an.Short {
-		w.bool("short_send", true)
+		w.bool("rdmalab.short_send", true)
 	}
 	if an.NotRPC != "" {
-		w.str("not_rpc", an.NotRPC)
+		w.str("rdmalab.not_rpc", an.NotRPC)
 	}
 	if c := an.Chunk; c.RPC != nil {
-		w.beginObject("chunk")
-		w.hex("xid", uint64(c.RPC.XID), 8)
-		w.str("kind", c.Kind.String())
-		w.int("index", c.Chunk)
-		w.endObject()
-		w.beginObject("segment")
-		w.int("index", c.Segment)
+		w.hex("rdmalab.chunk.xid", uint64(c.RPC.XID), 8)
+		w.str("rdmalab.chunk.kind", c.Kind.String())
+		w.int("rdmalab.chunk.index", c.Chunk)
+		w.int("rdmalab.segment.index", c.Segment)
 		sg := c.segment()
-		w.hex("handle", uint64(sg.Handle), 8)
-		w.uint("offset", c.Offset)
-		w.int("len", c.Len)
-		w.uint("length", uint64(sg.Length))
-		w.bool("past_end", c.Past)
-		w.endObject()
+		w.hex("rdmalab.segment.handle", uint64(sg.Handle), 8)
+		w.uint("rdmalab.segment.offset", c.Offset)
+		w.int("rdmalab.segment.len", c.Len)
+		w.uint("rdmalab.segment.length", uint64(sg.Length))
+		w.bool("rdmalab.segment.past_end", c.Past)
 	}
 	if c := an.CM; c != nil {
-		w.int("cm_connection", c.ID)
+		w.int("rdmalab.cm_connection", c.ID)
 	}
 	if len(an.Notes) > 0 {
-		w.beginArray("notes")
+		w.beginArray("rdmalab.note.kind")
 		for _, n := range an.Notes {
-			w.beginObject("")
-			w.str("kind", n.Kind.String())
-			w.bool("anomaly", n.Kind.Anomaly())
-			w.str("text", n.Text)
-			w.endObject()
+			w.str("", n.Kind.String())
+		}
+		w.endArray()
+		w.beginArray("rdmalab.note.anomaly")
+		for _, n := range an.Notes {
+			w.bool("", n.Kind.Anomaly())
+		}
+		w.endArray()
+		w.beginArray("rdmalab.note.text")
+		for _, n := range an.Notes {
+			w.str("", n.Text)
 		}
 		w.endArray()
 	}
@@ -601,60 +607,56 @@ func pick(c bool, a, b string) string {
 
 // jsonAtomic writes an atomic and, once it is answered, its response.
 func jsonAtomic(w *jsonw, m *Message) {
-	w.beginObject("atomic")
 	cmpSwap := m.Opcode.Operation() == ib.OpCompareSwap
 	if cmpSwap {
-		w.str("op", "CmpSwap")
+		w.str("rdmalab.atomic.op", "CmpSwap")
 	} else {
-		w.str("op", "FetchAdd")
+		w.str("rdmalab.atomic.op", "FetchAdd")
 	}
-	w.int("request_frame", m.FirstFrame)
-	w.hex("va", m.VA, 16)
-	w.hex("r_key", uint64(m.RKey), 8)
+	w.int("rdmalab.atomic.request_frame", m.FirstFrame)
+	w.hex("rdmalab.atomic.va", m.VA, 16)
+	w.hex("rdmalab.atomic.r_key", uint64(m.RKey), 8)
 	if cmpSwap {
-		w.hex("compare", m.Compare, 16)
-		w.hex("swap", m.SwapAdd, 16)
+		w.hex("rdmalab.atomic.compare", m.Compare, 16)
+		w.hex("rdmalab.atomic.swap", m.SwapAdd, 16)
 	} else {
-		w.hex("add", m.SwapAdd, 16)
+		w.hex("rdmalab.atomic.add", m.SwapAdd, 16)
 	}
 	if m.RespDone {
-		w.int("response_frame", m.RespFirstFrame)
-		w.hex("orig", m.Orig, 16)
+		w.int("rdmalab.atomic.response_frame", m.RespFirstFrame)
+		w.hex("rdmalab.atomic.orig", m.Orig, 16)
 		if cmpSwap {
-			w.bool("swapped", m.Swapped())
+			w.bool("rdmalab.atomic.swapped", m.Swapped())
 		}
 	}
-	w.endObject()
 }
 
 func jsonRPC(w *jsonw, m *RPCMessage) {
-	w.beginObject("rpc")
-	w.hex("xid", uint64(m.Header.XID), 8)
-	w.str("proc", m.Header.Proc.String())
+	w.hex("rdmalab.rpc.xid", uint64(m.Header.XID), 8)
+	w.str("rdmalab.rpc.proc", m.Header.Proc.String())
 	if r := m.RPC; r != nil {
 		role := "reply"
 		if m.Call {
 			role = "call"
 		}
-		w.str("role", role)
+		w.str("rdmalab.rpc.role", role)
 		if r.HaveProc {
-			w.uint("program", uint64(r.Prog))
-			w.uint("version", uint64(r.Vers))
-			w.uint("procedure", uint64(r.Proc))
+			w.uint("rdmalab.rpc.program", uint64(r.Prog))
+			w.uint("rdmalab.rpc.version", uint64(r.Vers))
+			w.uint("rdmalab.rpc.procedure", uint64(r.Proc))
 		}
 		if m.Call {
-			w.str("summary", r.CallSummary)
+			w.str("rdmalab.rpc.summary", r.CallSummary)
 		} else {
-			w.str("summary", r.ReplySummary)
+			w.str("rdmalab.rpc.summary", r.ReplySummary)
 			if r.Call != nil {
-				w.int("call_frame", r.Call.Frame)
-				w.float("latency", m.Time.Sub(r.Call.Time).Seconds())
+				w.int("rdmalab.rpc.call_frame", r.Call.Frame)
+				w.float("rdmalab.rpc.latency", m.Time.Sub(r.Call.Time).Seconds())
 			}
 		}
 	}
 	if m.Obsolete() {
-		w.bool("obsolete", true)
+		w.bool("rdmalab.rpc.obsolete", true)
 	}
-	w.int("first_frame", m.FirstFrame)
-	w.endObject()
+	w.int("rdmalab.rpc.first_frame", m.FirstFrame)
 }

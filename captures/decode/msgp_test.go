@@ -68,9 +68,8 @@ func TestMSGP(t *testing.T) {
 		}
 	}
 	js := jsonOf(t, path)
-	rpc, _ := js[3]["rpc"].(map[string]any)
 	if js[3]["rpcordma.msg_type"] != 2.0 || js[3]["rpcordma.rdma_align"] != 1024.0 || js[3]["rpcordma.rdma_thresh"] != 4096.0 ||
-		rpc["obsolete"] != true || rpc["role"] != "call" || js[3]["nfs.procedure_v3"] != 0.0 {
+		js[3]["rdmalab.rpc.obsolete"] != true || js[3]["rdmalab.rpc.role"] != "call" || js[3]["nfs.procedure_v3"] != 0.0 {
 		t.Errorf("frame 4 JSON: %v", js[3])
 	}
 

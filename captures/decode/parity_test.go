@@ -294,9 +294,8 @@ func movedCalls(ts []map[string][]string, ours []map[string]any) map[int]int {
 			continue
 		}
 		for j := i + 1; j < len(ts); j++ {
-			c, _ := ours[j]["chunk"].(map[string]any)
 			if tx := ts[j]["rpc.xid"]; len(tx) == 1 && norm(tx[0], false) == norm(fmt.Sprint(xid), false) &&
-				ours[j]["rpc.xid"] == nil && c["kind"] == "read" {
+				ours[j]["rpc.xid"] == nil && ours[j]["rdmalab.chunk.kind"] == "read" {
 				moved[i] = j
 				break
 			}

@@ -140,12 +140,12 @@ func TestAtomicPairing(t *testing.T) {
 	}
 
 	js := jsonOf(t, path)
-	at, _ := js[1]["atomic"].(map[string]any)
+	at := prefixed(js[1], "rdmalab.atomic.")
 	if at["op"] != "CmpSwap" || at["request_frame"] != 1.0 || at["response_frame"] != 2.0 ||
 		at["orig"] != "0x0000000000000005" || at["compare"] != "0x0000000000000005" || at["swapped"] != true {
 		t.Errorf("frame 2 JSON atomic = %v", at)
 	}
-	if at, _ := js[2]["atomic"].(map[string]any); at["op"] != "FetchAdd" || at["add"] != "0x0000000000000003" || at["response_frame"] != nil {
+	if at := prefixed(js[2], "rdmalab.atomic."); at["op"] != "FetchAdd" || at["add"] != "0x0000000000000003" || at["response_frame"] != nil {
 		t.Errorf("frame 3 JSON atomic (the request, streamed before its answer) = %v", at)
 	}
 }
@@ -201,8 +201,8 @@ func TestReliableDatagramEEContexts(t *testing.T) {
 		t.Errorf("line %q", d.lines[1])
 	}
 	js := jsonOf(t, path)
-	if js[0]["ee_context"] != 5.0 || js[2]["ee_context"] != 6.0 || js[0]["flow"] != js[1]["flow"] {
-		t.Errorf("JSON ee_context/flow: %v %v / %v %v", js[0]["ee_context"], js[0]["flow"], js[2]["ee_context"], js[1]["flow"])
+	if js[0]["rdmalab.ee_context"] != 5.0 || js[2]["rdmalab.ee_context"] != 6.0 || js[0]["rdmalab.flow"] != js[1]["rdmalab.flow"] {
+		t.Errorf("JSON ee_context/flow: %v %v / %v %v", js[0]["rdmalab.ee_context"], js[0]["rdmalab.flow"], js[2]["rdmalab.ee_context"], js[1]["rdmalab.flow"])
 	}
 	f, err := ParseFilter("qp=0x31")
 	if err != nil {
@@ -224,4 +224,15 @@ func filterCount(t *testing.T, path string, f *Filter) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// prefixed returns the fields of obj under prefix, without it.
+func prefixed(obj map[string]any, prefix string) map[string]any {
+	out := map[string]any{}
+	for k, v := range obj {
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			out[rest] = v
+		}
+	}
+	return out
 }

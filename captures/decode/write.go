@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"slices"
 	"strconv"
@@ -10,13 +11,20 @@ import (
 
 // Output is what Write prints of a capture: the forms of `rdmalab decode`.
 type Output struct {
-	Tree      bool    // a detail tree per packet (-V)
-	JSON      bool    // one JSON object per packet, or per RPC with RPCs (--json); over Tree
-	RPCs      bool    // a table per RPC instead of the packets (--rpc)
-	Check     bool    // the anomalies, after the rest; alone, instead of the packets (--check)
-	Filter    *Filter // the packets and RPCs printed; nil prints all
-	MaxExpand int64   // how far a gzip capture may decompress (0: pcapfile's default)
+	Tree      bool           // a detail tree per packet (-V)
+	JSON      bool           // one JSON object per packet, or per RPC with RPCs (--json); over Tree
+	RPCs      bool           // a table per RPC instead of the packets (--rpc)
+	Check     bool           // the anomalies, after the rest; alone, instead of the packets (--check)
+	Filter    *Filter        // the packets and RPCs printed (--filter); nil prints all
+	Display   *DisplayFilter // the packets printed (-Y); nil prints all
+	Fields    *FieldsOutput  // the values of chosen fields instead of the lines (-T fields); over Tree and JSON
+	Count     int            // read only the first Count frames (-c); 0 reads all
+	Hex       bool           // a hex dump under each packet (-x)
+	MaxExpand int64          // how far a gzip capture may decompress (0: pcapfile's default)
 }
+
+// errCount stops the reading at -c's frame.
+var errCount = errors.New("count reached")
 
 // Write decodes the capture at path and writes to w what o asks for. It
 // returns the number of anomalies (counted with o.Check only) and the
@@ -42,15 +50,26 @@ func write(out *bufio.Writer, path string, o Output) (int, error) {
 	// once it is settled.
 	keep := Options{DropRPCs: true, DropNotes: !o.Check, DropChunkData: true, MaxExpand: o.MaxExpand}
 	rs := rpcStream{o: o, out: out, next: 1, pending: map[int]*RPC{}}
+	if o.Fields != nil && o.Fields.Header && packets {
+		if _, err := out.Write(o.Fields.appendHeader(nil)); err != nil {
+			return 0, err
+		}
+	}
 	an, ferr := ReadFileWith(path, keep, func(p *Packet) error {
+		if o.Count > 0 && p.Frame > o.Count {
+			return errCount
+		}
 		if o.RPCs {
 			return rs.packet(p)
 		}
-		if !packets || !o.Filter.Match(p) {
+		if !packets || !o.Filter.Match(p) || !o.Display.Match(p) {
 			return nil
 		}
 		var err error
 		switch {
+		case o.Fields != nil:
+			buf = o.Fields.appendFields(buf[:0], p)
+			_, err = out.Write(buf)
 		case o.JSON:
 			jw.reset()
 			appendJSON(&jw, p)
@@ -63,8 +82,15 @@ func write(out *bufio.Writer, path string, o Output) (int, error) {
 			buf = appendLine(buf[:0], p)
 			_, err = out.Write(buf)
 		}
+		if err == nil && o.Hex {
+			buf = appendHexDump(buf[:0], p.Data)
+			_, err = out.Write(buf)
+		}
 		return err
 	})
+	if ferr == errCount {
+		ferr = nil
+	}
 	if an == nil {
 		return 0, ferr
 	}
