@@ -34,9 +34,10 @@ Output (one of):
                  and rdmalab's under rdmalab. (rdmalab.icrc_ok,
                  rdmalab.msg.kind, rdmalab.psn_status, rdmalab.chunk.xid,
                  rdmalab.note.text, ...); it streams, in bounded memory
-  -T fields -e FIELD [-e FIELD...] [-E OPT=VALUE...]
-                 the values of the fields named, one line per packet, as
-                 tshark -T fields prints them; -E header=y, separator=/t|/s|C,
+  -T fields      the values of the fields -e names, one line per packet,
+                 as tshark -T fields prints them
+  -e FIELD       a field -T fields prints (repeat it for more)
+  -E OPT=VALUE   a -T fields option: header=y, separator=/t|/s|C,
                  occurrence=f|l|a, aggregator=,|/s|C, quote=d|s|n
   --fields       the list of fields (for -Y, -e and --json): name, type,
                  Wireshark or rdmalab, what it is
