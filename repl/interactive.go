@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/rdmalab/rdmalab/viz"
 )
@@ -67,9 +68,22 @@ func Interactive(o TerminalOptions) (err error) {
 	if pub, err := viz.Listen(viz.SocketPath()); err != nil {
 		fmt.Fprintf(o.Err, "rdmalab: %v (other terminals cannot attach a view)\n", err)
 	} else {
+		served := make(chan struct{})
 		go func() {
+			defer close(served)
 			defer func() { _ = recover() }() // a viewer's trouble must not end the session
 			_ = pub.Serve(ctx, viz.NewLabSource(s.shared))
+		}()
+		// Remove the socket's file before the process ends: Serve would,
+		// but from a goroutine the exit does not wait for. Its viewers
+		// get a moment to hear the end, not forever.
+		defer func() {
+			cancel()
+			_ = pub.Close()
+			select {
+			case <-served:
+			case <-time.After(time.Second):
+			}
 		}()
 	}
 

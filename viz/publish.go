@@ -94,6 +94,15 @@ const (
 // Path is the socket's path.
 func (p *Publisher) Path() string { return p.path }
 
+// Close stops accepting viewers and removes the socket's file; Serve
+// returns soon after. Closing twice is harmless.
+func (p *Publisher) Close() error {
+	if err := p.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	return nil
+}
+
 // Publish listens on path and serves src until ctx is done.
 func Publish(ctx context.Context, path string, src Source) error {
 	p, err := Listen(path)

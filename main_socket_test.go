@@ -1,0 +1,46 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The session socket goes with the session: after quit, Ctrl-D or
+// SIGTERM nothing is left in $XDG_RUNTIME_DIR/rdmalab.
+func TestSessionSocketRemovedOnExit(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		end  func(p *pty, cmd *exec.Cmd)
+	}{
+		{"quit", func(p *pty, cmd *exec.Cmd) { p.master.WriteString("quit\r") }},
+		{"ctrl-d", func(p *pty, cmd *exec.Cmd) { p.master.WriteString("\x04") }},
+		{"sigterm", func(p *pty, cmd *exec.Cmd) { cmd.Process.Signal(syscall.SIGTERM) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			sock := filepath.Join(dir, "rdmalab", "session.sock")
+			p := openPTY(t, 80, 24)
+			cmd := startOnPTY(t, p, "XDG_RUNTIME_DIR="+dir)
+			p.waitFor(t, "fix2025>", 10*time.Second)
+			if _, err := os.Lstat(sock); err != nil {
+				t.Fatalf("the session publishes no socket: %v", err)
+			}
+			tc.end(p, cmd)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("rdmalab did not exit")
+			}
+			if _, err := os.Lstat(sock); err == nil {
+				t.Errorf("%s is left behind", sock)
+			}
+		})
+	}
+}
