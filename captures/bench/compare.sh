@@ -15,8 +15,9 @@
 #   rdmalab replay --text FILE     (no tshark equivalent: the time to the
 #                                  first step, the whole run, its memory)
 #
-# For each pair: the packets per second of both (minimum and median time
-# over the runs), the ratio of the medians, and the largest resident set.
+# For each pair: the packets per second of both (of the minimum and median
+# wall time over the runs, and of the median CPU time, which a loaded
+# machine does not inflate), the ratios, and the largest resident set.
 # tshark -V and -T json take minutes on a million packets: with -s they run
 # on the first S packets instead (editcap), their rate stands for the whole
 # file (their resident set then does not). With -b OLD the same rdmalab
@@ -85,17 +86,22 @@ capture() {
 # count FILE: its packets, as tshark counts them.
 count() { tshark -r "$1" -T fields -e frame.number 2>/dev/null | wc -l; }
 
-# timeit RUNS CMD...: the minimum and median wall seconds and the largest
-# resident set (KiB) of RUNS runs, output to /dev/null.
+# timeit RUNS CMD...: the minimum and median wall seconds, the largest
+# resident set (KiB) and the median CPU seconds (user and system) of RUNS
+# runs, output to /dev/null.
 timeit() {
 	local n=$1; shift
-	local out secs=() rss=0
+	local out secs=() cpus=() rss=0 w u s m
 	for ((i = 0; i < n; i++)); do
-		out=$(/usr/bin/time -f '%e %M' "$@" 2>&1 >/dev/null | tail -1)
-		secs+=("${out% *}")
-		rss=$(( ${out#* } > rss ? ${out#* } : rss ))
+		out=$(/usr/bin/time -f '%e %U %S %M' "$@" 2>&1 >/dev/null | tail -1)
+		read -r w u s m <<<"$out"
+		secs+=("$w")
+		cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')")
+		rss=$(( m > rss ? m : rss ))
 	done
-	printf '%s\n' "${secs[@]}" | sort -g | awk -v rss="$rss" '{ a[NR] = $1 } END { print a[1], a[int((NR + 1) / 2)], rss }'
+	local cpu
+	cpu=$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+	printf '%s\n' "${secs[@]}" | sort -g | awk -v rss="$rss" -v cpu="$cpu" '{ a[NR] = $1 } END { print a[1], a[int((NR + 1) / 2)], rss, cpu }'
 }
 
 # firststep RUNS CMD...: the median wall seconds until CMD's first line.
@@ -145,26 +151,27 @@ nf=$((${#fields[@]} / 2))
 hasfields=0
 if "$new" decode -h 2>&1 | grep -q -- '-T fields'; then hasfields=1; fi
 
-printf '\n%-30s %-34s %9s %9s %9s %7s %7s %7s' "rdmalab" "tshark" "rdmalab" "(min)" "tshark" "ratio" "RSS MB" "tsharkMB"
-[ -n "$old" ] && printf ' %9s %7s' "old" "new/old"
+printf '\n%-30s %-30s %8s %8s %8s %8s %8s %6s %6s %6s %8s' "rdmalab" "tshark" "rdmalab" "(min)" "cpu" "tshark" "cpu" "ratio" "cpu" "RSS MB" "tsharkMB"
+[ -n "$old" ] && printf ' %8s %8s %7s %6s' "old" "cpu" "new/old" "cpu"
 printf '\n'
 
 # pair LABEL TLABEL TFILE TN "RDMALAB ARGS" TSHARK ARGS...: one row.
 pair() {
 	local label=$1 tlabel=$2 tf=$3 tn=$4 args=$5; shift 5
-	local omin omed orss tmin tmed trss
+	local omin omed orss ocpu tmin tmed trss tcpu
 	# shellcheck disable=SC2086
-	read -r omin omed orss < <(timeit "$runs" "$new" $args "$file")
-	read -r tmin tmed trss < <(timeit "$truns" tshark -r "$tf" "$@")
-	local op tp
-	op=$(rate "$n" "$omed") tp=$(rate "$tn" "$tmed")
-	printf '%-30s %-34s %9s %9s %9s %6sx %7s %7s' "$label" "$tlabel" "$(kpps "$op")" "$(kpps "$(rate "$n" "$omin")")" \
-		"$(kpps "$tp")" "$(ratio "$op" "$tp")" "$(mb "$orss")" "$(mb "$trss")"
+	read -r omin omed orss ocpu < <(timeit "$runs" "$new" $args "$file")
+	read -r tmin tmed trss tcpu < <(timeit "$truns" tshark -r "$tf" "$@")
+	local op tp oc tc
+	op=$(rate "$n" "$omed") tp=$(rate "$tn" "$tmed") oc=$(rate "$n" "$ocpu") tc=$(rate "$tn" "$tcpu")
+	printf '%-30s %-30s %8s %8s %8s %8s %8s %5sx %5sx %6s %8s' "$label" "$tlabel" "$(kpps "$op")" "$(kpps "$(rate "$n" "$omin")")" \
+		"$(kpps "$oc")" "$(kpps "$tp")" "$(kpps "$tc")" "$(ratio "$op" "$tp")" "$(ratio "$oc" "$tc")" "$(mb "$orss")" "$(mb "$trss")"
 	if [ -n "$old" ]; then
-		local _a pmed _c
+		local _a pmed _c pcpu
 		# shellcheck disable=SC2086
-		read -r _a pmed _c < <(timeit "$runs" "$old" $args "$file")
-		printf ' %9s %6sx' "$(kpps "$(rate "$n" "$pmed")")" "$(ratio "$pmed" "$omed")"
+		read -r _a pmed _c pcpu < <(timeit "$runs" "$old" $args "$file")
+		printf ' %8s %8s %6sx %5sx' "$(kpps "$(rate "$n" "$pmed")")" "$(kpps "$(rate "$n" "$pcpu")")" \
+			"$(ratio "$pmed" "$omed")" "$(ratio "$pcpu" "$ocpu")"
 	fi
 	printf '\n'
 }
@@ -179,17 +186,20 @@ fi
 pair "decode --rpc" "-q -z rpc,srt,100003,3" "$file" "$n" "decode --rpc" -q -z rpc,srt,100003,3
 
 # replay: no tshark twin; the time to the first step and the whole run.
-read -r rmin rmed rrss < <(timeit "$runs" "$new" replay --text "$file")
+read -r rmin rmed rrss rcpu < <(timeit "$runs" "$new" replay --text "$file")
 first=$(firststep "$runs" "$new" replay --text "$file")
-printf '%-30s %-34s %9s %9s %9s %7s %7s %7s' "replay --text" "(first step in ${first} s)" "$(kpps "$(rate "$n" "$rmed")")" "$(kpps "$(rate "$n" "$rmin")")" "-" "-" "$(mb "$rrss")" "-"
+printf '%-30s %-30s %8s %8s %8s %8s %8s %6s %6s %6s %8s' "replay --text" "(first step ${first} s)" "$(kpps "$(rate "$n" "$rmed")")" \
+	"$(kpps "$(rate "$n" "$rmin")")" "$(kpps "$(rate "$n" "$rcpu")")" "-" "-" "-" "-" "$(mb "$rrss")" "-"
 if [ -n "$old" ]; then
-	read -r _ pmed _ < <(timeit "$runs" "$old" replay --text "$file")
+	read -r _ pmed prss pcpu < <(timeit "$runs" "$old" replay --text "$file")
 	ofirst=$(firststep "$runs" "$old" replay --text "$file")
-	printf ' %9s %6sx  (old first step in %s s)' "$(kpps "$(rate "$n" "$pmed")")" "$(ratio "$pmed" "$rmed")" "$ofirst"
+	printf ' %8s %8s %6sx %5sx  (old: first step %s s, %s MB)' "$(kpps "$(rate "$n" "$pmed")")" "$(kpps "$(rate "$n" "$pcpu")")" \
+		"$(ratio "$pmed" "$rmed")" "$(ratio "$pcpu" "$rcpu")" "$ofirst" "$(mb "$prss")"
 fi
 printf '\n'
 
 echo
-echo "rates in packets per second: the median run (min: the fastest); ratio: rdmalab's median over tshark's;"
+echo "rates in packets per second: of the median run's wall time (min: the fastest run), and of its CPU time"
+echo "(user + system: what a loaded machine's wall time hides); ratio: rdmalab's over tshark's, of wall and of CPU;"
 echo "RSS: the largest resident set over the runs. Goals: ratio >= 20 (-V >= 10), decode/--json/--rpc >= 1000 k,"
 echo "RSS < 100 MB on about 1 GB, replay's first step < 0.3 s."

@@ -41,6 +41,9 @@
 // the bytes the capture holds, never by the lengths its headers claim.
 //
 // Options say what the analysis keeps once its packets are gone: Write
-// keeps only what it prints, so that --json streams a capture of any size
-// in bounded memory (captures/bench/compare.sh measures it).
+// keeps only what it prints, so that every output streams a capture of any
+// size in bounded memory, --rpc printing each RPC once it is answered and
+// acknowledged (captures/bench/compare.sh measures it). The text outputs
+// are appended into buffers reused from packet to packet, without fmt on
+// the common lines (appendtext.go).
 package decode
