@@ -550,7 +550,7 @@ func (l *Lab) FailNth(n int, st verbs.Status) error {
 		if err := l.Real.FailNth(n, st); err != nil {
 			return err
 		}
-		what := "RDMA WRITE or READ posted from now goes out with a wrong rkey: the responder will NAK it"
+		what := "RDMA WRITE or READ posted from now goes out 1 GiB past its remote address, outside the peer's MR: the responder will NAK it"
 		if st == verbs.StatusLocProtErr {
 			what = "work request posted from now goes out with a wrong lkey"
 		}

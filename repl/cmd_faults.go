@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
+	"github.com/rdmalab/rdmalab/engine/verbs"
 )
 
 // injectPoint is one allocation or mapping svcrdma.Inject can fail.
@@ -42,8 +43,9 @@ func faultCommands() []*Command {
 			Long: "A REM_* status is a NAK from the responder, whose QP goes to ERR as well; any other\n" +
 				"status fails on the requester's side. Several failures may be armed at once. On a real\n" +
 				"device (engine ibv) a failure is provoked, not declared: REM_ACCESS_ERR sends the Nth RDMA\n" +
-				"WRITE or READ posted from now with a wrong rkey, LOC_PROT_ERR the Nth WR with a wrong\n" +
-				"lkey; arm it before the command that posts. Other statuses need the sim.",
+				"WRITE or READ posted from now 1 GiB past its remote address (outside the peer's MR),\n" +
+				"LOC_PROT_ERR the Nth WR with a wrong lkey; arm it before the command that posts. Other\n" +
+				"statuses need the sim.",
 			Example: "fail 1 REM_ACCESS_ERR\nfail 2 RETRY_EXC_ERR",
 			Kernel:  []string{"svc_rdma_wc_read_done", "svc_rdma_write_done", "svc_rdma_wc_send", "svc_xprt_deferred_close"},
 			Args:    []Arg{{Name: "N", Complete: completeCounts()}, {Name: "STATUS", Complete: completeStatuses}},
@@ -58,6 +60,16 @@ func faultCommands() []*Command {
 				}
 				if err := c.S.lab.FailNth(int(n), st); err != nil {
 					return err
+				}
+				if c.S.lab.Real != nil {
+					// The device already ran what is posted: only what is
+					// posted from now can be made to fail.
+					what := "RDMA WRITE or READ"
+					if st == verbs.StatusLocProtErr {
+						what = "work request"
+					}
+					fmt.Fprintf(out, "%s number %d posted from now will fail on the device with %v: %s\n", what, n, st, st.Meaning())
+					return nil
 				}
 				fmt.Fprintf(out, "operation %d from now will complete with %v: %s\n", n, st, st.Meaning())
 				return nil

@@ -41,8 +41,10 @@
 //     PostSend puts that MR's lkey where an SGE names the local DMA lkey);
 //     fast-registration MRs, REG_MR and RDMA_READ_WITH_INV cannot be, so
 //     rdma_rw's MR path (iwarp, force_mr) runs on the sim only.
-//   - Faults are provoked, not declared: FailNth sends the chosen WR with
-//     a wrong rkey (REM_ACCESS_ERR, NAKed by the real responder) or lkey
+//   - Faults are provoked, not declared: FailNth sends the chosen RDMA
+//     WRITE or READ 1 GiB past its remote address, outside the peer's MR
+//     (REM_ACCESS_ERR, NAKed by the real responder; the rkey stays, so a
+//     capture ties it to its segment), or a WR with a wrong lkey
 //     (LOC_PROT_ERR), counted among WRs posted from now; other statuses and
 //     `complete --status` need the sim.
 //   - There is no virtual wire: no Transfers, no capture of the lab's own;

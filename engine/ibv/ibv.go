@@ -163,27 +163,30 @@ type fault struct {
 }
 
 // spoil applies an armed fault to a work request about to be posted: it
-// returns the keys to post with.
-func (f *fault) spoil(w *verbs.SendWR, rkey uint32, sges []verbs.SGE) (uint32, []verbs.SGE) {
+// returns the remote address and SGEs to post with.
+func (f *fault) spoil(w *verbs.SendWR, raddr uint64, sges []verbs.SGE) (uint64, []verbs.SGE) {
 	if f.left == 0 {
-		return rkey, sges
+		return raddr, sges
 	}
 	rdma := w.Opcode == verbs.WRRDMAWrite || w.Opcode == verbs.WRRDMAWriteWithImm || w.Opcode == verbs.WRRDMARead
 	switch {
 	case f.st == verbs.StatusRemAccessErr && rdma:
 	case f.st == verbs.StatusLocProtErr && len(sges) > 0:
 	default:
-		return rkey, sges
+		return raddr, sges
 	}
 	if f.left--; f.left > 0 {
-		return rkey, sges
+		return raddr, sges
 	}
 	if f.st == verbs.StatusRemAccessErr {
-		return rkey ^ 0x80, sges // the key byte rxe checks; the MR index stays
+		// 1 GiB past where the segment starts: outside the client's MR, so
+		// its responder refuses the range; the rkey stays the chunk's, so
+		// a capture still ties the WRITE to its segment (past its end).
+		return raddr + 1<<30, sges
 	}
 	bad := append([]verbs.SGE(nil), sges...)
 	bad[0].LKey ^= 0x80
-	return rkey, bad
+	return raddr, bad
 }
 
 // Open opens the devices of cfg and reads their attributes.
@@ -800,7 +803,7 @@ func (q *qp) PostSend(first *verbs.SendWR) (*verbs.SendWR, error) {
 	for i, w := range wrs {
 		bytes := 0
 		sg := &ss[k]
-		rkey, sges := p.fault.spoil(w, w.RKey, w.SGList)
+		raddr, sges := p.fault.spoil(w, w.RemoteAddr, w.SGList)
 		for _, s := range sges {
 			ss[k] = C.struct_ibv_sge{addr: C.uint64_t(s.Addr), length: C.uint32_t(s.Length), lkey: C.uint32_t(q.pd.lkeyFor(s))}
 			bytes += int(s.Length)
@@ -828,7 +831,7 @@ func (q *qp) PostSend(first *verbs.SendWR) (*verbs.SendWR, error) {
 			sig = 1
 		}
 		C.rl_fill_send(&ws[i], C.uint64_t(ids[i]), C.uint32_t(opc), sig, sgp, C.int(len(w.SGList)),
-			C.uint64_t(w.RemoteAddr), C.uint32_t(rkey), C.uint32_t(w.ImmData), C.uint32_t(w.InvalidateRKey), next)
+			C.uint64_t(raddr), C.uint32_t(w.RKey), C.uint32_t(w.ImmData), C.uint32_t(w.InvalidateRKey), next)
 	}
 	var bad *C.struct_ibv_send_wr
 	if rc := C.rl_post_send(q.qp, &ws[0], &bad); rc != 0 {

@@ -40,7 +40,8 @@ type Provider interface {
 	DeliverNext() (sim.Op, error)
 	// FailNth makes the device really fail the nth eligible work request
 	// posted from now (1 = the next): REM_ACCESS_ERR goes to the nth RDMA
-	// WRITE or READ, sent with a wrong rkey, which the responder NAKs;
+	// WRITE or READ, sent past the end of the peer's buffer, which the
+	// responder NAKs;
 	// LOC_PROT_ERR to the nth WR with an SGE, sent with a wrong lkey. Other
 	// statuses cannot be provoked on purpose.
 	FailNth(n int, st verbs.Status) error

@@ -30,6 +30,16 @@ type tracker struct {
 	ops      []*op // pending, in posting order
 	recvs    map[uint64]recvRef
 	queues   map[int][]verbs.WC // released completions, per model CQ
+	flushed  []heldRecv         // flushed Receives waiting for their cause
+}
+
+// heldRecv is a flushed Receive kept back while an operation towards its
+// QP is still undelivered: that operation is likely what put the QP in
+// ERR (a NAKed request takes the responder's QP down too), and on the sim
+// its failure comes first.
+type heldRecv struct {
+	ref recvRef
+	wc  verbs.WC
 }
 
 type recvRef struct {
@@ -90,6 +100,9 @@ func (t *tracker) arrive(cq int, wc verbs.WC) {
 			return // not ours: a Receive posted before a reset
 		}
 		wc.WRID = ref.wrid
+		if wc.Status != verbs.StatusSuccess {
+			wc.Opcode = verbs.WCRecv // the device leaves it undefined on error
+		}
 		if wc.Status == verbs.StatusSuccess {
 			for _, o := range t.ops {
 				if o.consumes && o.PeerNode == ref.node && o.PeerQPNum == ref.qpn && o.recv == nil && (o.send == nil || o.send.Status == verbs.StatusSuccess) {
@@ -99,13 +112,18 @@ func (t *tracker) arrive(cq int, wc verbs.WC) {
 			}
 		}
 		// A flushed Receive (its QP went to ERR) is the provider's own,
-		// as in the sim: it is there at once.
-		t.queues[ref.cq] = append(t.queues[ref.cq], wc)
+		// as in the sim: it is there once nothing towards its QP is
+		// still undelivered.
+		t.flushed = append(t.flushed, heldRecv{ref, wc})
+		t.flushHeads()
 		return
 	}
 	for _, o := range t.ops {
 		if o.ID == wc.WRID {
 			wc.WRID = o.WRID
+			if wc.Status != verbs.StatusSuccess {
+				wc.Opcode = verbs.WCOpcodeFor(o.Opcode) // undefined on error
+			}
 			o.send = &wc
 			t.flushHeads()
 			return
@@ -137,6 +155,25 @@ func (t *tracker) flushHeads() {
 	}
 	clear(t.ops[len(keep):])
 	t.ops = keep
+	kept := t.flushed[:0]
+	for _, h := range t.flushed {
+		if t.towards(h.ref.node, h.ref.qpn) {
+			kept = append(kept, h)
+			continue
+		}
+		t.queues[h.ref.cq] = append(t.queues[h.ref.cq], h.wc)
+	}
+	t.flushed = kept
+}
+
+// towards says whether an undelivered operation targets the QP.
+func (t *tracker) towards(node string, qpn uint32) bool {
+	for _, o := range t.ops {
+		if o.PeerNode == node && o.PeerQPNum == qpn {
+			return true
+		}
+	}
+	return false
 }
 
 // head is the next operation to deliver, and whether the device has

@@ -97,8 +97,9 @@ func TestUnsignaledDoneByLaterCompletion(t *testing.T) {
 }
 
 // An unsignaled WR that fails still reaches the model; the WRs behind it
-// flush at once when it is delivered, in posting order; a flushed Receive
-// is there immediately.
+// flush at once when it is delivered, in posting order, and then the
+// Receives its NAK flushed at the peer, as on the sim; error completions
+// carry the opcode the device leaves undefined.
 func TestErrorThenFlushes(t *testing.T) {
 	tr := newT()
 	rc := tr.postRecv("client", 17, 0x9, cliRecv)
@@ -108,8 +109,8 @@ func TestErrorThenFlushes(t *testing.T) {
 	tr.arrive(srvSend, verbs.WC{WRID: w2, Status: verbs.StatusWRFlushErr})
 	tr.arrive(srvSend, verbs.WC{WRID: s, Status: verbs.StatusWRFlushErr})
 	tr.arrive(cliRecv, verbs.WC{WRID: rc, Status: verbs.StatusWRFlushErr})
-	if got := poll(tr, cliRecv); len(got) != 1 || got[0].WRID != 0x9 {
-		t.Errorf("flushed Receive: %+v", got)
+	if got := poll(tr, cliRecv); len(got) != 0 {
+		t.Errorf("a flushed Receive overtook the failure that caused it: %+v", got)
 	}
 	if got := poll(tr, srvSend); len(got) != 0 {
 		t.Fatalf("flushes overtook the failure still held: %+v", got)
@@ -122,6 +123,12 @@ func TestErrorThenFlushes(t *testing.T) {
 	got := poll(tr, srvSend)
 	if len(got) != 3 || got[0].WRID != 0x51 || got[1].WRID != 0x52 || got[2].WRID != 0x53 || got[2].Status != verbs.StatusWRFlushErr {
 		t.Errorf("after the failure: %+v", got)
+	}
+	if got[0].Opcode != verbs.WCRDMAWrite || got[2].Opcode != verbs.WCSend {
+		t.Errorf("error completions' opcodes: %v, %v", got[0].Opcode, got[2].Opcode)
+	}
+	if got := poll(tr, cliRecv); len(got) != 1 || got[0].WRID != 0x9 || got[0].Opcode != verbs.WCRecv {
+		t.Errorf("flushed Receive after its cause: %+v", got)
 	}
 	if len(tr.pending()) != 0 {
 		t.Errorf("still pending: %v", tr.pending())
@@ -142,5 +149,16 @@ func TestUnpost(t *testing.T) {
 	}
 	if _, ok := tr.deliver(); ok {
 		t.Error("delivered from an empty list")
+	}
+}
+
+// A Receive flushed with nothing undelivered towards its QP (the QP was
+// moved to ERR: disconnect) reaches the model at once.
+func TestFlushWithoutCause(t *testing.T) {
+	tr := newT()
+	rc := tr.postRecv("server", 17, 0x7, srvRecv)
+	tr.arrive(srvRecv, verbs.WC{WRID: rc, Status: verbs.StatusWRFlushErr})
+	if got := poll(tr, srvRecv); len(got) != 1 || got[0].WRID != 0x7 || got[0].Status != verbs.StatusWRFlushErr {
+		t.Errorf("flushed Receive: %+v", got)
 	}
 }
