@@ -96,7 +96,8 @@ say "transcripts compared"
 # the sim's own capture of the same run (a lesson that ends with a call
 # unanswered, or answers one with RDMA_ERROR, has them on both; the device
 # may have answered a call the sim left pending), plus, where a failure is
-# provoked, the RDMA operation past its segment that provoked it; and every
+# provoked, the RDMA operation past its segment that provoked it, and a
+# duplicate (an rxe retransmission); and every
 # RDMA READ and WRITE must be tied to its chunk segment. A lesson expected
 # to fail on rxe is reported, not judged.
 kinds() { sed -n 's/^frame [0-9]*: \([^:]*\):.*/\1/p' "$1" | { grep -v '^(unknown)' || true; } | sort; }
@@ -119,7 +120,7 @@ for line in sys.stdin:
     p = json.loads(line)
     if "infiniband.reth.va" in p:          # an RDMA READ request or the first packet of a WRITE
         rdma += 1
-        if "chunk" not in p:
+        if not any(k == "chunk" or k.startswith("rdmalab.chunk") for k in p):
             unattributed += 1
             print("frame %d: RDMA operation not attributed to a chunk" % p["frame.number"])
 print("%d RDMA operations, %d unattributed" % (rdma, unattributed))
@@ -127,7 +128,10 @@ sys.exit(1 if unattributed else 0)' >"$OUT/$n.attr.txt" && arc=0 || arc=$?
   printf '%-30s rxe %3d frames, sim %3d; anomalies rxe: %s; sim: %s; %s\n' "$n.pcap" \
     "$("$BUILD/rdmalab" decode "$p" | wc -l)" "$("$BUILD/rdmalab" decode "$OUT/$n.sim.pcap" | wc -l)" \
     "$(echo $got | sed 's/^$/none/')" "$(echo $want | sed 's/^$/none/')" "$(tail -1 "$OUT/$n.attr.txt")" >>"$OUT/summary.txt"
-  extra=$(comm -23 <(echo "$got" | grep . || true) <(echo "$want" | grep . || true))
+  # rxe now and then retransmits a request under TCG (its responder
+  # re-ACKs it): the decoder rightly reports the duplicate; it is not a
+  # fault of the model, so it is reported, not failed.
+  extra=$(comm -23 <(echo "$got" | grep -v '^duplicate$' | grep . || true) <(echo "$want" | grep . || true))
   expected=0; for e in $EXPECT_FAIL; do [ "$n" = "lesson-$e" ] && expected=1; done
   if [ -n "$extra" ] && [ $expected = 0 ]; then
     echo "FAIL: $n: decode --check finds on rxe what it does not on the sim: $extra"; cat "$OUT/$n.rxe.check.txt"; fail=1
