@@ -83,6 +83,10 @@ func faultCommands() []*Command {
 			Kernel:  []string{"svc_xprt_deferred_close", "svc_rdma_wc_receive", "svcrdma_wc_read_flush"},
 			Run: func(c *Ctx, a Args, out io.Writer) error {
 				c.S.lab.Disconnect()
+				if c.S.lab.Real != nil {
+					fmt.Fprintln(out, "disconnected: both QPs are in ERR on the device; what it had not run completes with WR_FLUSH_ERR, what it had run keeps its status and still waits for complete")
+					return nil
+				}
 				fmt.Fprintln(out, "disconnected: outstanding work requests complete with WR_FLUSH_ERR")
 				return nil
 			},
