@@ -57,6 +57,12 @@ func (c *CaptureSource) Summary(i int) string {
 	return squeeze(s)
 }
 
+// Columns is packet i's summary in tshark's columns.
+func (c *CaptureSource) Columns(i int) PacketColumns {
+	k := c.x.Columns(i)
+	return PacketColumns{Time: k.Time, Source: k.Source, Destination: k.Destination, Protocol: k.Protocol, Length: k.Length, Info: k.Info}
+}
+
 // squeeze turns runs of spaces into one.
 func squeeze(s string) string {
 	if !strings.Contains(s, "  ") {
@@ -161,6 +167,7 @@ var (
 	_ Indexing     = (*CaptureSource)(nil)
 	_ Watcher      = (*CaptureSource)(nil)
 	_ Describer    = (*CaptureSource)(nil)
+	_ ColumnSource = (*CaptureSource)(nil)
 )
 
 // RunCapture draws the capture at path in the packets layout, full screen,

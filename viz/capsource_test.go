@@ -167,7 +167,7 @@ func TestCaptureKeys(t *testing.T) {
 		t.Fatalf("Down in the list: packet %d, line %d", sel(), m.View.Packets.Line)
 	}
 	press(l, tcell.KeyUp, 0)
-	press(l, tcell.KeyRight, 0)
+	press(l, tcell.KeyEnter, 0)
 	press(l, tcell.KeyDown, 0)
 	press(l, tcell.KeyDown, 0)
 	if sel() != 42 || !m.View.Packets.Detail || m.View.Packets.Line != 2 {
@@ -177,7 +177,7 @@ func TestCaptureKeys(t *testing.T) {
 	if n := len(src.Detail(42)); m.View.Packets.Line != n-1 {
 		t.Errorf("End: line %d of %d", m.View.Packets.Line, n)
 	}
-	press(l, tcell.KeyLeft, 0)
+	press(l, tcell.KeyEnter, 0)
 
 	press(l, tcell.KeyRune, 'x')
 	if sel() != 39 || !strings.Contains(m.Status, "the call: packet 40") {

@@ -1,6 +1,10 @@
 package viz
 
-import "github.com/gdamore/tcell/v2"
+import (
+	"slices"
+
+	"github.com/gdamore/tcell/v2"
+)
 
 // glyphs is the second half of the help: what the pictures' marks mean.
 func glyphs() []string {
@@ -82,28 +86,41 @@ func helpText(m *Model, th Theme, w, h int) []line {
 // column, then the right.
 func keyColumns(rows []binding, cols, w int) []string {
 	if cols == 1 {
-		return keyLines(rows)
+		return keyLines(rows, 0)
 	}
 	const gap = 2
 	colW := (w - gap) / 2
 	width := func(b binding, lw int) int { return lw + 2 + len([]rune(b.words)) }
+	// The narrow rows are those that fit a column with their words after
+	// the widest narrow label: dropping a row can narrow the labels, so
+	// settle it.
+	narrow := rows
 	lw := 0
-	for _, b := range rows {
-		if width(b, len([]rune(b.label))) <= colW {
+	for {
+		lw = 0
+		for _, b := range narrow {
 			lw = max(lw, len([]rune(b.label)))
 		}
+		var keep []binding
+		for _, b := range narrow {
+			if width(b, lw) <= colW {
+				keep = append(keep, b)
+			}
+		}
+		if len(keep) == len(narrow) {
+			break
+		}
+		narrow = keep
 	}
-	var wide, narrow []binding
+	var wide []binding
 	for _, b := range rows {
-		if width(b, lw) <= colW {
-			narrow = append(narrow, b)
-		} else {
+		if !slices.ContainsFunc(narrow, func(n binding) bool { return n.label == b.label && n.words == b.words }) {
 			wide = append(wide, b)
 		}
 	}
-	out := keyLines(wide)
+	out := keyLines(wide, 0)
 	half := (len(narrow) + 1) / 2
-	left, right := keyLines(narrow[:half]), keyLines(narrow[half:])
+	left, right := keyLines(narrow[:half], lw), keyLines(narrow[half:], lw)
 	for i, l := range left {
 		if i < len(right) {
 			l = pad(l, colW+gap) + right[i]
@@ -113,9 +130,9 @@ func keyColumns(rows []binding, cols, w int) []string {
 	return out
 }
 
-// keyLines is a line a row, the words aligned after the widest label.
-func keyLines(rows []binding) []string {
-	lw := 0
+// keyLines is a line a row, the words aligned after the widest label
+// (and at least lw).
+func keyLines(rows []binding, lw int) []string {
 	for _, b := range rows {
 		lw = max(lw, len([]rune(b.label)))
 	}

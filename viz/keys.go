@@ -132,7 +132,7 @@ func bindings() []binding {
 		{keys: append(runes("q"), specials(tcell.KeyCtrlC)...), label: "q Ctrl-C", words: "quit", group: groupView, when: func(m *Model) bool { return !m.Can.Step }, hint: "quit", rank: 2, do: (*loop).quitKey},
 
 		{keys: scrollKeys(), label: scrollLabel, words: "move in the list, or the tree", group: groupPackets, do: (*loop).packetsScroll},
-		{keys: specials(tcell.KeyEnter, tcell.KeyRight, tcell.KeyLeft), label: "Enter → ←", words: "the arrows: tree or list", group: groupPackets, do: (*loop).treeKey},
+		{keys: specials(tcell.KeyEnter, tcell.KeyRight, tcell.KeyLeft), label: "Enter → ←", words: "tree or list; sideways, [+] [-]", group: groupPackets, do: (*loop).treeKey},
 		{keys: runes("xX"), label: "x X", words: "its RPC's call, reply", group: groupPackets, when: links, do: (*loop).linkKey},
 		{keys: runes("[]"), label: "[ ]", words: "its chunk: previous, next", group: groupPackets, when: links, do: (*loop).linkKey},
 		{keys: runes("{}"), label: "{ }", words: "its RPC: previous, next", group: groupPackets, when: links, do: (*loop).linkKey},
@@ -384,6 +384,9 @@ func (l *loop) mouse(ev *tcell.EventMouse) {
 		switch {
 		case pressed&tcell.Button1 != 0:
 			l.m.View.Selected, l.m.View.Help, l.dirty = p.Pane, false, true
+			if p.Pane == PanePackets {
+				l.packetsClick(p.Rect, x, y)
+			}
 		case btn&tcell.WheelUp != 0:
 			l.scroll(p.Pane, -3)
 			l.dirty = true

@@ -9,22 +9,57 @@ import (
 // The Packets pane's keys (the groupPackets rows of the key table): they
 // run with the pane selected and a capture in it.
 
-// treeKey gives the arrows to the detail tree (→), back to the list (←),
-// or toggles between them (Enter).
+// treeKey: Enter gives the arrows to the tree, or back to the list. In
+// the list → and ← scroll it sideways; in the tree → opens the selected
+// node (then goes to its first line), ← closes it (or goes to its parent).
 func (l *loop) treeKey(k keyPress) {
 	pv := &l.m.View.Packets
-	switch k.Key {
-	case tcell.KeyRight:
-		pv.Detail = true
-	case tcell.KeyLeft:
-		pv.Detail = false
-	default:
+	if k.Key == tcell.KeyEnter {
 		pv.Detail = !pv.Detail
+		return
+	}
+	right := k.Key == tcell.KeyRight
+	if !pv.Detail {
+		g := l.packetsGeom()
+		if right {
+			pv.Left = min(pv.Left+sidewaysStep, max(0, widestRow(l.m.Packets, g)-g.list.W))
+		} else {
+			pv.Left = max(0, pv.Left-sidewaysStep)
+		}
+		return
+	}
+	d := l.m.Packets.Detail(selectedPacket(l.m))
+	cur := shownLine(d, detailLine(d, pv), pv.Closed)
+	if cur < 0 {
+		return
+	}
+	closed := pv.Closed[lineLabel(d[cur])]
+	switch {
+	case right && hasChildren(d, cur) && closed:
+		pv.toggleNode(d, cur)
+	case right && hasChildren(d, cur):
+		pv.selectLine(d, cur+1)
+	case !right && hasChildren(d, cur) && !closed:
+		pv.toggleNode(d, cur)
+	case !right:
+		if p := parentLine(d, cur); p >= 0 {
+			pv.selectLine(d, p)
+		}
 	}
 }
 
+// packetsGeom is the Packets pane's layout as last drawn.
+func (l *loop) packetsGeom() packetsGeom {
+	for _, p := range l.placed {
+		if p.Pane == PanePackets {
+			return packetsLayout(packetsBody(p.Rect, l.m), l.m)
+		}
+	}
+	return packetsGeom{}
+}
+
 // packetsScroll moves the selected packet, or, when the tree has the
-// arrows, its selected line.
+// arrows, its selected line among those shown.
 func (l *loop) packetsScroll(k keyPress) {
 	pv := &l.m.View.Packets
 	if !pv.Detail {
@@ -37,8 +72,37 @@ func (l *loop) packetsScroll(k keyPress) {
 	if len(d) == 0 {
 		return
 	}
-	i := min(max(detailLine(d, pv)+delta, 0), len(d)-1)
-	pv.Line, pv.Label = i, lineLabel(d[i])
+	vis := visibleLines(d, pv.Closed)
+	at := max(0, indexIn(vis, shownLine(d, detailLine(d, pv), pv.Closed)))
+	pv.selectLine(d, vis[min(max(at+delta, 0), len(vis)-1)])
+}
+
+// packetsClick selects the packet or the tree line clicked; a click on a
+// [+] or [-] opens or closes that node.
+func (l *loop) packetsClick(body Rect, x, y int) {
+	if l.m.Packets == nil || l.m.Packets.Len() == 0 {
+		return
+	}
+	pv := &l.m.View.Packets
+	g := packetsLayout(packetsBody(body, l.m), l.m)
+	switch {
+	case g.list.Contains(x, y):
+		if i := g.first + y - g.list.Y; i < l.m.Packets.Len() {
+			l.m.View.Scroll[PanePackets], pv.Detail = i, false
+		}
+	case g.tree.Contains(x, y):
+		at := g.treeTop + y - g.tree.Y
+		if at >= len(g.visible) {
+			return
+		}
+		d := l.m.Packets.Detail(selectedPacket(l.m))
+		k := g.visible[at]
+		pv.selectLine(d, k)
+		pv.Detail = true
+		if markAt(d, k, x-g.tree.X) {
+			pv.toggleNode(d, k)
+		}
+	}
 }
 
 // jumpBack returns to the packet the last jump left.

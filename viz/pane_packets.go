@@ -34,7 +34,17 @@ type (
 	Indexing interface {
 		Progress() PacketProgress
 	}
+	// ColumnSource gives a packet's summary in tshark's columns, which
+	// the list aligns under a header row.
+	ColumnSource interface {
+		Columns(i int) PacketColumns
+	}
 )
+
+// PacketColumns are tshark's default columns but the number.
+type PacketColumns struct {
+	Time, Source, Destination, Protocol, Length, Info string
+}
 
 // ByteRange is the bytes [Start, End) of a packet.
 type ByteRange struct{ Start, End int }
@@ -63,6 +73,11 @@ type PacketsView struct {
 	Line   int    // the detail tree's selected line
 	Label  string // its label: the packet after keeps a line of the same label selected
 	Back   []int  // the packets jumps left, newest last (Backspace returns)
+	// Left is how far the list is scrolled sideways, in columns.
+	Left int
+	// Closed are the tree nodes shown [+], by label: a node closed on one
+	// packet stays closed on the next, as in termshark.
+	Closed map[string]bool
 }
 
 // maxBack bounds the jumps remembered.
@@ -122,54 +137,48 @@ func (packetsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 	n, sel := src.Len(), selectedPacket(m)
 	if ls, ok := src.(LinkSource); ok && y < r.Bottom() {
 		placeLine(ls.Place(sel), r.W, th).draw(s, r.X, y, r.Right())
-		y++
 	}
-	rest := r.Bottom() - y
-	listH := max(1, rest*2/5)
-	detailH := max(0, (rest-listH)*3/5)
-	hexH := max(0, rest-listH-detailH)
-
-	// The list: a window of listH packets that keeps sel in view. Only the
-	// rows shown are asked for, so a capture of any size costs the same.
-	first := min(max(0, sel-listH/2), max(0, n-listH))
-	width := len(fmt.Sprint(n))
+	g := packetsLayout(packetsBody(Rect{r.X, r.Y - 1, r.W, r.H + 1}, m), m)
 	selSt := th.HeaderSel
 	if pv.Detail {
 		selSt = th.Header
 	}
-	for i := 0; i < listH && first+i < n; i++ {
+	if g.header >= 0 {
+		put(s, r.X, g.header, r.Right(), pad(cutLeft(listHeader(g.cols), pv.Left), r.W), th.Column)
+	}
+	// The list: a window of rows that keeps sel in view. Only the rows
+	// shown are asked for, so a capture of any size costs the same.
+	for i := 0; i < g.list.H && g.first+i < n; i++ {
 		st := th.Base
-		if first+i == sel {
+		if g.first+i == sel {
 			st = selSt
 		}
-		text := fmt.Sprintf("%*d %s", width, first+i+1, src.Summary(first+i))
-		put(s, r.X, y+i, r.Right(), pad(text, r.W), st)
+		put(s, r.X, g.list.Y+i, r.Right(), pad(cutLeft(listRow(src, g.first+i, g.cols), pv.Left), r.W), st)
 	}
-	y += listH
-
 	details := src.Detail(sel)
 	var fields []ByteRange
 	if fs, ok := src.(FieldSource); ok {
 		fields = fs.Fields(sel)
 	}
-	cur := detailLine(details, pv)
-	if detailH > 0 {
+	cur := g.cur
+	if g.tree.H > 0 {
 		lineSt := th.Header
 		if pv.Detail {
 			lineSt = th.HeaderSel
 		}
 		var lines []line
-		for k, d := range details {
-			text := repeat("  ", min(d.Depth, maxTreeIndent)) + d.Text
+		for _, k := range g.visible {
+			text := treeText(details, k, pv)
 			if k == cur {
 				lines = append(lines, line{}.add(pad(text, r.W), lineSt))
 			} else {
 				lines = append(lines, line{}.add(text, th.Base))
 			}
 		}
-		drawLines(s, Rect{r.X, y, r.W, detailH}, lines, cur-detailH/2, th.Dim)
-		y += detailH
+		drawLines(s, g.tree, lines, g.treeTop, th.Dim)
 	}
+	hexH := g.hex.H
+	y = g.hex.Y
 	if hexH > 0 {
 		var hl ByteRange
 		b := src.Bytes(sel)
@@ -187,6 +196,22 @@ func (packetsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 			put(s, r.Right()-1, y, r.Right(), "↑", th.Dim)
 		}
 	}
+}
+
+// packetsBody is the part of the pane (its rect, title row included)
+// under the title, the progress line and the place line: what
+// packetsLayout divides.
+func packetsBody(pane Rect, m *Model) Rect {
+	y := pane.Y + 1
+	if ix, ok := m.Packets.(Indexing); ok {
+		if pr := ix.Progress(); !pr.Done || pr.Err != nil {
+			y++
+		}
+	}
+	if _, ok := m.Packets.(LinkSource); ok {
+		y++
+	}
+	return Rect{pane.X, y, pane.W, max(0, pane.Bottom()-y)}
 }
 
 // progressLine is "indexing 34% · 340,112 packets" and a bar, or why

@@ -223,3 +223,16 @@ func TestTreeShowsCredentialsAndArguments(t *testing.T) {
 	find("NFSACL, Procedure: GETACL")
 	find("fhandle (length: 8, hash (CRC-32): 0x62d40c52)")
 }
+
+// ColumnsOf holds the same text as the line, column by column.
+func TestColumnsMatchTheLine(t *testing.T) {
+	x := openDone(t, testutil.Capture(t, "nfs3-rdma.pcap"))
+	for _, i := range []int{0, 3, 75, 78} {
+		c := x.Columns(i)
+		line := strings.Fields(x.Summary(i))
+		got := []string{c.Time, c.Source, "→", c.Destination, c.Protocol, c.Length}
+		if strings.Join(line[1:7], " ") != strings.Join(got, " ") || !strings.HasSuffix(x.Summary(i), c.Info) || c.Info == "" {
+			t.Errorf("packet %d: columns %q, line %q", i, got, x.Summary(i))
+		}
+	}
+}
