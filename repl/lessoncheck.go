@@ -99,12 +99,12 @@ func checkOneLesson(e *lessons.Entry, o LessonCheckOptions) bool {
 	defer s.Close()
 	start := time.Now()
 	r, err := s.beginLesson(e, o.Transcript, false)
-	if o.Transcript != nil {
-		r.machine.echoCmd = true
-	}
 	if err != nil {
 		fmt.Fprintf(o.Err, "%s\n", shownLines(err.Error()))
 		return false
+	}
+	if o.Transcript != nil {
+		r.machine.echoCmd = true
 	}
 	defer r.end(s)
 	checks := 0

@@ -175,3 +175,27 @@ func TestLessonCheckNamesTheCheck(t *testing.T) {
 		t.Errorf("got %q\nwant %q", e.String(), want)
 	}
 }
+
+// A lesson that cannot begin (its file is missing) is reported, with or
+// without a transcript, and nothing panics.
+func TestLessonCheckUnstartableWithTranscript(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "lessons", "18-real-capture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "18-real-capture.md"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range []*bytes.Buffer{nil, {}} {
+		var o, e bytes.Buffer
+		opts := LessonCheckOptions{Targets: []string{filepath.Join(dir, "18-real-capture.md")}, Out: &o, Err: &e}
+		if tr != nil {
+			opts.Transcript = tr
+		}
+		failed, err := CheckLessons(opts)
+		if err != nil || failed != 1 || !strings.Contains(e.String(), "no such file") {
+			t.Errorf("transcript %v: %d failed, %v\n%s", tr != nil, failed, err, e.String())
+		}
+	}
+}
