@@ -28,7 +28,7 @@ t0=$(date +%s.%N)
 # shellcheck disable=SC2086
 timeout "$tmo" qemu-system-x86_64 $ACCEL -m 1024 -smp 1 -display none -monitor none -no-reboot \
   -kernel "$BUILD/vmlinuz" -initrd "$BUILD/initrd.gz" \
-  -append "console=ttyS0 quiet panic=-1" \
+  -append "console=ttyS0 quiet panic=-1 no_timer_check" \
   -netdev hubport,id=h0,hubid=0 -device virtio-net-pci,netdev=h0,mac=52:54:00:12:34:01 \
   -netdev hubport,id=h1,hubid=0 -device virtio-net-pci,netdev=h1,mac=52:54:00:12:34:02 \
   -fsdev local,id=fs0,path="$share",security_model=none \
