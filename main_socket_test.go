@@ -44,3 +44,31 @@ func TestSessionSocketRemovedOnExit(t *testing.T) {
 		})
 	}
 }
+
+// SIGTERM or SIGHUP while the view has the terminal ends the session
+// too, socket and all: the view gives the terminal back first.
+func TestSignalEndsTheView(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			sock := filepath.Join(dir, "rdmalab", "session.sock")
+			p := openPTY(t, 100, 30)
+			cmd := startOnPTY(t, p, "XDG_RUNTIME_DIR="+dir)
+			p.waitFor(t, "fix2025>", 10*time.Second)
+			p.master.WriteString("view\r")
+			p.waitFor(t, "Pages", 10*time.Second)
+			cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("rdmalab did not exit with the view open")
+			}
+			if _, err := os.Lstat(sock); err == nil {
+				t.Errorf("%s is left behind", sock)
+			}
+		})
+	}
+}

@@ -122,6 +122,7 @@ func Interactive(o TerminalOptions) (err error) {
 				s.Interrupt()
 				if sig != syscall.SIGINT {
 					leaving.Store(true)
+					s.Leave() // a view open now gives the terminal back
 					r.stop()
 				}
 			}

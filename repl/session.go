@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -38,9 +39,13 @@ type Options struct {
 // Session is one REPL session: the lab it drives, the REPL's own switches,
 // and the cached snapshot the completer reads.
 type Session struct {
-	lab      *engine.Lab
-	shared   *engine.Shared  // every command runs through it, so views can read the lab safely
-	tty      bool            // the session runs at a terminal (view is possible)
+	lab    *engine.Lab
+	shared *engine.Shared // every command runs through it, so views can read the lab safely
+	tty    bool           // the session runs at a terminal (view is possible)
+	// leave is done when the session must end now (SIGTERM, SIGHUP):
+	// a view open at the time closes.
+	leave    context.Context
+	leaveNow context.CancelFunc
 	set      engine.Settings // what the next rebuild uses (== lab.Set after one)
 	engine   string          // the provider every rebuild uses (Options.Engine)
 	trace    bool
@@ -77,6 +82,7 @@ func NewSession(o Options) (*Session, error) {
 		set = *o.Settings
 	}
 	s := &Session{trace: true, hints: true, dir: o.Dir, funcs: map[string]bool{}, engine: o.Engine}
+	s.leave, s.leaveNow = context.WithCancel(context.Background())
 	warn := o.Warn
 	if warn == nil {
 		warn = io.Discard
@@ -104,6 +110,7 @@ func NewSession(o Options) (*Session, error) {
 
 // Close ends the lab.
 func (s *Session) Close() {
+	s.leaveNow()
 	if s.lesson != nil {
 		s.lesson.end(s)
 		s.lesson = nil
@@ -126,6 +133,10 @@ func (s *Session) Quitting() bool { return s.quit }
 // Interrupt asks the running command to stop at its next event; a signal
 // handler may call it from any goroutine.
 func (s *Session) Interrupt() { s.interrupt.Store(true) }
+
+// Leave ends what keeps the terminal (an open view): the session is
+// ending on a signal.
+func (s *Session) Leave() { s.leaveNow() }
 
 // Refresh takes the snapshot the completer reads. The interactive loop
 // calls it after each command; scripts do not need it.
