@@ -6,7 +6,8 @@
 #   3. boots one guest (two NICs on a hub, rxe0 on eth0 = server, rxe1 on
 #      eth1 = client, see guest-init.sh) that runs each script of scripts/
 #      and each lesson of $LESSONS with --engine ibv:rxe0,rxe1, one tcpdump
-#      capture of udp port 4791 per run;
+#      capture of udp port 4791 per run, and one script with both QPs on
+#      rxe0 (--engine ibv:rxe0, "one-device": rxe loops it back, uncaptured);
 #   4. runs the same on the sim, here, and diffs the transcripts after
 #      masking what cannot match (addresses, keys, QP numbers, times);
 #   5. checks every capture with rdmalab decode --check and that every
@@ -58,6 +59,9 @@ for f in *.rdl; do
   $R run "$f" >"out/$n.rxe.txt" 2>"out/$n.rxe.err"; echo $? >"out/$n.rxe.rc"
   stop "$n"
 done
+# Both QPs on one device: rxe loops the packets back inside (no capture).
+./rdmalab --engine ibv:rxe0 run write-read-chunk.rdl >out/one-device.rxe.txt 2>out/one-device.rxe.err
+echo $? >out/one-device.rxe.rc
 for f in lessons/*.md; do
   n=lesson-$(basename "$f" .md)
   capture "$n"
@@ -83,10 +87,11 @@ mask() { # what differs by nature: addresses, keys, QP numbers, PSNs, times, col
 }
 fail=0
 printf '%-34s %-6s %-6s %s\n' run rxe sim "differing lines (masked)" >"$OUT/summary.txt"
-runs=$(cd "$HERE/scripts" && ls *.rdl | sed 's/\.rdl$//'; for l in $LESSONS; do echo "lesson-$l"; done)
+runs=$(cd "$HERE/scripts" && ls *.rdl | sed 's/\.rdl$//'; echo one-device; for l in $LESSONS; do echo "lesson-$l"; done)
 for n in $runs; do
   case $n in
     lesson-*) (cd "$ROOT" && "$BUILD/rdmalab" lesson check -v "lessons/${n#lesson-}.md" >"$OUT/$n.sim.txt" 2>"$OUT/$n.sim.err"; echo $? >"$OUT/$n.sim.rc") ;;
+    one-device) "$BUILD/rdmalab" run "$HERE/scripts/write-read-chunk.rdl" >"$OUT/$n.sim.txt" 2>"$OUT/$n.sim.err"; echo $? >"$OUT/$n.sim.rc" || true ;;
     *) "$BUILD/rdmalab" run "$HERE/scripts/$n.rdl" >"$OUT/$n.sim.txt" 2>"$OUT/$n.sim.err"; echo $? >"$OUT/$n.sim.rc" || true ;;
   esac
   diff -u <(mask <"$OUT/$n.sim.txt") <(mask <"$OUT/$n.rxe.txt") >"$OUT/$n.diff" || true
