@@ -13,6 +13,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/rdmalab/rdmalab/engine/ibv"
@@ -250,9 +251,12 @@ func (l *Lab) record(ev trace.Event) trace.Event {
 		l.history[(l.histHead+l.histLen)%len(l.history)] = ev
 		l.histLen++
 	case len(l.history) < maxHistory:
-		l.history = append(l.Tail(l.histLen), ev)
-		l.history = l.history[:cap(l.history)]
-		l.histHead, l.histLen = 0, l.histLen+1
+		// Full but under the bound: double it, oldest first.
+		grown := make([]trace.Event, min(max(2*len(l.history), 1024), maxHistory))
+		n := copy(grown, l.history[l.histHead:])
+		copy(grown[n:], l.history[:l.histHead])
+		grown[l.histLen] = ev
+		l.history, l.histHead, l.histLen = grown, 0, l.histLen+1
 	default:
 		l.history[l.histHead] = ev
 		l.histHead = (l.histHead + 1) % len(l.history)
@@ -463,16 +467,23 @@ func (l *Lab) deliver(status *verbs.Status) (sim.Op, bool) {
 	if !ok {
 		return op, false
 	}
-	what := fmt.Sprintf("%s qp %d %v %dB", op.Node, op.QPNum, op.Opcode, op.Bytes)
+	// "server qp 7 RDMA_READ 4096B remote 0x… rkey 0x…", built without fmt:
+	// every operation executed makes one.
+	b := make([]byte, 0, 96)
+	b = append(append(b, op.Node...), " qp "...)
+	b = strconv.AppendUint(b, uint64(op.QPNum), 10)
+	b = append(append(append(b, ' '), op.Opcode.String()...), ' ')
+	b = append(strconv.AppendInt(b, int64(op.Bytes), 10), 'B')
 	if op.RKey != 0 {
-		what += fmt.Sprintf(" remote 0x%x rkey 0x%x", op.RemoteAddr, op.RKey)
+		b = strconv.AppendUint(append(b, " remote 0x"...), op.RemoteAddr, 16)
+		b = strconv.AppendUint(append(b, " rkey 0x"...), uint64(op.RKey), 16)
 	}
 	if op.Retry {
-		what += " (RNR NAK: will retry)"
+		b = append(b, " (RNR NAK: will retry)"...)
 	} else if op.Status != verbs.StatusSuccess {
-		what += " → " + op.Status.String()
+		b = append(append(b, " → "...), op.Status.String()...)
 	}
-	l.note("wire", "execute", "%s", what)
+	l.record(trace.Event{Kind: trace.Note, Task: "wire", Func: "execute", Text: string(b)})
 	l.pollCQs()
 	return op, true
 }
@@ -510,9 +521,9 @@ func (l *Lab) dispatch(side, queue string, wc verbs.WC) {
 	case side == "server":
 		l.Sched.Go("cq", true, func(t *sched.Task) { l.Server.HandleRecvWC(t, wc) })
 	case queue == "send":
-		l.note("client", "ib_poll_cq", "%s", l.Client.HandleSendWC(wc))
+		l.record(trace.Event{Kind: trace.Note, Task: "client", Func: "ib_poll_cq", Text: l.Client.HandleSendWC(wc)})
 	default:
-		l.note("client", "ib_poll_cq", "%s", l.Client.HandleRecvWC(wc))
+		l.record(trace.Event{Kind: trace.Note, Task: "client", Func: "ib_poll_cq", Text: l.Client.HandleRecvWC(wc)})
 	}
 }
 

@@ -81,3 +81,63 @@ func BenchmarkStartup(b *testing.B) {
 		s.Close()
 	}
 }
+
+// ioScript is calls NFSv3 calls, WRITE and READ of 64 KiB in turn, each
+// followed by the commands that run it to its reply: continue with
+// automatic completion, complete all and continue by hand.
+func ioScript(calls int, auto bool) (script string, commands int) {
+	var b strings.Builder
+	if auto {
+		b.WriteString("set auto_complete on\n")
+	}
+	per := "continue\n"
+	if !auto {
+		per = "complete all\ncontinue\ncomplete all\ncontinue\n"
+	}
+	for i := 0; i < calls; i++ {
+		if i%2 == 0 {
+			b.WriteString("write 64k\n")
+		} else {
+			b.WriteString("read 64k\n")
+		}
+		b.WriteString(per)
+	}
+	return b.String(), strings.Count(b.String(), "\n")
+}
+
+// benchRunScript runs an I/O script as `rdmalab run` does, the transcript
+// going to io.Discard, and reports commands/s and calls/s.
+func benchRunScript(b *testing.B, auto bool) {
+	const calls = 2_000
+	script, commands := ioScript(calls, auto)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		s, err := NewSession(Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var errs bytes.Buffer
+		failed, err := s.RunScript(strings.NewReader(script), "bench", io.Discard, ScriptOptions{Stderr: &errs})
+		if err != nil || failed != 0 {
+			b.Fatalf("%d failed: %v %s", failed, err, errs.String())
+		}
+		if n := len(s.lab.Client.Calls()); n == 0 {
+			b.Fatal("no call was made")
+		}
+		if out := s.lab.Client.Outstanding(); out != 0 {
+			b.Fatalf("%d calls still outstanding", out)
+		}
+		s.Close()
+	}
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(commands)*float64(b.N)/sec, "commands/s")
+	b.ReportMetric(float64(calls)*float64(b.N)/sec, "calls/s")
+}
+
+// BenchmarkRunScriptAuto: write 64k / read 64k, each followed by continue,
+// with auto_complete on.
+func BenchmarkRunScriptAuto(b *testing.B) { benchRunScript(b, true) }
+
+// BenchmarkRunScriptByHand: the same calls, their completions delivered
+// by hand (complete all, continue).
+func BenchmarkRunScriptByHand(b *testing.B) { benchRunScript(b, false) }

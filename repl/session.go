@@ -64,7 +64,8 @@ type Session struct {
 	funcs    map[string]bool
 	hist     []string // lines entered at the terminal, oldest first
 
-	cur *Ctx // the command running, for the event sink
+	cur  *Ctx   // the command running, for the event sink
+	line []byte // onEvent's line, reused
 	// pendingNarr is lesson text for the views, set while a command ran.
 	pendingNarr *string
 	quit        bool
@@ -193,7 +194,8 @@ func (s *Session) onEvent(ev trace.Event) {
 		c.events = append(c.events, ev)
 		return
 	}
-	fmt.Fprintln(c.out, ev.String())
+	s.line = append(ev.Append(s.line[:0]), '\n')
+	c.out.Write(s.line)
 }
 
 // seenFuncs lists the function names events have named so far.

@@ -305,7 +305,7 @@ func (t *Task) CallV(fn string, kv ...any) func(v any) {
 			}
 		case nil:
 		default:
-			ev.Args = []trace.Arg{{Key: "ret", Val: fmt.Sprint(x)}}
+			ev.Args = []trace.Arg{{Key: "ret", Val: trace.Sprint(x)}}
 		}
 		t.Emit(ev)
 	}

@@ -6,7 +6,8 @@ package trace
 
 import (
 	"fmt"
-	"strings"
+	"strconv"
+	"unicode/utf8"
 )
 
 // Kind says what an event marks.
@@ -72,9 +73,49 @@ func Fmt(kv ...any) []Arg {
 	args := make([]Arg, 0, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {
 		k, _ := kv[i].(string)
-		args = append(args, Arg{Key: k, Val: fmt.Sprint(kv[i+1])})
+		args = append(args, Arg{Key: k, Val: Sprint(kv[i+1])})
 	}
 	return args
+}
+
+// Sprint is fmt.Sprint(v) without fmt for the plain types trace points pass
+// most (every event formats its arguments).
+func Sprint(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case int32:
+		return strconv.FormatInt(int64(x), 10)
+	case uint64:
+		return strconv.FormatUint(x, 10)
+	case uint32:
+		return strconv.FormatUint(uint64(x), 10)
+	case uint16:
+		return strconv.FormatUint(uint64(x), 10)
+	case uint8:
+		return strconv.FormatUint(uint64(x), 10)
+	case bool:
+		return strconv.FormatBool(x)
+	case error:
+		return method(v, x.Error)
+	case fmt.Stringer:
+		return method(v, x.String)
+	}
+	return fmt.Sprint(v)
+}
+
+// method is m(), or what fmt prints for v when m panics (a nil receiver).
+func method(v any, m func() string) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = fmt.Sprint(v)
+		}
+	}()
+	return m()
 }
 
 // MaxIndent is the deepest call String indents for. Depth may come from a
@@ -82,62 +123,72 @@ func Fmt(kv ...any) []Arg {
 const MaxIndent = 32
 
 // String renders the event as the one readable line the REPL prints.
-func (e Event) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-6s ", e.Task)
-	b.WriteString(strings.Repeat("  ", min(max(e.Depth, 0), MaxIndent)))
+func (e Event) String() string { return string(e.Append(make([]byte, 0, 128))) }
+
+// Append appends the line String renders to b.
+func (e Event) Append(b []byte) []byte {
+	b = append(b, e.Task...)
+	for n := utf8.RuneCountInString(e.Task); n < 6; n++ {
+		b = append(b, ' ')
+	}
+	b = append(b, ' ')
+	for i := min(max(e.Depth, 0), MaxIndent); i > 0; i-- {
+		b = append(b, "  "...)
+	}
 	if e.Depth > MaxIndent {
-		fmt.Fprintf(&b, "[%d] ", e.Depth)
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(e.Depth), 10)
+		b = append(b, "] "...)
 	}
 	switch e.Kind {
 	case Call:
-		b.WriteString("→ ")
-		b.WriteString(e.Func)
-		writeArgs(&b, e.Args, "(", ")")
+		b = append(b, "→ "...)
+		b = append(b, e.Func...)
+		b = appendArgs(b, e.Args, "(", ")")
 	case Return:
-		b.WriteString("← ")
-		b.WriteString(e.Func)
+		b = append(b, "← "...)
+		b = append(b, e.Func...)
 		if e.Err != "" {
-			b.WriteString(" = -")
-			b.WriteString(e.Err)
+			b = append(b, " = -"...)
+			b = append(b, e.Err...)
 		} else if len(e.Args) > 0 {
-			writeArgs(&b, e.Args, " = ", "")
+			b = appendArgs(b, e.Args, " = ", "")
 		}
 	case Wait:
-		b.WriteString("… ")
-		b.WriteString(e.Func)
-		writeArgs(&b, e.Args, " ", "")
+		b = append(b, "… "...)
+		b = append(b, e.Func...)
+		b = appendArgs(b, e.Args, " ", "")
 	case Fault:
-		b.WriteString("FAULT ")
-		b.WriteString(e.Func)
-		writeArgs(&b, e.Args, " ", "")
+		b = append(b, "FAULT "...)
+		b = append(b, e.Func...)
+		b = appendArgs(b, e.Args, " ", "")
 	default:
-		b.WriteString("• ")
-		b.WriteString(e.Func)
-		writeArgs(&b, e.Args, " ", "")
+		b = append(b, "• "...)
+		b = append(b, e.Func...)
+		b = appendArgs(b, e.Args, " ", "")
 	}
 	if e.Text != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Text)
+		b = append(b, ": "...)
+		b = append(b, e.Text...)
 	}
-	return b.String()
+	return b
 }
 
-func writeArgs(b *strings.Builder, args []Arg, open, close string) {
+func appendArgs(b []byte, args []Arg, open, close string) []byte {
 	if len(args) == 0 {
 		if open == "(" {
-			b.WriteString("()")
+			b = append(b, "()"...)
 		}
-		return
+		return b
 	}
-	b.WriteString(open)
+	b = append(b, open...)
 	for i, a := range args {
 		if i > 0 {
-			b.WriteString(" ")
+			b = append(b, ' ')
 		}
-		b.WriteString(a.Key)
-		b.WriteString("=")
-		b.WriteString(a.Val)
+		b = append(b, a.Key...)
+		b = append(b, '=')
+		b = append(b, a.Val...)
 	}
-	b.WriteString(close)
+	return append(b, close...)
 }

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -28,3 +29,89 @@ func TestStringDepthIsBounded(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// fmtString is how String rendered an event with fmt, the reference the
+// append-based String must match byte for byte.
+func fmtString(e Event) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-6s ", e.Task)
+	b.WriteString(strings.Repeat("  ", min(max(e.Depth, 0), MaxIndent)))
+	if e.Depth > MaxIndent {
+		fmt.Fprintf(&b, "[%d] ", e.Depth)
+	}
+	args := func(open, close string) {
+		if len(e.Args) == 0 {
+			if open == "(" {
+				b.WriteString("()")
+			}
+			return
+		}
+		b.WriteString(open)
+		for i, a := range e.Args {
+			if i > 0 {
+				b.WriteString(" ")
+			}
+			b.WriteString(a.Key + "=" + a.Val)
+		}
+		b.WriteString(close)
+	}
+	switch e.Kind {
+	case Call:
+		b.WriteString("→ " + e.Func)
+		args("(", ")")
+	case Return:
+		b.WriteString("← " + e.Func)
+		if e.Err != "" {
+			b.WriteString(" = -" + e.Err)
+		} else if len(e.Args) > 0 {
+			args(" = ", "")
+		}
+	case Wait:
+		b.WriteString("… " + e.Func)
+		args(" ", "")
+	case Fault:
+		b.WriteString("FAULT " + e.Func)
+		args(" ", "")
+	default:
+		b.WriteString("• " + e.Func)
+		args(" ", "")
+	}
+	if e.Text != "" {
+		b.WriteString(": " + e.Text)
+	}
+	return b.String()
+}
+
+func TestStringMatchesFmt(t *testing.T) {
+	args := []Arg{{Key: "a", Val: "1"}, {Key: "bb", Val: "x y"}}
+	for _, task := range []string{"", "cq", "nfsd0", "client", "nfsd10", "wïre", "ünïcödé-task"} {
+		for _, depth := range []int{-3, 0, 1, 5, MaxIndent, MaxIndent + 1, 1000} {
+			for k := Call; k <= Note+1; k++ {
+				for _, e := range []Event{
+					{Task: task, Kind: k, Func: "svc_rdma_x", Depth: depth},
+					{Task: task, Kind: k, Func: "f", Depth: depth, Args: args, Text: "some text"},
+					{Task: task, Kind: k, Func: "g", Depth: depth, Err: "EIO", Args: args[:1]},
+				} {
+					if got, want := e.String(), fmtString(e); got != want {
+						t.Errorf("%+v:\n got %q\nwant %q", e, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestSprintMatchesFmt(t *testing.T) {
+	type named uint32
+	for _, v := range []any{"s", "", 0, -5, 1 << 40, int64(-9), int32(7), uint64(1<<63 + 5), uint32(0xffffffff),
+		uint16(9), uint8(200), true, false, named(3), 1.5, []int{1, 2}, nil, fmt.Errorf("boom"),
+		Call, Kind(9), (*nilStringer)(nil), nilStringer{}} {
+		if got, want := Sprint(v), fmt.Sprint(v); got != want {
+			t.Errorf("Sprint(%#v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+type nilStringer struct{ s *string }
+
+func (n *nilStringer) String() string { return *n.s }
