@@ -119,7 +119,7 @@ func (f *Fabric) injected(o *op, t *Transfer, st verbs.Status) {
 	}
 	t.OnWire = wire
 	if wire && f.tap != nil && !isRead(o.w.wr.Opcode) {
-		if src, ok := resolveLocal(q.pd, o.w.wr.SGList, 0); ok {
+		if src, ok := resolveLocal(&f.srcSegs, q.pd, o.w.wr.SGList, 0); ok {
 			t.Payload = gather(src)
 		}
 	}
@@ -162,7 +162,7 @@ func (f *Fabric) acked(p *qp, t *Transfer) {
 
 func (f *Fabric) execSend(o *op, t *Transfer) {
 	q, wr := o.qp, &o.w.wr
-	src, ok := resolveLocal(q.pd, wr.SGList, 0)
+	src, ok := resolveLocal(&f.srcSegs, q.pd, wr.SGList, 0)
 	if !ok {
 		f.finish(o, t, verbs.StatusLocProtErr)
 		return
@@ -181,7 +181,7 @@ func (f *Fabric) execSend(o *op, t *Transfer) {
 		f.rnr(o, t)
 		return
 	}
-	dst, ok := resolveLocal(p.pd, p.rq[0].SGList, verbs.AccessLocalWrite)
+	dst, ok := resolveLocal(&f.dstSegs, p.pd, p.rq[0].SGList, verbs.AccessLocalWrite)
 	switch {
 	case !ok:
 		f.recvDone(p, t, verbs.WC{Status: verbs.StatusLocProtErr, Opcode: verbs.WCRecv, SrcQP: q.num})
@@ -216,7 +216,7 @@ func (f *Fabric) execSend(o *op, t *Transfer) {
 
 func (f *Fabric) execWrite(o *op, t *Transfer) {
 	q, wr := o.qp, &o.w.wr
-	src, ok := resolveLocal(q.pd, wr.SGList, 0)
+	src, ok := resolveLocal(&f.srcSegs, q.pd, wr.SGList, 0)
 	if !ok {
 		f.finish(o, t, verbs.StatusLocProtErr)
 		return
@@ -236,7 +236,7 @@ func (f *Fabric) execWrite(o *op, t *Transfer) {
 		f.rnr(o, t)
 		return
 	}
-	dst, ok := resolveRemote(p.pd, wr.RKey, wr.RemoteAddr, o.w.bytes, verbs.AccessRemoteWrite)
+	dst, ok := resolveRemote(&f.dstSegs, p.pd, wr.RKey, wr.RemoteAddr, o.w.bytes, verbs.AccessRemoteWrite)
 	if !ok {
 		f.nak(o, t, p, NAKRemoteAccess, verbs.StatusRemAccessErr)
 		return
@@ -258,7 +258,7 @@ func (f *Fabric) execRead(o *op, t *Transfer) {
 		f.finish(o, t, verbs.StatusRetryExcErr)
 		return
 	}
-	src, ok := resolveRemote(p.pd, wr.RKey, wr.RemoteAddr, o.w.bytes, verbs.AccessRemoteRead)
+	src, ok := resolveRemote(&f.srcSegs, p.pd, wr.RKey, wr.RemoteAddr, o.w.bytes, verbs.AccessRemoteRead)
 	if !ok {
 		f.nak(o, t, p, NAKRemoteAccess, verbs.StatusRemAccessErr)
 		return
@@ -269,7 +269,7 @@ func (f *Fabric) execRead(o *op, t *Transfer) {
 	}
 	f.acked(p, t)
 	// The sink is checked when the response lands, as rxe's completer does.
-	dst, ok := resolveLocal(q.pd, wr.SGList, verbs.AccessLocalWrite)
+	dst, ok := resolveLocal(&f.dstSegs, q.pd, wr.SGList, verbs.AccessLocalWrite)
 	if !ok {
 		f.finish(o, t, verbs.StatusLocProtErr)
 		return

@@ -64,6 +64,10 @@ type Fabric struct {
 
 	tap    Tap
 	outbox []Transfer // executed under the lock, handed to tap by unlock
+
+	// srcSegs and dstSegs are the scratch an execution resolves its
+	// source and sink into (resolveLocal, resolveRemote).
+	srcSegs, dstSegs [][]byte
 }
 
 type fault struct {

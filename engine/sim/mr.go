@@ -71,27 +71,26 @@ func contains(start, size, addr, n uint64) bool {
 }
 
 // slice resolves [addr, addr+n) of the region to the bytes behind it, one
-// slice per physically contiguous piece.
-func (m *mr) slice(addr, n uint64) ([][]byte, bool) {
+// slice per physically contiguous piece, appended to out.
+func (m *mr) slice(out [][]byte, addr, n uint64) ([][]byte, bool) {
 	switch m.kind {
 	case mrUser:
 		if !contains(m.addr, uint64(m.length), addr, n) {
 			return nil, false
 		}
 		off := addr - m.addr
-		return [][]byte{m.buf[off : off+n]}, true
+		return append(out, m.buf[off:off+n]), true
 	case mrDMA:
 		b, ok := m.pd.dmaSlice(addr, n)
 		if !ok {
 			return nil, false
 		}
-		return [][]byte{b}, true
+		return append(out, b), true
 	case mrFast:
 		if !contains(m.addr, uint64(m.length), addr, n) {
 			return nil, false
 		}
 		off := addr - m.addr
-		var out [][]byte
 		for _, s := range m.segs {
 			if n == 0 {
 				break
@@ -129,9 +128,11 @@ func (d *device) lookup(key uint32, remote bool) *mr {
 // resolveLocal turns a local scatter/gather list into the bytes it names.
 // Every non-empty SGE must lie inside one region of the QP's PD registered
 // under its lkey, with the access need asks (LOCAL_WRITE for a sink);
-// otherwise the work request fails with LOC_PROT_ERR.
-func resolveLocal(p *pd, sgl []verbs.SGE, need verbs.Access) ([][]byte, bool) {
-	var out [][]byte
+// otherwise the work request fails with LOC_PROT_ERR. The pieces go in
+// *scratch, a slice the fabric reuses from one operation to the next.
+func resolveLocal(scratch *[][]byte, p *pd, sgl []verbs.SGE, need verbs.Access) ([][]byte, bool) {
+	out := (*scratch)[:0]
+	defer func() { *scratch = out[:0] }()
 	for _, s := range sgl {
 		if s.Length == 0 {
 			continue // nothing is read or written, so no key is checked
@@ -140,11 +141,10 @@ func resolveLocal(p *pd, sgl []verbs.SGE, need verbs.Access) ([][]byte, bool) {
 		if m == nil || m.pd != p || m.access&need != need {
 			return nil, false
 		}
-		b, ok := m.slice(s.Addr, uint64(s.Length))
-		if !ok {
+		var ok bool
+		if out, ok = m.slice(out, s.Addr, uint64(s.Length)); !ok {
 			return nil, false
 		}
-		out = append(out, b...)
 	}
 	return out, true
 }
@@ -152,15 +152,20 @@ func resolveLocal(p *pd, sgl []verbs.SGE, need verbs.Access) ([][]byte, bool) {
 // resolveRemote checks an rkey for [addr, addr+n) on the responder QP's PD
 // with the access need asks. A zero-length request names no memory and is
 // not checked (IBTA C9-88).
-func resolveRemote(p *pd, rkey uint32, addr, n uint64, need verbs.Access) ([][]byte, bool) {
+func resolveRemote(scratch *[][]byte, p *pd, rkey uint32, addr, n uint64, need verbs.Access) ([][]byte, bool) {
+	out := (*scratch)[:0]
 	if n == 0 {
-		return nil, true
+		return out, true
 	}
 	m := p.dev.lookup(rkey, true)
 	if m == nil || m.pd != p || m.access&need != need {
 		return nil, false
 	}
-	return m.slice(addr, n)
+	out, ok := m.slice(out, addr, n)
+	if ok {
+		*scratch = out[:0]
+	}
+	return out, ok
 }
 
 // invalidate is rxe_invalidate_mr: only a fast-registration MR of the QP's

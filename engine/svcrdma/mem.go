@@ -1,6 +1,6 @@
 package svcrdma
 
-import "fmt"
+import "strconv"
 
 // Page is one page of server memory (struct page). Its bytes are real: the
 // provider's RDMA Reads land in Data, and Sends and RDMA Writes gather from
@@ -22,7 +22,18 @@ func (p *Page) Name() string {
 	if p.Label != "" {
 		return p.Label
 	}
-	return fmt.Sprintf("pg%d", p.ID)
+	return "pg" + strconv.Itoa(p.ID)
+}
+
+// appendName appends Name() to b.
+func (p *Page) appendName(b []byte) []byte {
+	switch {
+	case p == nil:
+		return append(b, "NULL"...)
+	case p.Label != "":
+		return append(b, p.Label...)
+	}
+	return strconv.AppendInt(append(b, "pg"...), int64(p.ID), 10)
 }
 
 // Extent is a byte range of a page and where its bytes came from. A
@@ -69,7 +80,15 @@ type SGE struct {
 	src  string // where the bytes come from (for drawing)
 }
 
-func (s SGE) String() string { return fmt.Sprintf("(%s,%d,%d)", s.Page.Name(), s.Off, s.Len) }
+func (s SGE) String() string { return string(s.append(make([]byte, 0, 24))) }
+
+// append appends String() to b.
+func (s SGE) append(b []byte) []byte {
+	b = s.Page.appendName(append(b, '('))
+	b = strconv.AppendInt(append(b, ','), int64(s.Off), 10)
+	b = strconv.AppendInt(append(b, ','), int64(s.Len), 10)
+	return append(b, ')')
+}
 
 // Kvec is a byte range inside a page (struct kvec): the head and tail of an
 // xdr_buf.

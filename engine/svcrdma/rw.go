@@ -564,7 +564,7 @@ func (x *Xprt) buildReadSegment(t *sched.Task, rq *Rqst, head *RecvCtxt, seg Seg
 			x.fault(t, "NULL page", "svc_rdma_build_read_segment used rq_pages[%d], the NULL sentinel past rq_maxpages (B13): sg_set_page(NULL) oopses", head.CurPage)
 		}
 		ctxt.SGL[i] = SGE{Page: pg, Off: head.PageOff, Len: segLen}
-		t.Point("sg_set_page", "sgl", i, "entry", ctxt.SGL[i], "rq_page", head.CurPage)
+		t.Point("sg_set_page", "sgl", i, "entry", &ctxt.SGL[i], "rq_page", head.CurPage)
 		head.PageOff += segLen
 		if head.PageOff == x.PageSize {
 			head.CurPage++
@@ -896,23 +896,23 @@ func (x *Xprt) markReadSources(head *RecvCtxt) {
 }
 
 func sglString(sgl []SGE) string {
-	s := "["
+	b := append(make([]byte, 0, 2+len(sgl)*16), '[')
 	for i, e := range sgl {
 		if i > 0 {
-			s += ","
+			b = append(b, ',')
 		}
-		s += e.String()
+		b = e.append(b)
 	}
-	return s + "]"
+	return string(append(b, ']'))
 }
 
 func pageNames(ps []*Page) string {
-	s := "["
+	b := append(make([]byte, 0, 2+len(ps)*6), '[')
 	for i, p := range ps {
 		if i > 0 {
-			s += ","
+			b = append(b, ',')
 		}
-		s += p.Name()
+		b = p.appendName(b)
 	}
-	return s + "]"
+	return string(append(b, ']'))
 }

@@ -2,6 +2,7 @@ package svcrdma
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/verbs"
@@ -301,5 +302,5 @@ func (x *Xprt) mrPut(mr *MRState) {
 	x.mrPool = append([]*MRState{mr}, x.mrPool...)
 }
 
-func hex(v uint64) string   { return fmt.Sprintf("0x%x", v) }
-func hex32(v uint32) string { return fmt.Sprintf("0x%x", v) }
+func hex(v uint64) string   { return "0x" + strconv.FormatUint(v, 16) }
+func hex32(v uint32) string { return "0x" + strconv.FormatUint(uint64(v), 16) }

@@ -1,7 +1,7 @@
 package svcrdma
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine/sched"
@@ -46,28 +46,32 @@ func (w *WR) Bytes() int {
 }
 
 func (w *WR) String() string {
-	var b strings.Builder
-	b.WriteString(w.Op.String())
+	b := append(make([]byte, 0, 80), w.Op.String()...)
 	switch w.Op {
 	case verbs.WRRDMARead, verbs.WRRDMAWrite, verbs.WRRDMAReadWithInv:
-		fmt.Fprintf(&b, " %dB remote=0x%x rkey=0x%x sges=%d", w.Bytes(), w.RemoteAddr, w.RKey, len(w.SGL))
+		b = strconv.AppendInt(append(b, ' '), int64(w.Bytes()), 10)
+		b = strconv.AppendUint(append(b, "B remote=0x"...), w.RemoteAddr, 16)
+		b = strconv.AppendUint(append(b, " rkey=0x"...), uint64(w.RKey), 16)
+		b = strconv.AppendInt(append(b, " sges="...), int64(len(w.SGL)), 10)
 	case verbs.WRSend, verbs.WRSendWithInv:
-		fmt.Fprintf(&b, " %dB sges=%d", w.Bytes(), len(w.SGL))
+		b = strconv.AppendInt(append(b, ' '), int64(w.Bytes()), 10)
+		b = strconv.AppendInt(append(b, "B sges="...), int64(len(w.SGL)), 10)
 		if w.Op == verbs.WRSendWithInv {
-			fmt.Fprintf(&b, " inv=0x%x", w.InvRKey)
+			b = strconv.AppendUint(append(b, " inv=0x"...), uint64(w.InvRKey), 16)
 		}
 	case verbs.WRRegMR:
-		fmt.Fprintf(&b, " mr%d key=0x%x", w.MR.ID, w.RegKey)
+		b = strconv.AppendInt(append(b, " mr"...), int64(w.MR.ID), 10)
+		b = strconv.AppendUint(append(b, " key=0x"...), uint64(w.RegKey), 16)
 	case verbs.WRLocalInv:
-		fmt.Fprintf(&b, " key=0x%x", w.InvRKey)
+		b = strconv.AppendUint(append(b, " key=0x"...), uint64(w.InvRKey), 16)
 	}
 	if w.Signaled {
-		b.WriteString(" signaled")
+		b = append(b, " signaled"...)
 		if w.CQE != nil {
-			b.WriteString("→" + w.CQE.Name)
+			b = append(append(b, "→"...), w.CQE.Name...)
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 // chainString renders a chain as "READ … → READ … (signaled)".
