@@ -44,6 +44,13 @@ func (l *Lab) setTap() {
 	} else {
 		l.Fabric.SetTap(nil)
 	}
+	// Kept payloads are cut from reused chunks; streamed ones are written
+	// at once and let go.
+	if l.capture.keep {
+		l.Fabric.SetPayloadAlloc(l.payloads.alloc)
+	} else {
+		l.Fabric.SetPayloadAlloc(nil)
+	}
 }
 
 // CaptureDropped is how many transfers the bounds on Transfers (100 000

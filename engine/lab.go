@@ -63,6 +63,8 @@ type Lab struct {
 	sinks         []func(trace.Event)
 	completions   []snap.Completion
 	transfers     []sim.Transfer
+	transferChunk []*chunk // the chunk of each kept transfer's payload
+	payloads      payloads // payloads.go
 	transferBytes int
 	capture       captureState // capture.go
 	xptID         uint64
@@ -81,7 +83,7 @@ func New(s Settings) (*Lab, error) {
 	l := &Lab{Set: s, Sched: sched.New(), xptID: 1}
 	l.Fabric = sim.NewFabric(sim.Config{Seed: s.Seed, LinkRate: s.LinkRate, Latency: s.Latency})
 	l.capture.keep = true
-	l.Fabric.SetTap(l.tap)
+	l.setTap()
 	devS, err := l.Fabric.NewDevice("server", s.deviceAttr(), sim.GrantSendSGE(s.QPMaxSendSGE))
 	if err != nil {
 		return nil, fmt.Errorf("server device: %w", err)
@@ -225,19 +227,25 @@ func appendBounded[T any](s []T, v T, n int) []T {
 // keepTransfer remembers what crossed the wire, bounded by count and by
 // payload bytes.
 func (l *Lab) keepTransfer(t sim.Transfer) {
+	c := l.payloads.kept(t.Payload)
 	if len(l.transfers) >= maxTransfers {
 		// appendBounded drops the oldest quarter: uncount their bytes.
-		for _, old := range l.transfers[:len(l.transfers)-maxTransfers+maxTransfers/4] {
+		for i, old := range l.transfers[:len(l.transfers)-maxTransfers+maxTransfers/4] {
 			l.transferBytes -= len(old.Payload)
+			l.payloads.drop(l.transferChunk[i])
 			l.capture.dropped++
 		}
 	}
 	l.transfers = appendBounded(l.transfers, t, maxTransfers)
+	l.transferChunk = appendBounded(l.transferChunk, c, maxTransfers)
 	l.transferBytes += len(t.Payload)
 	for l.transferBytes > maxTransferBytes && len(l.transfers) > 1 {
 		l.transferBytes -= len(l.transfers[0].Payload)
 		l.transfers[0] = sim.Transfer{} // let its payload go
 		l.transfers = l.transfers[1:]
+		l.payloads.drop(l.transferChunk[0])
+		l.transferChunk[0] = nil
+		l.transferChunk = l.transferChunk[1:]
 		l.capture.dropped++
 	}
 }

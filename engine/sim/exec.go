@@ -120,7 +120,7 @@ func (f *Fabric) injected(o *op, t *Transfer, st verbs.Status) {
 	t.OnWire = wire
 	if wire && f.tap != nil && !isRead(o.w.wr.Opcode) {
 		if src, ok := resolveLocal(&f.srcSegs, q.pd, o.w.wr.SGList, 0); ok {
-			t.Payload = gather(src)
+			t.Payload = f.gather(src)
 		}
 	}
 	var p *qp
@@ -169,7 +169,7 @@ func (f *Fabric) execSend(o *op, t *Transfer) {
 	}
 	t.OnWire = true
 	if f.tap != nil {
-		t.Payload = gather(src)
+		t.Payload = f.gather(src)
 	}
 	p := f.responder(q)
 	if p == nil {
@@ -223,7 +223,7 @@ func (f *Fabric) execWrite(o *op, t *Transfer) {
 	}
 	t.OnWire = true
 	if f.tap != nil {
-		t.Payload = gather(src)
+		t.Payload = f.gather(src)
 	}
 	p := f.responder(q)
 	if p == nil {
@@ -265,7 +265,7 @@ func (f *Fabric) execRead(o *op, t *Transfer) {
 	}
 	t.RespPSN = o.psn
 	if f.tap != nil {
-		t.Payload = gather(src)
+		t.Payload = f.gather(src)
 	}
 	f.acked(p, t)
 	// The sink is checked when the response lands, as rxe's completer does.

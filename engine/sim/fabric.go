@@ -68,6 +68,9 @@ type Fabric struct {
 	// srcSegs and dstSegs are the scratch an execution resolves its
 	// source and sink into (resolveLocal, resolveRemote).
 	srcSegs, dstSegs [][]byte
+	// payloadAlloc, when set, gives the buffer a Transfer's payload is
+	// copied into (SetPayloadAlloc).
+	payloadAlloc func(n int) []byte
 }
 
 type fault struct {
@@ -141,6 +144,15 @@ func (f *Fabric) SetLatency(d time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.cfg.Latency = max(d, 0)
+}
+
+// SetPayloadAlloc makes alloc give the n-byte buffers the payloads handed
+// to the tap are copied into (nil: a new slice each), so a tap that keeps
+// them can reuse its memory. It is called with the fabric locked.
+func (f *Fabric) SetPayloadAlloc(alloc func(n int) []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.payloadAlloc = alloc
 }
 
 // SetTap installs the wire seam (nil removes it).

@@ -252,8 +252,16 @@ func segsLen(segs [][]byte) uint64 {
 	return n
 }
 
-func gather(segs [][]byte) []byte {
-	out := make([]byte, 0, segsLen(segs))
+// gather copies segs into one payload, in a buffer from payloadAlloc when
+// one is set.
+func (f *Fabric) gather(segs [][]byte) []byte {
+	n := segsLen(segs)
+	var out []byte
+	if f.payloadAlloc != nil && n > 0 {
+		out = f.payloadAlloc(int(n))[:0]
+	} else {
+		out = make([]byte, 0, n)
+	}
 	for _, s := range segs {
 		out = append(out, s...)
 	}
