@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
+	"runtime/debug"
+	"strconv"
 
 	"github.com/rdmalab/rdmalab/captures/replay"
 	"github.com/rdmalab/rdmalab/internal/cli"
@@ -12,14 +13,10 @@ import (
 	"github.com/rdmalab/rdmalab/viz"
 )
 
-// bigReplay is the file size past which replay says it is reading before
-// the view opens (about a second of work).
-const bigReplay = 64 << 20
-
 // replayCommand is `rdmalab replay [--text|--rpc|--json] [-v] FILE`.
 func replayCommand() *command {
 	c := newCommand(command{
-		UsageLine: "rdmalab replay [--text | --rpc | --json] [-v] [--max-expand SIZE] FILE",
+		UsageLine: "rdmalab replay [--text | --rpc | --json] [-v] [--qp QPN] [--max-expand SIZE] FILE",
 		Short:     "step through an NFS/RDMA capture as the server's work",
 		Long: `
 Replays a capture of NFS over RDMA as the server's work: each packet that
@@ -29,9 +26,18 @@ svc_rdma_wc_send, ...): the Read chunk segments pulled in order, the Write
 chunk filled, the chain of WRs behind each reply, and the acknowledged
 position advancing with the ACKs' MSNs.
 
+Every transport (a queue pair carrying RPC-over-RDMA) is replayed,
+interleaved as on the wire, each with its own picture (its Read lists,
+chains and positions); each step names its transport ("xprt 2") once the
+capture has more than one. --qp QPN follows only the transport one of
+whose queue pairs is QPN (rdmalab decode --rpc shows them). The replay
+is built as the capture is read: the first step shows at once, however
+large the file.
+
 On a terminal it opens the view on the replay: s steps a packet, n goes to
 the next RPC, f to the end of this one, c to the end, C to the next
-completion, b and B go back; the Packets pane (5) selects the packet of
+completion, b and B go back, t follows one transport then the next (then
+all again); the Packets pane (5) selects the packet of
 each step, and g there goes to the step of the packet selected. Otherwise
 it prints a transcript:
   --text   one line per step: frame, what the server did (the default
@@ -40,6 +46,7 @@ it prints a transcript:
   --json   one JSON object per step (events and positions included)
   -v, --events
            each step's events under it (text forms)
+  --qp QPN follow one transport only (hex 0x11 or decimal)
   ` + cli.MaxExpandHelp + `
 
 Exit status: 0 fine, 1 a damaged or unreadable file (the replay goes as far
@@ -52,6 +59,7 @@ as the file does) or no RPC-over-RDMA traffic, 2 usage error.
 	c.Flag.BoolVar(&o.json, "json", false, "JSON transcript")
 	c.Flag.BoolVar(&o.verbose, "v", false, "events")
 	c.Flag.BoolVar(&o.verbose, "events", false, "events (as the REPL spells it)")
+	c.Flag.StringVar(&o.qp, "qp", "", "follow the transport of this queue pair")
 	maxExpand := cli.MaxExpandFlag(c.Flag)
 	c.Run = func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		file, err := cli.OneFile(args)
@@ -60,6 +68,13 @@ as the file does) or no RPC-over-RDMA traffic, 2 usage error.
 			return c.usageError(stderr, "%v", err)
 		case o.json && (o.rpc || o.verbose):
 			return c.usageError(stderr, "--json does not go with --rpc or -v/--events")
+		}
+		if o.qp != "" {
+			n, err := strconv.ParseUint(o.qp, 0, 24)
+			if err != nil || n == 0 {
+				return c.usageError(stderr, "--qp %s: not a queue pair number (1 to 0xffffff, as 0x11 or 17)", safe.Text(o.qp))
+			}
+			o.qpn = uint32(n)
 		}
 		o.file, o.maxExpand = file, *maxExpand
 		return runReplay(ctx, o, stdout, stderr)
@@ -71,38 +86,42 @@ as the file does) or no RPC-over-RDMA traffic, 2 usage error.
 type replayOptions struct {
 	text, rpc, json, verbose bool
 	maxExpand                cli.Size
-	file                     string
+	file, qp                 string
+	qpn                      uint32
 }
 
 // runReplay is rdmalab replay once its arguments are parsed: the view on a
-// terminal, a transcript otherwise.
+// terminal, a transcript otherwise. Both build the replay as they read.
 func runReplay(ctx context.Context, o replayOptions, stdout, stderr io.Writer) int {
 	view := !o.text && !o.rpc && !o.json && isTerminal(stdout)
-	if fi, err := os.Stat(o.file); err == nil && view && fi.Size() > bigReplay {
-		// The view opens once the whole timeline is built: say why the
-		// terminal is quiet meanwhile.
-		fmt.Fprintf(stderr, "rdmalab replay: reading %s (%d MB) before the view opens…\n", safe.Text(o.file), fi.Size()>>20)
+	ro := replay.ReadOptions{MaxExpand: int64(o.maxExpand), QP: o.qpn}
+	var tl *replay.Timeline
+	var err error
+	if view {
+		tl, err = replay.OpenFile(o.file, ro)
+		if err == nil {
+			defer tl.Close()
+			screen, err := viz.NewScreen()
+			if err != nil {
+				fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
+				return exitRuntime
+			}
+			if err := viz.RunReplay(ctx, screen, tl, o.file, int64(o.maxExpand)); err != nil {
+				fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
+				return exitRuntime
+			}
+		}
+	} else {
+		// A transcript keeps about 30 MB live whatever the capture's
+		// size; without a limit the collector lets the heap double.
+		debug.SetMemoryLimit(64 << 20)
+		tl, err = replay.Transcribe(o.file, ro, stdout, replay.Options{ByRPC: o.rpc, Events: o.verbose, JSON: o.json})
 	}
-	tl, err := replay.ReadFileWith(o.file, replay.ReadOptions{MaxExpand: int64(o.maxExpand)})
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
 		return exitFailed
 	}
-	if view {
-		screen, err := viz.NewScreen()
-		if err != nil {
-			fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
-			return exitRuntime
-		}
-		if err := viz.RunReplay(ctx, screen, tl, o.file, int64(o.maxExpand)); err != nil {
-			fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
-			return exitRuntime
-		}
-	} else if err := tl.WriteTranscript(stdout, replay.Options{ByRPC: o.rpc, Events: o.verbose, JSON: o.json}); err != nil {
-		fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
-		return exitFailed
-	}
-	if tl.Err != nil {
+	if tl.Err != nil && (!view || tl.Done()) {
 		fmt.Fprintf(stderr, "rdmalab replay: %s (replayed up to there)\n", safe.Text(tl.Err.Error()))
 		return exitFailed
 	}

@@ -22,13 +22,13 @@ func TestReplayCommandLine(t *testing.T) {
 		err    string   // in stderr
 	}{
 		{"text", []string{pcap}, exitOK, []string{
-			"replay of " + pcap + ": server 192.0.2.1, client 192.0.2.2; 752 frames",
+			"replay of " + pcap + ": server 192.0.2.1, client 192.0.2.2\n", "end of the replay: 752 frames, 714 steps, 38 RPCs\n",
 			"unknown: the capture does not show the server's CQ",
 			"    88  svc_rdma_process_read_list (svc_rdma_read_data_item): 1 chunk, 131072 B into 32 rc_pages → 7 RDMA READs posted as one chain",
 			"   222  svc_rdma_wc_read_done: the last READ response landed, 131072 of 131072 B in 32 rc_pages",
 			"   387  AETH MSN 46 acknowledges SEND #46 (frame 379) → svc_rdma_wc_send, xpt_acked_pos 25",
 		}, ""},
-		{"by RPC", []string{"--rpc", pcap}, exitOK, []string{"RPC 18 of 38  xid 0x4bdbd665  V3 WRITE Call"}, ""},
+		{"by RPC", []string{"--rpc", pcap}, exitOK, []string{"RPC 18  xid 0x4bdbd665  V3 WRITE Call"}, ""},
 		{"events", []string{"-v", pcap}, exitOK, []string{"          nfs", "svc_rdma_post_send(sqecount=8)"}, ""},
 		{"json", []string{"--json", pcap}, exitOK, []string{`{"step":1,"frame":1,"time":"0.000000s","kind":"connect"`}, ""},
 		{"help", []string{"-h"}, exitOK, []string{"usage: rdmalab replay"}, ""},
@@ -76,6 +76,10 @@ func TestReplayTruncated(t *testing.T) {
 		t.Errorf("exit status %d, want 1", got)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if end := lines[len(lines)-1]; !strings.HasPrefix(end, "end of the replay: 333 frames, 309 steps") {
+		t.Errorf("last line %q does not count the steps", end)
+	}
+	lines = lines[:len(lines)-1]
 	last := lines[len(lines)-1]
 	if !strings.HasPrefix(last, "   334  the capture breaks at frame 334, byte offset 250000") {
 		t.Errorf("last line %q does not name the break", last)

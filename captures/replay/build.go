@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -23,108 +22,164 @@ const (
 	taskReplay = "replay"
 )
 
-// builder turns the records of one connection into steps. It walks the
-// records once, after the analysis has seen the whole capture, so a
-// chain the server posted at once is drawn whole when its first WR shows.
+// builder turns records into steps, one transport (conn) at a time. It
+// runs behind the decoder by a lookahead (source), so a chain the server
+// posted at once is drawn whole when its first WR shows.
 type builder struct {
-	tl           *Timeline
-	st           *state // the picture so far, for the narration
-	cflow, sflow *decode.Flow
-	others       int // frames of other queue pairs
+	tl     *Timeline
+	*conn  // the transport of the record being built
+	conns  []*conn
+	byFlow map[*decode.Flow]*conn
+	qp     uint32 // follow only the transport with this QP (0: every one)
+	others int    // frames of queue pairs not replayed
 
-	rpcIDs  map[*decode.RPC]int
+	rpcIDs map[*decode.RPC]int
+	inline map[*decode.RPC]int // a call's inline length (the decoder may drop the bytes)
+
+	evs       []trace.Event
+	seq       uint64
+	lastFrame int // of the newest step
+	lastRel   time.Duration
+}
+
+// conn is one transport the replay follows: a queue pair carrying
+// RPC-over-RDMA, drawn as its own svcxprt_rdma (its own picture).
+type conn struct {
+	id             int // 1-based, in the order of their first steps; 0 until then
+	skip           bool
+	cflow, sflow   *decode.Flow
+	server, client decode.Addr
+	st             *state // the picture so far, for the narration
+	dirty          bool   // st changed since the last checkpoint
+	ck             *state // its copy in the last checkpoint
+
 	reads   map[*decode.RPC]*readPlan
 	replies map[*decode.RPC]*replyPlan
 	filled  map[fillKey]int // Write and Reply chunk bytes pushed so far
-
 	postSeq uint64
 	rwNext  int
-	evs     []trace.Event
-	seq     uint64
 }
 
-// build fills tl from the analysis and the records.
-func build(tl *Timeline, an *decode.Analyzer, recs *collector) error {
-	tl.log = newEventLog()
-	b := &builder{tl: tl, st: newState(tl.pageSize), rpcIDs: map[*decode.RPC]int{},
-		reads: map[*decode.RPC]*readPlan{}, replies: map[*decode.RPC]*replyPlan{}, filled: map[fillKey]int{}}
-	if err := b.connection(an); err != nil {
-		return err
-	}
-	first := 0
-	for r := range recs.all() {
-		if b.mine(r) {
-			first = cmp.Or(first, r.frame)
-		} else if r.cm == "" {
-			b.others++
-		}
-	}
-	b.unknowns(first, recs)
-	// What the capture cannot tell is said once, before the first step.
-	for _, u := range tl.Unknown {
-		b.seq++
-		tl.log.add(trace.Event{Seq: b.seq, Task: taskReplay, Kind: trace.Note, Func: "unknown", Text: u})
-	}
-	tl.prelude = tl.log.Len()
-	for r := range recs.drain() {
-		if b.mine(r) {
-			b.record(r)
-		}
-	}
-	if tl.Err != nil {
-		b.brk()
-	}
-	b.finish()
-	return nil
+func newBuilder(tl *Timeline, qp uint32) *builder {
+	return &builder{tl: tl, byFlow: map[*decode.Flow]*conn{}, qp: qp, rpcIDs: map[*decode.RPC]int{}, inline: map[*decode.RPC]int{}}
 }
 
-// connection picks the server (the side that receives the most calls) and
-// the queue pair of its first RPC.
-func (b *builder) connection(an *decode.Analyzer) error {
-	calls := map[decode.Addr]int{}
-	var best decode.Addr
-	for _, r := range an.RPCs() {
-		if r.Call != nil {
-			calls[r.Server]++
-			if calls[r.Server] > calls[best] {
-				best = r.Server
+// learn is called for each record as the decoder reads it, ahead of the
+// build: an RPC message makes its queue pair a transport to follow.
+func (b *builder) learn(r *record) {
+	m := r.an.RPC
+	f := r.an.Flow
+	if m == nil || m.RPC == nil || f == nil {
+		return
+	}
+	if m.Call && m.RPC.Call == m {
+		b.inline[m.RPC] = len(m.Inline)
+	}
+	if b.connOf(f) != nil {
+		return
+	}
+	c := &conn{reads: map[*decode.RPC]*readPlan{}, replies: map[*decode.RPC]*replyPlan{}, filled: map[fillKey]int{},
+		server: m.RPC.Server, client: m.RPC.Client}
+	if m.Call {
+		c.cflow = f
+	} else {
+		c.sflow = f
+	}
+	b.byFlow[f] = c
+	b.conns = append(b.conns, c)
+	b.connOf(f) // its peer, if known
+}
+
+// connOf is the transport of flow f, or nil; it learns f's peer.
+func (b *builder) connOf(f *decode.Flow) *conn {
+	if f == nil {
+		return nil
+	}
+	c := b.byFlow[f]
+	if c == nil && f.Peer != nil {
+		c = b.byFlow[f.Peer]
+		if c != nil {
+			b.byFlow[f] = c
+		}
+	}
+	if c != nil && f.Peer != nil {
+		if c.cflow == nil && c.sflow == f {
+			c.cflow = f.Peer
+			b.byFlow[f.Peer] = c
+		}
+		if c.sflow == nil && c.cflow == f {
+			c.sflow = f.Peer
+			b.byFlow[f.Peer] = c
+		}
+	}
+	return c
+}
+
+// inlineLen is the length of rpc's inline call.
+func (b *builder) inlineLen(rpc *decode.RPC) int {
+	if n, ok := b.inline[rpc]; ok {
+		return n
+	}
+	if rpc.Call != nil {
+		return len(rpc.Call.Inline)
+	}
+	return 0
+}
+
+// route picks the transport of r: its queue pair's, or for a CM message
+// the one between the two sides with that QP. nil: not replayed.
+func (b *builder) route(r *record) *conn {
+	var c *conn
+	if r.cm == "" {
+		c = b.connOf(r.an.Flow)
+	} else if cm := r.an.CM; cm != nil {
+		for _, k := range b.conns {
+			if cm.Active == k.client && cm.Passive == k.server && (k.cflow == nil || cm.PassiveQPN == 0 || cm.PassiveQPN == k.cflow.Key.QP) {
+				c = k
+				break
 			}
 		}
 	}
-	for _, r := range an.RPCs() {
-		if len(calls) > 0 && r.Server != best {
-			continue
+	if c == nil || c.skip {
+		if r.cm == "" {
+			b.others++
 		}
-		switch {
-		case r.Call != nil && r.Call.Msg != nil:
-			b.cflow = r.Call.Msg.Flow
-			b.sflow = b.cflow.Peer
-		case r.Reply != nil && r.Reply.Msg != nil:
-			b.sflow = r.Reply.Msg.Flow
-			b.cflow = b.sflow.Peer
-		default:
-			continue
-		}
-		b.tl.Server, b.tl.Client = r.Server, r.Client
 		return nil
 	}
-	return ErrNoRPC
+	if c.id == 0 {
+		if b.qp != 0 && !c.has(b.qp) {
+			c.skip = true
+			if r.cm == "" {
+				b.others++
+			}
+			return nil
+		}
+		c.id = len(b.tl.Conns) + 1
+		c.st = newState(b.tl.pageSize)
+		c.dirty = true
+		b.tl.Conns = append(b.tl.Conns, c.info())
+		if c.id == 1 {
+			b.tl.Server, b.tl.Client = c.server, c.client
+		}
+	}
+	return c
 }
 
-// mine reports whether r is on the replayed connection: its queue pair, or
-// a CM message between the two sides.
-func (b *builder) mine(r *record) bool {
-	if f := r.an.Flow; f != nil && (f == b.cflow || f == b.sflow) {
-		return r.cm == ""
+// has reports whether either end of c is queue pair qp.
+func (c *conn) has(qp uint32) bool {
+	return (c.cflow != nil && c.cflow.Key.QP == qp) || (c.sflow != nil && c.sflow.Key.QP == qp)
+}
+
+// info is what a Timeline says of c.
+func (c *conn) info() Conn {
+	k := Conn{ID: c.id, Server: c.server, Client: c.client}
+	if c.cflow != nil {
+		k.ServerQP = c.cflow.Key.QP
 	}
-	if r.cm == "" || r.an.CM == nil {
-		return false
+	if c.sflow != nil {
+		k.ClientQP = c.sflow.Key.QP
 	}
-	c := r.an.CM
-	if c.Active != b.tl.Client || c.Passive != b.tl.Server {
-		return false
-	}
-	return b.cflow == nil || c.PassiveQPN == 0 || c.PassiveQPN == b.cflow.Key.QP
+	return k
 }
 
 func (b *builder) fromClient(r *record) bool { return b.cflow != nil && r.an.Flow == b.cflow }
@@ -197,27 +252,52 @@ func (b *builder) step(r *record, kind Kind, rpc int, text string, apply func(*s
 
 func (b *builder) stepAt(frame int, rel time.Duration, kind Kind, rpc int, text string, apply func(*state)) {
 	tl := b.tl
-	i := len(tl.Steps)
+	i := tl.nsteps
 	b.evs = append(b.evs, trace.Event{Task: taskReplay, Kind: trace.Note, Func: fmt.Sprintf("frame %d", frame), Text: text})
-	from := tl.log.Len()
-	for _, e := range b.evs {
+	for k := range b.evs {
 		b.seq++
-		e.Seq = b.seq
-		tl.log.add(e)
+		b.evs[k].Seq = b.seq
 	}
-	b.evs = b.evs[:0]
 	full := func(s *state) {
 		s.frame, s.rel = frame, rel
 		if apply != nil {
 			apply(s)
 		}
 	}
-	if i%ckEvery == 0 {
-		tl.checkpoints = append(tl.checkpoints, b.st.clone())
+	id := 0
+	if b.conn != nil {
+		id = b.id
+		if tl.sink == nil && i%tl.ckEvery == 0 {
+			tl.checkpoint(i, b.conns)
+		}
+		full(b.st)
+		b.dirty = true
 	}
-	full(b.st)
-	tl.Steps = append(tl.Steps, Step{Index: i, Frame: frame, Time: rel, Kind: kind, RPC: rpc,
-		evFrom: from, evTo: tl.log.Len(), apply: full})
+	b.lastFrame, b.lastRel = frame, rel
+	s := Step{Index: i, Frame: frame, Time: rel, Kind: kind, RPC: rpc, Conn: id, apply: full}
+	tl.nsteps++
+	if rpc > 0 {
+		r := &tl.RPCs[rpc-1]
+		if r.First < 0 {
+			r.First = i
+		}
+		r.Last = i
+	}
+	if tl.sink != nil {
+		var st *state
+		if b.conn != nil {
+			st = b.st
+		}
+		tl.sink(tl, &s, b.evs, st)
+	} else {
+		s.evFrom = tl.log.Len()
+		for _, e := range b.evs {
+			tl.log.add(e)
+		}
+		s.evTo = tl.log.Len()
+		tl.Steps = append(tl.Steps, s)
+	}
+	b.evs = b.evs[:0]
 }
 
 // rpcID numbers RPCs in the order the replay meets them.
@@ -234,7 +314,11 @@ func (b *builder) rpcID(r *decode.RPC) int {
 	if r.Call == nil {
 		label = clip(r.ReplySummary) + " (its call is not in the capture)"
 	}
-	b.tl.RPCs = append(b.tl.RPCs, RPC{ID: id, XID: r.XID, Label: label, First: -1, Last: -1, rpc: r})
+	c := 0
+	if b.conn != nil {
+		c = b.id
+	}
+	b.tl.RPCs = append(b.tl.RPCs, RPC{ID: id, XID: r.XID, Label: label, First: -1, Last: -1, Conn: c, rpc: r})
 	return id
 }
 
@@ -332,7 +416,7 @@ func (b *builder) call(r *record, m *decode.RPCMessage) {
 		b.say(taskNfsd, 1, "svc_rdma_recvfrom", fmt.Sprintf("the Read list comes first: svc_rdma_process_read_list pulls %d bytes", readBytes(rpc)))
 	} else {
 		st = callInNfsd
-		b.ev(taskNfsd, trace.Return, 0, "svc_rdma_recvfrom", "ret", len(m.Inline))
+		b.ev(taskNfsd, trace.Return, 0, "svc_rdma_recvfrom", "ret", b.inlineLen(rpc))
 		b.say(taskNfsd, 0, "svc_process", clip(rpc.CallSummary)+" (what the procedure does is not on the wire)")
 	}
 	text := fmt.Sprintf("svc_rdma_recvfrom: call xid 0x%08x %v, %s%s", h.XID, h.Proc, clip(rpc.CallSummary), chunkSummary(rpc))
@@ -536,11 +620,7 @@ func (b *builder) rpcOfAck(r *record) int {
 // brk is the last step of a damaged capture: where it broke.
 func (b *builder) brk() {
 	frame, off, gz, ok := breakPlace(b.tl.Err)
-	last, rel := 0, time.Duration(0)
-	if n := len(b.tl.Steps); n > 0 {
-		last, rel = b.tl.Steps[n-1].Frame, b.tl.Steps[n-1].Time
-	}
-	frame = max(frame, last+1, b.tl.Frames+1)
+	frame = max(frame, b.lastFrame+1, b.tl.Frames+1)
 	text := fmt.Sprintf("the capture breaks here: %v", b.tl.Err)
 	if ok {
 		where := "byte offset"
@@ -550,19 +630,5 @@ func (b *builder) brk() {
 		text = fmt.Sprintf("the capture breaks at frame %d, %s %d: what follows is not in the file (%v)", frame, where, off, b.tl.Err)
 	}
 	b.evs = append(b.evs, trace.Event{Task: taskReplay, Kind: trace.Note, Func: "truncated", Text: b.tl.Err.Error()})
-	b.stepAt(frame, rel, KindBreak, 0, text, nil)
-}
-
-// finish fills each RPC's first and last steps.
-func (b *builder) finish() {
-	for i, s := range b.tl.Steps {
-		if s.RPC == 0 {
-			continue
-		}
-		r := &b.tl.RPCs[s.RPC-1]
-		if r.First < 0 {
-			r.First = i
-		}
-		r.Last = i
-	}
+	b.stepAt(frame, b.lastRel, KindBreak, 0, text, nil)
 }

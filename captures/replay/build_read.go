@@ -90,10 +90,7 @@ func (b *builder) planRead(rpc *decode.RPC, id int) *readPlan {
 	p := &readPlan{id: id, rpc: rpc, base: map[segKey]int{}, index: map[*decode.Message]int{}, wqes: map[segKey]int{},
 		outside: map[*decode.Message]string{}, srcs: map[segKey]string{}}
 	chunks := rpc.ReadChunks
-	inline := 0
-	if rpc.Call != nil {
-		inline = len(rpc.Call.Inline)
-	}
+	inline := b.inlineLen(rpc)
 	stream := 0
 	lay := func(i int) {
 		for j, s := range chunks[i].Segments {
@@ -445,10 +442,7 @@ func (b *builder) readDone(r *record, p *readPlan, landed int) {
 	b.ev(taskCQ, trace.Return, 0, "svc_rdma_wc_read_done")
 	b.ev(taskNfsd, trace.Call, 0, "svc_rdma_recvfrom")
 	b.ev(taskNfsd, trace.Call, 1, "svc_rdma_read_complete", "page_count", p.snap.PageCount, "readbytes", p.snap.ReadBytes)
-	inline, head := 0, 0
-	if p.rpc.Call != nil {
-		inline = len(p.rpc.Call.Inline)
-	}
+	inline, head := b.inlineLen(p.rpc), 0
 	if len(p.rpc.ReadChunks) > 0 {
 		head = min(int(p.rpc.ReadChunks[0].Position), inline)
 	}

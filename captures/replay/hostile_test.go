@@ -229,8 +229,10 @@ func TestPictureBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ck := range tl.checkpoints {
-		if len(ck.chains) > maxChains || len(ck.reads) > maxReads {
-			t.Fatalf("a checkpoint holds %d chains, %d reads", len(ck.chains), len(ck.reads))
+		for _, st := range ck.world {
+			if len(st.chains) > maxChains || len(st.reads) > maxReads {
+				t.Fatalf("a checkpoint holds %d chains, %d reads", len(st.chains), len(st.reads))
+			}
 		}
 	}
 	p := tl.Player()

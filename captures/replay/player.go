@@ -10,17 +10,24 @@ import (
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
-// Player walks a timeline: it holds the picture after the current step,
-// starting before the first. It is not safe for concurrent use.
+// Player walks a timeline: it holds every transport's picture after the
+// current step, starting before the first. It can follow one transport
+// (Follow) or all of them, interleaved as on the wire. It builds the
+// timeline as far as it goes. It is not safe for concurrent use.
 type Player struct {
-	tl *Timeline
-	at int // the last step applied; -1 before the first
-	st *state
+	tl    *Timeline
+	at    int      // the last step applied; -1 before the first
+	world []*state // each transport's picture, by Conn.ID-1
+	owned []bool   // world[k] is the player's own (else a checkpoint's)
+	only  int      // the transport followed (Conn.ID), 0: every one
+	st    *state   // the picture shown: the current step's transport's
 }
 
 // Player returns a player before the first step.
 func (tl *Timeline) Player() *Player {
-	return &Player{tl: tl, at: -1, st: newState(tl.pageSize)}
+	p := &Player{tl: tl, at: -1}
+	p.show()
+	return p
 }
 
 // Timeline is what p plays.
@@ -37,46 +44,138 @@ func (p *Player) Step() *Step {
 	return &p.tl.Steps[p.at]
 }
 
-// Seek moves to step i (clamped to -1 … the last step). Going forward it
-// applies the steps in between; going back it starts again from the
-// nearest checkpoint.
-func (p *Player) Seek(i int) {
-	i = min(max(i, -1), len(p.tl.Steps)-1)
-	if i < p.at || i-p.at > ckEvery {
-		from := 0
-		if i >= 0 && len(p.tl.checkpoints) > 0 {
-			from = min(i/ckEvery, len(p.tl.checkpoints)-1)
-			p.st = p.tl.checkpoints[from].clone()
-			from *= ckEvery
-		} else {
-			p.st = newState(p.tl.pageSize)
+// Follow makes the player follow transport id (Conn.ID) alone, or every
+// transport for 0; the place does not change.
+func (p *Player) Follow(id int) {
+	p.only = min(max(id, 0), len(p.tl.Conns))
+	p.show()
+}
+
+// Following is the transport followed, 0 for every one.
+func (p *Player) Following() int { return p.only }
+
+// Conn is the transport whose picture is shown, 0 for none yet.
+func (p *Player) Conn() int {
+	if p.only != 0 {
+		return p.only
+	}
+	for i := p.at; i >= 0; i-- {
+		if c := p.tl.Steps[i].Conn; c != 0 {
+			return c
 		}
-		p.at = from - 1
+	}
+	return 0
+}
+
+// show points st at the picture of the transport shown.
+func (p *Player) show() {
+	p.st = nil
+	if c := p.Conn(); c > 0 && c <= len(p.world) {
+		p.st = p.world[c-1]
+	}
+	if p.st == nil {
+		p.st = newState(p.tl.pageSize)
+	}
+}
+
+// apply applies step j to its transport's picture.
+func (p *Player) apply(j int) {
+	s := &p.tl.Steps[j]
+	if s.Conn == 0 {
+		return
+	}
+	k := s.Conn - 1
+	for len(p.world) <= k {
+		p.world = append(p.world, nil)
+		p.owned = append(p.owned, false)
+	}
+	switch {
+	case p.world[k] == nil:
+		p.world[k], p.owned[k] = newState(p.tl.pageSize), true
+	case !p.owned[k]:
+		p.world[k], p.owned[k] = p.world[k].clone(), true
+	}
+	s.apply(p.world[k])
+}
+
+// Seek moves to step i (clamped to -1 … the last step), building the
+// timeline as far as it must. Going forward it applies the steps in
+// between; going back it starts again from the nearest checkpoint.
+func (p *Player) Seek(i int) {
+	p.tl.more(i)
+	i = min(max(i, -1), len(p.tl.Steps)-1)
+	if i < p.at || i-p.at > p.tl.ckEvery {
+		cks := p.tl.checkpoints
+		k := sort.Search(len(cks), func(k int) bool { return cks[k].step > i }) - 1
+		if i >= 0 && k >= 0 {
+			p.world = slices.Clone(cks[k].world)
+			p.owned = make([]bool, len(p.world))
+			p.at = cks[k].step - 1
+		} else {
+			p.world, p.owned = nil, nil
+			p.at = -1
+		}
 	}
 	for p.at < i {
 		p.at++
-		p.tl.Steps[p.at].apply(p.st)
+		p.apply(p.at)
 	}
+	p.show()
 }
+
+// follows reports whether step j is of the transport followed.
+func (p *Player) follows(j int) bool {
+	return p.only == 0 || p.tl.Steps[j].Conn == p.only
+}
+
+// find is the first step from j on (building as it goes) for which ok
+// holds, or -1.
+func (p *Player) find(j int, ok func(int) bool) int {
+	for ; p.tl.more(j); j++ {
+		if p.follows(j) && ok(j) {
+			return j
+		}
+	}
+	return -1
+}
+
+// findBack is the last step before j for which ok holds, or -1.
+func (p *Player) findBack(j int, ok func(int) bool) int {
+	for j--; j >= 0; j-- {
+		if p.follows(j) && ok(j) {
+			return j
+		}
+	}
+	return -1
+}
+
+func always(int) bool { return true }
 
 // SeekFrame moves to the step of a capture frame (1-based), or, when that
 // frame is not a step (it changes nothing the server sees), to the last
 // step before it. It returns the step's index (-1: before the first) and
 // whether it is the frame's own step.
 func (p *Player) SeekFrame(frame int) (int, bool) {
-	steps := p.tl.Steps
+	tl := p.tl
+	for len(tl.Steps) == 0 || tl.Steps[len(tl.Steps)-1].Frame <= frame {
+		if !tl.pump() {
+			break
+		}
+	}
+	steps := tl.Steps
 	// Steps are in capture order: the first step after the frame, less one.
 	i := sort.Search(len(steps), func(k int) bool { return steps[k].Frame > frame }) - 1
 	p.Seek(i)
 	return i, i >= 0 && steps[i].Frame == frame
 }
 
-// Forward moves one step on; false at the end.
+// Forward moves one step on (of the transport followed); false at the end.
 func (p *Player) Forward() bool {
-	if p.at+1 >= len(p.tl.Steps) {
+	j := p.find(p.at+1, always)
+	if j < 0 {
 		return false
 	}
-	p.Seek(p.at + 1)
+	p.Seek(j)
 	return true
 }
 
@@ -85,78 +184,97 @@ func (p *Player) Back() bool {
 	if p.at < 0 {
 		return false
 	}
-	p.Seek(p.at - 1)
+	p.Seek(p.findBack(p.at, always))
 	return true
+}
+
+// starts reports whether step j is the first of its RPC.
+func (p *Player) starts(j int) bool {
+	s := &p.tl.Steps[j]
+	return s.RPC != 0 && p.tl.RPCs[s.RPC-1].First == j
 }
 
 // NextRPC moves to the first step of the next RPC; false when no RPC
 // starts after the current step.
 func (p *Player) NextRPC() bool {
-	for _, r := range p.tl.RPCs {
-		if r.First > p.at {
-			p.Seek(r.First)
-			return true
-		}
+	j := p.find(p.at+1, p.starts)
+	if j < 0 {
+		return false
 	}
-	return false
+	p.Seek(j)
+	return true
 }
 
 // PrevRPC moves back to the first step of the RPC before the current one
 // (or to the start of the current one, when inside it).
 func (p *Player) PrevRPC() bool {
-	best := -2
-	for _, r := range p.tl.RPCs {
-		if r.First < p.at && r.First > best {
-			best = r.First
-		}
+	if p.at < 0 {
+		return false
 	}
-	if best == -2 {
-		if p.at < 0 {
-			return false
-		}
-		best = -1
-	}
-	p.Seek(best)
+	p.Seek(p.findBack(p.at, p.starts))
 	return true
+}
+
+// settle builds until RPC id's last step is known: until the capture is
+// read well past its newest step.
+func (p *Player) settle(id int) {
+	tl := p.tl
+	for !tl.done {
+		r := &tl.RPCs[id-1]
+		if r.Last >= 0 && tl.Frames > tl.Steps[r.Last].Frame+maxLook {
+			return
+		}
+		tl.pump()
+	}
 }
 
 // FinishRPC moves to the last step of the current RPC (the ACK of its
 // reply); when the current step ends its RPC, or belongs to none, to the
 // end of the next RPC that has steps after it.
 func (p *Player) FinishRPC() bool {
-	if r := p.tl.RPCOf(p.at); r != nil && r.Last > p.at {
-		p.Seek(r.Last)
-		return true
-	}
-	for _, r := range p.tl.RPCs {
-		if r.Last > p.at && r.First > p.at {
+	if r := p.tl.RPCOf(p.at); r != nil && p.follows(p.at) {
+		p.settle(r.ID)
+		if r = &p.tl.RPCs[r.ID-1]; r.Last > p.at {
 			p.Seek(r.Last)
 			return true
 		}
 	}
-	return false
+	j := p.find(p.at+1, p.starts)
+	if j < 0 {
+		return false
+	}
+	id := p.tl.Steps[j].RPC
+	p.settle(id)
+	p.Seek(max(p.tl.RPCs[id-1].Last, j))
+	return true
 }
 
 // NextCompletion moves to the next step where a completion must have
 // happened (a chain's last READ response, the ACK of a Send).
 func (p *Player) NextCompletion() bool {
-	for i := p.at + 1; i < len(p.tl.Steps); i++ {
+	j := p.find(p.at+1, func(i int) bool {
 		for _, e := range p.tl.StepEvents(i) {
 			if e.Task == taskCQ && e.Kind == trace.Call && e.Func != "svc_rdma_wc_receive" {
-				p.Seek(i)
 				return true
 			}
 		}
-	}
-	return false
-}
-
-// End moves to the last step.
-func (p *Player) End() bool {
-	if p.at == len(p.tl.Steps)-1 {
+		return false
+	})
+	if j < 0 {
 		return false
 	}
-	p.Seek(len(p.tl.Steps) - 1)
+	p.Seek(j)
+	return true
+}
+
+// End moves to the last step (of the transport followed).
+func (p *Player) End() bool {
+	p.tl.All()
+	j := p.findBack(len(p.tl.Steps), always)
+	if j < 0 || j == p.at {
+		return false
+	}
+	p.Seek(j)
 	return true
 }
 
@@ -203,15 +321,26 @@ func (p *Player) Snapshot() snap.Snapshot {
 	return s
 }
 
-// Where says the place in a few words: "replay frame 95/752 · RPC 14/60".
+// counted is n, with "+" while the capture is still being read.
+func (p *Player) counted(n int) string {
+	if p.tl.done {
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%d+", n)
+}
+
+// Where says the place in a few words: "replay frame 95/752 · xprt 2/4 · RPC 14/60".
 func (p *Player) Where() string {
 	frame := 0
 	if s := p.Step(); s != nil {
 		frame = s.Frame
 	}
-	w := fmt.Sprintf("replay frame %d/%d", frame, p.tl.Frames)
+	w := fmt.Sprintf("replay frame %d/%s", frame, p.counted(p.tl.Frames))
+	if c := p.Conn(); c > 0 && len(p.tl.Conns) > 1 {
+		w += fmt.Sprintf(" · xprt %d/%s", c, p.counted(len(p.tl.Conns)))
+	}
 	if r := p.rpcNow(); r != nil {
-		w += fmt.Sprintf(" · RPC %d/%d", r.ID, len(p.tl.RPCs))
+		w += fmt.Sprintf(" · RPC %d/%s", r.ID, p.counted(len(p.tl.RPCs)))
 	}
 	return w
 }
@@ -230,15 +359,22 @@ func (p *Player) rpcNow() *RPC {
 	return last
 }
 
-// Describe is the place for a title: "replay of FILE · frame N of M · RPC k of K".
+// Describe is the place for a title: "replay of FILE · xprt k of K · frame N of M · RPC k of K".
 func (p *Player) Describe() string {
 	frame := 0
 	if s := p.Step(); s != nil {
 		frame = s.Frame
 	}
-	d := fmt.Sprintf("replay of %s · frame %d of %d", safe.Text(p.tl.File), frame, p.tl.Frames)
+	d := "replay of " + safe.Text(p.tl.File)
+	if c := p.Conn(); c > 0 && len(p.tl.Conns) > 1 {
+		d += fmt.Sprintf(" · xprt %d of %s", c, p.counted(len(p.tl.Conns)))
+		if p.only != 0 {
+			d += " (alone)"
+		}
+	}
+	d += fmt.Sprintf(" · frame %d of %s", frame, p.counted(p.tl.Frames))
 	if r := p.rpcNow(); r != nil {
-		d += fmt.Sprintf(" · RPC %d of %d", r.ID, len(p.tl.RPCs))
+		d += fmt.Sprintf(" · RPC %d of %s", r.ID, p.counted(len(p.tl.RPCs)))
 	}
 	return d
 }
@@ -248,13 +384,24 @@ func (p *Player) Describe() string {
 func (p *Player) Narration() string {
 	s := p.Step()
 	if s == nil {
-		return fmt.Sprintf("%s: server %v, client %v, %d steps, %d RPCs. Keys: s a step (a packet), n the next RPC, f the end of this one, C the next completion, c the end, b and B back. Below: what the capture cannot tell.",
-			p.Describe(), p.tl.Server, p.tl.Client, len(p.tl.Steps), len(p.tl.RPCs))
+		n := fmt.Sprintf("%d steps, %d RPCs", len(p.tl.Steps), len(p.tl.RPCs))
+		if !p.tl.done {
+			n = "steps and RPCs counted as the capture is read"
+		}
+		who := fmt.Sprintf("server %v, client %v", p.tl.Server, p.tl.Client)
+		if k := len(p.tl.Conns); k > 1 || !p.tl.done {
+			who += fmt.Sprintf(" (xprt 1 of %s; t follows one transport, then the next, then all)", p.counted(k))
+		}
+		return fmt.Sprintf("%s: %s, %s. Keys: s a step (a packet), n the next RPC, f the end of this one, C the next completion, c the end, b and B back. Below: what the capture cannot tell.",
+			p.Describe(), who, n)
 	}
 	// The step first: a small view shows only the first lines.
 	text := fmt.Sprintf("frame %d: %s", s.Frame, safe.Display(p.tl.Text(p.at)))
+	if len(p.tl.Conns) > 1 && s.Conn > 0 {
+		text = fmt.Sprintf("frame %d, xprt %d: %s", s.Frame, s.Conn, safe.Display(p.tl.Text(p.at)))
+	}
 	if r := p.tl.RPCOf(p.at); r != nil {
-		text += fmt.Sprintf("\nRPC %d of %d: xid 0x%08x %s", r.ID, len(p.tl.RPCs), r.XID, safe.Display(r.Label))
+		text += fmt.Sprintf("\nRPC %d of %s: xid 0x%08x %s", r.ID, p.counted(len(p.tl.RPCs)), r.XID, safe.Display(r.Label))
 	}
 	return text
 }

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"iter"
 	"slices"
 	"time"
 
@@ -68,23 +67,17 @@ func compact(a *decode.Analysis) analysis {
 	return an
 }
 
-// recBlock is how many records a block of the collector holds: blocks,
-// not one growing slice, so that keeping N records never copies them or
-// holds twice their room while growing.
-const recBlock = 4096
-
-// collector keeps the records of the frames a replay may turn into steps:
-// InfiniBand transport and CM messages.
+// collector makes the records of the frames a replay may turn into
+// steps: InfiniBand transport and CM messages.
 type collector struct {
 	frames int
-	blocks [][]record
-	n      int
 }
 
-func (c *collector) packet(p *decode.Packet) error {
+// record is the record of p; false for a frame that is not one.
+func (c *collector) record(p *decode.Packet) (record, bool) {
 	c.frames = p.Frame
 	if !p.HasBTH() {
-		return nil
+		return record{}, false
 	}
 	r := record{frame: p.Frame, rel: p.Rel, opcode: p.BTH.Opcode, psn: p.BTH.PSN,
 		payload: int32(len(p.Payload())), an: compact(&p.Analysis), recExtra: noRecExtra}
@@ -109,46 +102,5 @@ func (c *collector) packet(p *decode.Packet) error {
 	if x != (recExtra{}) {
 		r.recExtra = &x
 	}
-	if c.n%recBlock == 0 {
-		// The first block grows as a small capture needs it; the others
-		// are made whole.
-		n := recBlock
-		if len(c.blocks) == 0 {
-			n = 16
-		}
-		c.blocks = append(c.blocks, make([]record, 0, n))
-	}
-	last := &c.blocks[len(c.blocks)-1]
-	*last = append(*last, r)
-	c.n++
-	return nil
-}
-
-// all yields the records in capture order.
-func (c *collector) all() iter.Seq[*record] {
-	return func(yield func(*record) bool) {
-		for _, b := range c.blocks {
-			for i := range b {
-				if !yield(&b[i]) {
-					return
-				}
-			}
-		}
-	}
-}
-
-// drain yields the records in capture order and lets each block go once
-// its records are yielded: the steps grow as the records go.
-func (c *collector) drain() iter.Seq[*record] {
-	return func(yield func(*record) bool) {
-		for k, b := range c.blocks {
-			c.blocks[k] = nil
-			for i := range b {
-				if !yield(&b[i]) {
-					return
-				}
-			}
-		}
-		c.blocks, c.n = nil, 0
-	}
+	return r, true
 }

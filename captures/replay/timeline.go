@@ -53,6 +53,7 @@ type Step struct {
 	Time  time.Duration // since the first frame of the capture
 	Kind  Kind
 	RPC   int // the RPC it belongs to (1-based, Timeline.RPCs), 0 for none
+	Conn  int // the transport it belongs to (1-based, Timeline.Conns), 0 for none
 
 	// The step's events (Timeline.log), the last of which is the step in
 	// one line (Timeline.Text): kept there, not here, since a timeline
@@ -66,18 +67,38 @@ type RPC struct {
 	ID    int // 1-based
 	XID   uint32
 	Label string // the call's summary (the reply's, when the call is not in the capture)
-	First int    // index of its first and last steps
+	First int    // index of its first and last steps (so far)
 	Last  int
+	Conn  int // its transport (1-based, Timeline.Conns)
 
 	rpc *decode.RPC
 }
 
-// Timeline is a capture replayed as the server's work.
+// Conn is one transport of the replay: a queue pair carrying RPC-over-RDMA,
+// drawn as its own svcxprt_rdma.
+type Conn struct {
+	ID                 int // 1-based, in the order of their first steps
+	Server, Client     Addr
+	ServerQP, ClientQP uint32
+}
+
+// Addr is an endpoint's address.
+type Addr = decode.Addr
+
+// String names c for a heading: "xprt 2: server 192.0.2.1 QP 0x000011, client 192.0.2.2 QP 0x000011".
+func (c Conn) String() string {
+	return fmt.Sprintf("xprt %d: server %v QP 0x%06x, client %v QP 0x%06x", c.ID, c.Server, c.ServerQP, c.Client, c.ClientQP)
+}
+
+// Timeline is a capture replayed as the server's work. A Timeline from
+// Open is built as it is read (Player and Step ask for more): until Done,
+// Steps, RPCs and Frames are those read so far.
 type Timeline struct {
 	File    string
 	Frames  int         // frames read
-	Server  decode.Addr // the side that receives RPC calls
+	Server  decode.Addr // the first transport's side that receives RPC calls
 	Client  decode.Addr
+	Conns   []Conn // the transports replayed, each its own picture
 	Steps   []Step
 	RPCs    []RPC
 	Unknown []string // what the capture cannot tell, said once
@@ -85,11 +106,38 @@ type Timeline struct {
 	// the last one says so.
 	Err error
 
-	log         *eventLog // the prelude (Unknown as events), then each step's
-	prelude     int
-	checkpoints []*state // the picture before steps 0, ckEvery, 2*ckEvery, …
-	pageSize    int
+	log      *eventLog // the prelude (Unknown as events), then each step's
+	prelude  int
+	pageSize int
+	// checkpoints are the pictures of every transport before steps
+	// 0, ckEvery, 2*ckEvery, …; when there are maxCheckpoints of them
+	// every other one goes and ckEvery doubles.
+	checkpoints []checkpoint
+	ckEvery     int
+
+	// Building as it is read.
+	src     *source
+	b       *builder
+	started bool
+	done    bool
+	nsteps  int
+	learned int    // transports seen, followed or not
+	others  int    // frames of queue pairs not replayed
+	qp      uint32 // the QP followed alone (ReadOptions.QP)
+	// sink, when set, takes each step as it is built instead of the
+	// Timeline keeping it (a transcript); st is its transport's picture.
+	sink func(tl *Timeline, s *Step, evs []trace.Event, st *state)
 }
+
+// checkpoint is every transport's picture before a step; a transport's
+// picture that did not change is shared with the checkpoint before.
+type checkpoint struct {
+	step  int
+	world []*state // by Conn.ID-1
+}
+
+// maxCheckpoints bounds the checkpoints a Timeline keeps.
+const maxCheckpoints = 512
 
 // ErrNoRPC says a capture holds no RPC-over-RDMA traffic to replay.
 var ErrNoRPC = errors.New("no RPC-over-RDMA traffic: nothing to replay (rdmalab decode shows its packets)")
@@ -105,9 +153,12 @@ type ReadOptions struct {
 	// MaxExpand bounds how far a gzip capture may decompress
 	// (pcapfile.Options.MaxExpand; 0: pcapfile's default).
 	MaxExpand int64
+	// QP, when not 0, follows only the transport one of whose queue
+	// pairs it is; else every transport is replayed, interleaved.
+	QP uint32
 }
 
-// ReadFileWith is ReadFile with options.
+// ReadFileWith is ReadFile with options: the whole capture read at once.
 func ReadFileWith(path string, o ReadOptions) (*Timeline, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -123,44 +174,106 @@ func Read(r io.Reader, name string) (*Timeline, error) { return ReadWith(r, name
 
 // ReadWith is Read with options.
 func ReadWith(r io.Reader, name string, o ReadOptions) (*Timeline, error) {
-	var c collector
-	an, err := readCapture(r, name, o, c.packet)
-	if an == nil {
+	tl, err := open(r, nil, name, o, nil)
+	if err != nil {
 		return nil, err
 	}
-	tl := &Timeline{File: name, Frames: c.frames, Err: err, pageSize: defaultPageSize}
-	if err := build(tl, an, &c); err != nil {
-		if tl.Err != nil {
-			return nil, fmt.Errorf("%w (and the file is damaged: %v)", err, tl.Err)
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+	for tl.pump() {
 	}
 	return tl, nil
 }
 
-// readCapture is decode.Read with an analyzer that keeps where chunk data
-// landed and not the bytes: the replay draws ranges, and the bytes of a
-// capture's READs and WRITEs are most of its size.
-func readCapture(r io.Reader, name string, o ReadOptions, fn func(*decode.Packet) error) (*decode.Analyzer, error) {
-	pr, err := pcapfile.NewReaderWith(r, pcapfile.Options{MaxExpand: o.MaxExpand})
+// OpenFile replays the capture at path as it is read: it returns once the
+// first step is built (or the capture ends), and the rest is built as a
+// Player goes on. The Timeline holds the file open until it is read to its
+// end or Closed.
+func OpenFile(path string, o ReadOptions) (*Timeline, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, &decode.FileError{Path: name, Err: err}
+		return nil, err
 	}
-	defer pr.Close()
-	d := decode.NewDecoderWith(decode.Options{DropChunkData: true})
-	defer d.Finish()
-	var rec pcapfile.Record
-	for {
-		err := pr.Next(&rec)
-		if errors.Is(err, io.EOF) {
-			return d.Analyzer(), nil
+	tl, err := open(f, f, path, o, nil)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return tl, nil
+}
+
+// Close lets go of the file of a Timeline not read to its end.
+func (tl *Timeline) Close() {
+	if tl.src != nil {
+		tl.src.close()
+	}
+}
+
+// Done reports whether the whole capture is built.
+func (tl *Timeline) Done() bool { return tl.done }
+
+// open starts a Timeline on r and builds up to its first step.
+func open(r io.Reader, closer io.Closer, name string, o ReadOptions, sink func(*Timeline, *Step, []trace.Event, *state)) (*Timeline, error) {
+	tl := &Timeline{File: name, pageSize: defaultPageSize, ckEvery: ckEvery, log: newEventLog(), sink: sink, qp: o.QP}
+	tl.b = newBuilder(tl, o.QP)
+	src, err := newSource(r, closer, name, o, tl.b.learn)
+	if err != nil {
+		return nil, err
+	}
+	tl.src = src
+	for tl.nsteps == 0 && tl.pump() {
+	}
+	if tl.src != nil && tl.src.eof {
+		tl.All() // the whole file is read: the rest costs little
+	}
+	if tl.nsteps == 0 && tl.done {
+		switch {
+		case len(tl.Conns) == 0 && o.QP != 0 && tl.learned > 0:
+			return nil, fmt.Errorf("%s: no transport has queue pair 0x%06x (rdmalab decode --rpc lists them)", name, o.QP)
+		case tl.Err != nil:
+			return nil, fmt.Errorf("%w (and the file is damaged: %v)", ErrNoRPC, tl.Err)
+		case tl.Err == nil:
+			return nil, fmt.Errorf("%s: %w", name, ErrNoRPC)
 		}
-		if err != nil {
-			return d.Analyzer(), &decode.FileError{Path: name, Err: err}
+	}
+	return tl, nil
+}
+
+// more builds until step i exists or the capture ends; false if it does not.
+func (tl *Timeline) more(i int) bool {
+	for len(tl.Steps) <= i && tl.pump() {
+	}
+	return i < len(tl.Steps)
+}
+
+// All builds the rest of the capture.
+func (tl *Timeline) All() {
+	for tl.pump() {
+	}
+}
+
+// checkpoint keeps every transport's picture before step i.
+func (tl *Timeline) checkpoint(i int, conns []*conn) {
+	world := make([]*state, len(tl.Conns))
+	for _, c := range conns {
+		if c.id == 0 {
+			continue
 		}
-		if err := fn(d.Decode(&rec)); err != nil {
-			return d.Analyzer(), err
+		if c.dirty || c.ck == nil {
+			c.ck, c.dirty = c.st.clone(), false
 		}
+		world[c.id-1] = c.ck
+	}
+	tl.checkpoints = append(tl.checkpoints, checkpoint{step: i, world: world})
+	if len(tl.checkpoints) >= maxCheckpoints {
+		// Every other one: the spacing doubles.
+		kept := tl.checkpoints[:0]
+		for k, ck := range tl.checkpoints {
+			if k%2 == 0 {
+				kept = append(kept, ck)
+			}
+		}
+		clear(tl.checkpoints[len(kept):])
+		tl.checkpoints = kept
+		tl.ckEvery *= 2
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine/trace"
@@ -22,57 +23,145 @@ type Options struct {
 // WriteTranscript prints the timeline: a header saying what was replayed
 // and what the capture cannot tell, then one line per step (frame, step).
 func (tl *Timeline) WriteTranscript(w io.Writer, o Options) error {
+	tl.All()
 	bw := bufio.NewWriter(w)
-	if o.JSON {
-		tl.writeJSON(bw)
-	} else {
-		tl.writeText(bw, o)
+	if !o.JSON {
+		for _, h := range tl.Header() {
+			bw.WriteString(h + "\n")
+		}
+	}
+	t := transcriber{w: bw, o: o, multi: len(tl.Conns) > 1, told: len(tl.Conns)}
+	p := tl.Player()
+	for p.Forward() {
+		s := p.Step()
+		t.step(tl, s, tl.StepEvents(s.Index), p.st)
 	}
 	return bw.Flush()
 }
 
+// Transcribe replays the capture at path and prints its transcript as it
+// is read (WriteTranscript's lines, the counts at the end): the memory it
+// takes does not grow with the capture. The Timeline it returns holds no
+// steps, only the counts, the RPCs and Err.
+func Transcribe(path string, ro ReadOptions, w io.Writer, o Options) (*Timeline, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	bw := bufio.NewWriter(w)
+	t := transcriber{w: bw, o: o}
+	tl, err := open(f, nil, path, ro, t.step)
+	if err != nil {
+		return nil, err
+	}
+	tl.All()
+	if !o.JSON {
+		t.line("end of the replay: %s", tl.counts())
+		if tl.others > 0 {
+			t.line("%s", tl.othersLine())
+		}
+	}
+	return tl, bw.Flush()
+}
+
+// counts says how much was replayed.
+func (tl *Timeline) counts() string {
+	c := fmt.Sprintf("%d frames, %d steps, %d RPCs", tl.Frames, tl.nsteps, len(tl.RPCs))
+	if len(tl.Conns) > 1 {
+		c += fmt.Sprintf(" on %d transports", len(tl.Conns))
+	}
+	return c
+}
+
+// othersLine says what was not replayed.
+func (tl *Timeline) othersLine() string {
+	if tl.qp != 0 {
+		return fmt.Sprintf("%d frames of other queue pairs are not replayed: only the transport of QP 0x%06x (without --qp every transport is)", tl.others, tl.qp)
+	}
+	return fmt.Sprintf("%d frames of queue pairs that carry no RPC-over-RDMA are not replayed", tl.others)
+}
+
 // Header is the transcript's first lines, escaped for a terminal.
 func (tl *Timeline) Header() []string {
-	out := []string{fmt.Sprintf("replay of %s: server %v, client %v; %d frames, %d steps, %d RPCs",
-		safe.Text(tl.File), tl.Server, tl.Client, tl.Frames, len(tl.Steps), len(tl.RPCs))}
+	out := []string{fmt.Sprintf("replay of %s: server %v, client %v; %s", safe.Text(tl.File), tl.Server, tl.Client, tl.counts())}
+	if len(tl.Conns) > 1 {
+		for _, c := range tl.Conns {
+			out = append(out, c.String())
+		}
+	}
 	for _, u := range tl.Unknown {
 		out = append(out, safe.Display("unknown: "+u))
+	}
+	if tl.others > 0 {
+		out = append(out, tl.othersLine())
 	}
 	return out
 }
 
-// writeText prints the text transcript. Every line goes through
-// appendTerm: the steps quote names and summaries off the wire, and the
-// replay's own words have nothing to escape.
-func (tl *Timeline) writeText(w *bufio.Writer, o Options) {
-	var buf []byte
-	line := func(format string, a ...any) {
-		buf = safe.AppendDisplay(buf[:0], fmt.Sprintf(format, a...))
-		w.Write(append(buf, '\n'))
+// transcriber prints steps. Every line goes through appendTerm: the steps
+// quote names and summaries off the wire, and the replay's own words have
+// nothing to escape.
+type transcriber struct {
+	w     *bufio.Writer
+	o     Options
+	buf   []byte
+	enc   *json.Encoder
+	multi bool // steps name their transport
+	told  int  // transports announced
+	began bool
+}
+
+func (t *transcriber) line(format string, a ...any) {
+	t.buf = safe.AppendDisplay(t.buf[:0], fmt.Sprintf(format, a...))
+	t.w.Write(append(t.buf, '\n'))
+}
+
+// step prints step s, its events evs and its transport's picture st after it.
+func (t *transcriber) step(tl *Timeline, s *Step, evs []trace.Event, st *state) {
+	if t.o.JSON {
+		t.json(tl, s, evs, st)
+		return
 	}
-	for _, h := range tl.Header() {
-		w.WriteString(h + "\n")
-	}
-	starts := map[int]*RPC{}
-	if o.ByRPC {
-		for i := range tl.RPCs {
-			starts[tl.RPCs[i].First] = &tl.RPCs[i]
+	if !t.began && tl.sink != nil {
+		// Streaming: the header before the first step, without the
+		// counts it cannot know yet.
+		t.began = true
+		t.line("replay of %s: server %v, client %v", tl.File, tl.Server, tl.Client)
+		// The lookahead already shows several transports: name each from
+		// the start.
+		t.multi = t.multi || (tl.b != nil && tl.qp == 0 && len(tl.b.conns) > 1)
+		for _, u := range tl.Unknown {
+			t.line("unknown: %s", u)
 		}
 	}
-	for i := range tl.Steps {
-		s := &tl.Steps[i]
-		if r := starts[i]; r != nil {
-			line("RPC %d of %d  xid 0x%08x  %s", r.ID, len(tl.RPCs), r.XID, r.Label)
-		}
-		evs := tl.StepEvents(i)
-		line("%6d  %s", s.Frame, evs[len(evs)-1].Text)
-		if o.Events {
-			for _, e := range evs {
-				if e.Task == taskReplay && e.Func == fmt.Sprintf("frame %d", s.Frame) {
-					continue // the step's own line
-				}
-				line("          %s", strings.TrimRight(e.String(), " "))
+	t.multi = t.multi || len(tl.Conns) > 1
+	for t.multi && t.told < len(tl.Conns) {
+		t.line("%s", tl.Conns[t.told])
+		t.told++
+	}
+	if t.o.ByRPC && s.RPC > 0 {
+		if r := &tl.RPCs[s.RPC-1]; r.First == s.Index {
+			if tl.sink == nil {
+				t.line("RPC %d of %d  xid 0x%08x  %s", r.ID, len(tl.RPCs), r.XID, r.Label)
+			} else {
+				t.line("RPC %d  xid 0x%08x  %s", r.ID, r.XID, r.Label) // how many is not known yet
 			}
+		}
+	}
+	text := evs[len(evs)-1].Text
+	if t.multi && s.Conn > 0 {
+		t.line("%6d  xprt %d  %s", s.Frame, s.Conn, text)
+	} else {
+		t.line("%6d  %s", s.Frame, text)
+	}
+	if t.o.Events {
+		own := fmt.Sprintf("frame %d", s.Frame)
+		for _, e := range evs {
+			if e.Task == taskReplay && e.Func == own {
+				continue // the step's own line
+			}
+			t.line("          %s", strings.TrimRight(e.String(), " "))
 		}
 	}
 }
@@ -84,6 +173,7 @@ type jsonStep struct {
 	Time   string        `json:"time"`
 	Kind   Kind          `json:"kind"`
 	RPC    int           `json:"rpc,omitempty"`
+	Xprt   int           `json:"xprt,omitempty"`
 	XID    string        `json:"xid,omitempty"`
 	Text   string        `json:"text"`
 	Events []trace.Event `json:"events"`
@@ -133,22 +223,27 @@ type jsonState struct {
 	Landed   int    `json:"read_bytes_landed,omitempty"`
 }
 
-func (tl *Timeline) writeJSON(w *bufio.Writer) {
-	enc := json.NewEncoder(w)
-	p := tl.Player()
-	for p.Forward() {
-		s := p.Step()
-		evs := tl.StepEvents(s.Index)
-		js := jsonStep{Step: s.Index + 1, Frame: s.Frame, Time: fmtRel(s.Time), Kind: s.Kind, RPC: s.RPC,
-			Text: evs[len(evs)-1].Text, Events: evs}
-		if r := tl.RPCOf(s.Index); r != nil {
-			js.XID = hexXID(r.XID)
+func (t *transcriber) json(tl *Timeline, s *Step, evs []trace.Event, st *state) {
+	if t.enc == nil {
+		t.enc = json.NewEncoder(t.w)
+	}
+	js := jsonStep{Step: s.Index + 1, Frame: s.Frame, Time: fmtRel(s.Time), Kind: s.Kind, RPC: s.RPC,
+		Text: evs[len(evs)-1].Text, Events: evs}
+	if len(tl.Conns) > 1 {
+		js.Xprt = s.Conn
+	}
+	if s.RPC > 0 {
+		r := &tl.RPCs[s.RPC-1]
+		js.XID = hexXID(r.XID)
+		if r.rpc != nil {
 			js.Strings = wireStrings(r, s)
 		}
-		js.State = jsonState{PostSeq: p.st.postSeq, AckedPos: p.st.ackedPos, InFlight: p.st.inFlight(), Chains: len(p.st.chains)}
-		if rs := p.st.readOf(s.RPC); rs != nil {
+	}
+	if st != nil {
+		js.State = jsonState{PostSeq: st.postSeq, AckedPos: st.ackedPos, InFlight: st.inFlight(), Chains: len(st.chains)}
+		if rs := st.readOf(s.RPC); rs != nil {
 			js.State.Landed = rs.landed
 		}
-		_ = enc.Encode(js)
 	}
+	_ = t.enc.Encode(js)
 }

@@ -1,0 +1,224 @@
+package replay
+
+import (
+	"errors"
+	"io"
+
+	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
+)
+
+// The lookahead: the builder runs behind the decoder so that what it draws
+// at a packet (a chain posted whole at its first READ, a reply chain at its
+// first WRITE) is known, yet never so far that memory grows with the file.
+const (
+	// minLook is how many records the builder stays behind at least (the
+	// first steps wait for it: a transport's CM messages come before the
+	// RPC that makes it one).
+	minLook = 4096
+	// maxLook is how far it may fall behind waiting for an RPC to settle
+	// (its Read list pulled, its reply sent); past it the step is drawn
+	// with what is known.
+	maxLook = 1 << 17
+	// sweepEvery is how often (records) the plans of RPCs long answered
+	// are let go.
+	sweepEvery = 1 << 14
+)
+
+// source decodes a capture on demand and queues its records.
+type source struct {
+	name   string
+	pr     *pcapfile.Reader
+	closer io.Closer
+	d      *decode.Decoder
+	rec    pcapfile.Record
+	c      collector // makes records; its frames count the frames read
+	q      []record
+	head   int
+	eof    bool
+	err    error // where the file broke
+	learn  func(*record)
+	built  int // records built, for the sweep
+}
+
+func newSource(r io.Reader, closer io.Closer, name string, o ReadOptions, learn func(*record)) (*source, error) {
+	pr, err := pcapfile.NewReaderWith(r, pcapfile.Options{MaxExpand: o.MaxExpand})
+	if err != nil {
+		return nil, &decode.FileError{Path: name, Err: err}
+	}
+	return &source{name: name, pr: pr, closer: closer, learn: learn,
+		d: decode.NewDecoderWith(decode.Options{DropChunkData: true, DropRPCs: true, DropNotes: true})}, nil
+}
+
+func (s *source) pending() int { return len(s.q) - s.head }
+
+// read decodes one more frame; false at the end of the file.
+func (s *source) read() bool {
+	if s.eof {
+		return false
+	}
+	err := s.pr.Next(&s.rec)
+	if err != nil {
+		s.eof = true
+		if !errors.Is(err, io.EOF) {
+			s.err = &decode.FileError{Path: s.name, Err: err}
+		}
+		s.close()
+		return false
+	}
+	r, ok := s.c.record(s.d.Decode(&s.rec))
+	if ok {
+		if s.head > 0 && s.head >= len(s.q)/2 {
+			s.q = s.q[:copy(s.q, s.q[s.head:])]
+			s.head = 0
+		}
+		s.q = append(s.q, r)
+		s.learn(&s.q[len(s.q)-1])
+	}
+	return true
+}
+
+func (s *source) close() {
+	if s.pr != nil {
+		s.d.Finish()
+		s.pr.Close()
+		s.pr = nil
+		if s.closer != nil {
+			s.closer.Close()
+		}
+	}
+}
+
+// next returns the next record to build, reading ahead as far as it must;
+// nil at the end.
+func (s *source) next() *record {
+	for !s.eof && (s.pending() <= minLook || (s.pending() <= maxLook && !settled(&s.q[s.head]))) {
+		s.read()
+	}
+	if s.pending() == 0 {
+		return nil
+	}
+	r := &s.q[s.head]
+	s.head++
+	s.built++
+	return r
+}
+
+// settled reports whether what the decoder knows of r's RPC is all the
+// step at r needs: a READ request draws the whole chain (known once the
+// reply comes), a WRITE or the reply's Send the whole reply chain, a READ
+// response its place among the responses.
+func settled(r *record) bool {
+	m := r.an.Msg
+	if r.cm != "" || m == nil {
+		return true
+	}
+	switch r.opcode.Kind() {
+	case ib.KindReadRequest:
+		return m.Chunk == nil || m.Chunk.RPC.Reply != nil
+	case ib.KindReadResponse:
+		return m.RespDone
+	case ib.KindWrite:
+		return m.Chunk == nil || replied(m.Chunk.RPC)
+	case ib.KindSend:
+		if m.RPC != nil && !m.RPC.Call && m.RPC.RPC != nil {
+			return replied(m.RPC.RPC)
+		}
+	}
+	return true
+}
+
+func replied(rpc *decode.RPC) bool {
+	return rpc == nil || (rpc.Reply != nil && rpc.Reply.Msg != nil && rpc.Reply.Msg.Complete)
+}
+
+// pump builds the next record; false at the end of the capture (the last
+// step, for a damaged file, is where it broke).
+func (tl *Timeline) pump() bool {
+	if tl.done {
+		return false
+	}
+	b, src := tl.b, tl.src
+	if !tl.started {
+		tl.started = true
+		for !src.eof && (src.pending() <= minLook || len(b.conns) == 0) {
+			src.read()
+			if len(b.conns) == 0 && src.pending() > minLook {
+				src.head++ // no transport yet: not replayed
+				b.others++
+			}
+		}
+		tl.Frames, tl.Err = src.c.frames, src.err
+		if len(b.conns) == 0 {
+			tl.done = true // nothing to replay
+			tl.others = b.others
+			tl.src, tl.b = nil, nil
+			return false
+		}
+		b.unknowns(src)
+		for _, u := range tl.Unknown {
+			b.seq++
+			e := trace.Event{Seq: b.seq, Task: taskReplay, Kind: trace.Note, Func: "unknown", Text: u}
+			if tl.sink == nil {
+				tl.log.add(e)
+			}
+		}
+		tl.prelude = tl.log.Len()
+	}
+	r := src.next()
+	tl.Frames, tl.Err = src.c.frames, src.err
+	if r == nil {
+		tl.done = true
+		if tl.Err != nil {
+			tl.b.brk()
+		}
+		tl.learned, tl.others = len(b.conns), b.others
+		tl.src, tl.b = nil, nil
+		return false
+	}
+	if c := b.route(r); c != nil {
+		b.conn = c
+		b.record(r)
+	}
+	if src.built%sweepEvery == 0 {
+		b.sweep(r.frame)
+	}
+	return true
+}
+
+// sweep lets go of the plans of RPCs answered long before frame: a
+// capture of a million packets has thousands, and no later packet of
+// theirs is waited for.
+func (b *builder) sweep(frame int) {
+	old := func(rpc *decode.RPC) bool {
+		return rpc.Reply != nil && rpc.Reply.Msg != nil && rpc.Reply.Msg.LastFrame+2*maxLook < frame
+	}
+	for rpc, id := range b.rpcIDs {
+		if old(rpc) {
+			delete(b.rpcIDs, rpc)
+			delete(b.inline, rpc)
+			if b.tl.sink != nil {
+				b.tl.RPCs[id-1].rpc = nil
+			}
+		}
+	}
+	for _, c := range b.conns {
+		for rpc := range c.reads {
+			if old(rpc) {
+				delete(c.reads, rpc)
+			}
+		}
+		for rpc := range c.replies {
+			if old(rpc) {
+				delete(c.replies, rpc)
+			}
+		}
+		for k := range c.filled {
+			if old(k.rpc) {
+				delete(c.filled, k)
+			}
+		}
+	}
+}
