@@ -33,7 +33,8 @@ func replayCommand() *Command {
 			"in rc_pages, the reply chain (RDMA WRITEs and the Send) svc_rdma_sendto posted, and the\n" +
 			"ACKs whose MSNs complete the Sends and advance xpt_acked_pos. At a terminal it opens the\n" +
 			"view on the replay (s step, n next RPC, f end of this RPC, c end, C next completion,\n" +
-			"b and B back, q back to the prompt); in scripts, or with --text, it prints the steps.\n" +
+			"b and B back, t one transport alone, q back to the prompt); in scripts, or with --text,\n" +
+			"it prints the steps. Every transport (QP) in the capture is replayed, each its own picture.\n" +
 			"The lab is not touched.",
 		Example: "replay nfs3-rdma.pcap\nreplay nfs3-rdma.pcap --rpc",
 		Kernel:  []string{"svc_rdma_recvfrom", "svc_rdma_process_read_list", "svc_rdma_sendto", "svc_rdma_wc_send"},

@@ -120,6 +120,7 @@ func bindings() []binding {
 		{keys: runes("C"), label: "C complete", words: "the next completion", group: groupStep, when: replays, hint: "compl", rank: 7, do: act(ActComplete)},
 		{keys: runes("b"), label: "b back", words: "one step back", group: groupStep, when: rewinds, why: whyRewind, hint: "back", rank: 4, do: act(ActBack)},
 		{keys: runes("B"), label: "B back RPC", words: "the previous RPC's start", group: groupStep, when: rewinds, why: whyRewind, do: act(ActBackRPC)},
+		{keys: runes("t"), label: "t xprt", words: "next transport, then all", group: groupStep, when: replays, do: act(ActTransport)},
 
 		{keys: append(runes("12345"), runes(layoutLetters)...), label: "1-5 o r w p k", words: "overview, read path, write path, positions, packets", group: groupView, do: (*loop).layoutKey},
 		{keys: scrollKeys(), label: scrollLabel, words: "scroll the selected pane (wheel too; click selects)", group: groupView, do: (*loop).scrollKey},

@@ -38,7 +38,9 @@ type FrameSeeker interface {
 // ReplaySource is a Source over a replayed capture: the actions move
 // through its steps instead of running an engine. s steps a packet, n goes
 // to the next RPC, f to the end of this one, c to the end of the capture,
-// C to the next completion, b and B go back a step and an RPC.
+// C to the next completion, b and B go back a step and an RPC, t follows
+// one transport alone (the next each time, then all again). The timeline
+// is built as the player goes.
 type ReplaySource struct {
 	mu sync.Mutex
 	p  *replay.Player
@@ -130,6 +132,8 @@ var (
 	errReplayStart = errors.New("the start of the capture")
 	errNoRPC       = errors.New("no RPC starts after this step")
 	errNoComplete  = errors.New("no completion after this step")
+	// A capture read as the replay goes may show more transports later.
+	errOneTransport = errors.New("one transport so far: every step is its own")
 )
 
 // Act moves through the replay.
@@ -153,6 +157,13 @@ func (r *ReplaySource) Act(a Action) error {
 		ok, err = p.Back(), errReplayStart
 	case ActBackRPC:
 		ok, err = p.PrevRPC(), errReplayStart
+	case ActTransport:
+		n := len(p.Timeline().Conns)
+		if n < 2 && p.Following() == 0 {
+			return errOneTransport
+		}
+		p.Follow((p.Following() + 1) % (n + 1))
+		ok = true
 	default:
 		return errors.New("a replay cannot " + a.String())
 	}

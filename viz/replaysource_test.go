@@ -1,7 +1,9 @@
 package viz
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -166,6 +168,54 @@ func TestReplayActs(t *testing.T) {
 	}
 	if ev := src.Events(1); len(ev) != 1 || ev[0].Func != "frame 752" {
 		t.Errorf("the newest event at the end: %+v", ev)
+	}
+	if err := src.Act(ActTransport); err == nil || !strings.Contains(err.Error(), "one transport") {
+		t.Errorf("t with one transport: %v", err)
+	}
+}
+
+// t follows each transport alone in turn, then all again; a capture of
+// two connections between the same hosts (the kernel's NFSv3 and NFSv4.1
+// captures replayed one after the other, as mergecap -a makes it).
+func TestReplayTransports(t *testing.T) {
+	var two bytes.Buffer
+	for i, name := range []string{"nfs3-rdma.pcap", "nfs4.1-rdma.pcap"} {
+		b, err := os.ReadFile("../captures/testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			b = b[24:] // the same link type and snap length: one header
+		}
+		two.Write(b)
+	}
+	tl, err := replay.Read(&two, "two.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := NewReplaySource(tl)
+	src.Seek(len(tl.Steps) - 1)
+	for _, want := range []string{"xprt 1 of 2 (alone)", "xprt 2 of 2 (alone)", "xprt 2 of 2 · frame"} {
+		if err := src.Act(ActTransport); err != nil {
+			t.Fatal(err)
+		}
+		if d := src.Describe(); !strings.Contains(d, want) {
+			t.Errorf("after t: %q, want %q", d, want)
+		}
+	}
+	// Alone, steps stay on the transport followed, and its picture shows.
+	src.Act(ActTransport)
+	src.Seek(-1)
+	for range 5 {
+		if err := src.Act(ActNext); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := src.Describe(); !strings.Contains(d, "xprt 1 of 2 (alone)") || !strings.Contains(d, "RPC 5 of 88") {
+		t.Errorf("xprt 1, 5th RPC: %q", d)
+	}
+	if pos := src.Snapshot().Positions; pos.PostSeq != 4 {
+		t.Errorf("xprt 1 at its 5th call: sc_post_seq %d, want 4", pos.PostSeq)
 	}
 }
 

@@ -13,13 +13,14 @@ type Action int
 
 // The actions; they mirror the REPL's stepping commands.
 const (
-	ActStep     Action = iota + 1 // run to the next event
-	ActNext                       // step over a function
-	ActFinish                     // run until the current function returns
-	ActContinue                   // run until nothing can run
-	ActComplete                   // deliver the next completion
-	ActBack                       // one step back (a Rewinder only)
-	ActBackRPC                    // back to the previous RPC (a Rewinder only)
+	ActStep      Action = iota + 1 // run to the next event
+	ActNext                        // step over a function
+	ActFinish                      // run until the current function returns
+	ActContinue                    // run until nothing can run
+	ActComplete                    // deliver the next completion
+	ActBack                        // one step back (a Rewinder only)
+	ActBackRPC                     // back to the previous RPC (a Rewinder only)
+	ActTransport                   // follow the next transport alone, then all (a replay only)
 )
 
 func (a Action) String() string {
@@ -38,6 +39,8 @@ func (a Action) String() string {
 		return "back"
 	case ActBackRPC:
 		return "back to the previous RPC"
+	case ActTransport:
+		return "the next transport"
 	}
 	return fmt.Sprintf("action(%d)", int(a))
 }

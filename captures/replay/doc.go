@@ -9,6 +9,20 @@
 //	                                                    change to the picture
 //	Player ──► snap.Snapshot at any step: Reads, Chains, Positions, Calls
 //
+// The builder runs behind the decoder, streaming: a record becomes steps
+// once what its step draws is known (a READ request draws the chain the
+// server posted whole, known once the reply comes; a WRITE or the Send the
+// whole reply chain), at least a few thousand records behind and at most
+// maxLook. So the first step comes at once on any capture, a transcript
+// (Transcribe) keeps no steps, and a view's Timeline (OpenFile) is built
+// as its Player goes, with checkpoints (every transport's picture every
+// ckEvery steps, thinned out to maxCheckpoints) to go back from.
+//
+// Every queue pair that carries RPC-over-RDMA is a transport (Conn), with
+// its own picture: its calls, Read lists, chains and positions, as an
+// svcxprt_rdma has its own. Steps of all transports interleave as on the
+// wire; ReadOptions.QP replays one, and Player.Follow steps through one.
+//
 // A Step is one packet that changes the server's picture: a call arriving
 // (svc_rdma_recvfrom), the Read list posted as one chain of RDMA READs
 // (svc_rdma_process_read_list), each READ response landing in rc_pages,

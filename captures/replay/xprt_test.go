@@ -1,0 +1,224 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rdmalab/rdmalab/internal/testutil"
+)
+
+// pcapRec is one record of a little-endian, microsecond pcap file.
+type pcapRec struct {
+	usec int64
+	data []byte // its 16-byte header (the time rewritten) and its bytes
+}
+
+func pcapRecords(t testing.TB, b []byte, shift int64) (hdr []byte, recs []pcapRec) {
+	t.Helper()
+	if len(b) < 24 || binary.LittleEndian.Uint32(b) != 0xa1b2c3d4 {
+		t.Fatal("not a little-endian microsecond pcap")
+	}
+	hdr, b = b[:24], b[24:]
+	for len(b) >= 16 {
+		n := int(binary.LittleEndian.Uint32(b[8:]))
+		us := int64(binary.LittleEndian.Uint32(b))*1e6 + int64(binary.LittleEndian.Uint32(b[4:])) + shift
+		r := slices.Clone(b[:16+n])
+		binary.LittleEndian.PutUint32(r, uint32(us/1e6))
+		binary.LittleEndian.PutUint32(r[4:], uint32(us%1e6))
+		recs = append(recs, pcapRec{us, r})
+		b = b[16+n:]
+	}
+	return hdr, recs
+}
+
+// mergeCaptures interleaves captures by time, the k-th shifted by
+// shifts[k] microseconds: as if their connections ran at once.
+func mergeCaptures(t testing.TB, files [][]byte, shifts []int64) []byte {
+	t.Helper()
+	var hdr []byte
+	var all []pcapRec
+	for k, f := range files {
+		h, recs := pcapRecords(t, f, shifts[k])
+		hdr = h
+		all = append(all, recs...)
+	}
+	slices.SortStableFunc(all, func(a, b pcapRec) int { return int(a.usec - b.usec) })
+	out := slices.Clone(hdr)
+	for _, r := range all {
+		out = append(out, r.data...)
+	}
+	return out
+}
+
+// twoXprts is the kernel's NFSv3 and NFSv4.1 captures run at once: two
+// transports (QPs 0x11 and 0x13) between the same two hosts.
+func twoXprts(t testing.TB) []byte {
+	return mergeCaptures(t, [][]byte{testutil.ReadCapture(t, nfs3), testutil.ReadCapture(t, nfs41)}, []int64{0, -12_500_000})
+}
+
+func kinds(tl *Timeline, conn int) []Kind {
+	var out []Kind
+	for _, s := range tl.Steps {
+		if conn == 0 || s.Conn == conn {
+			out = append(out, s.Kind)
+		}
+	}
+	return out
+}
+
+// Every transport is replayed, each as it is alone: its steps, its RPCs
+// and its picture are those of its capture replayed by itself.
+func TestEveryTransport(t *testing.T) {
+	tl, err := Read(bytes.NewReader(twoXprts(t)), "two.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Conns) != 2 || tl.Conns[0].ServerQP != 0x11 || tl.Conns[1].ServerQP != 0x13 {
+		t.Fatalf("transports %+v, want QP 0x11 then 0x13", tl.Conns)
+	}
+	alone := map[int]*Timeline{1: load(t, nfs3), 2: load(t, nfs41)}
+	rpcs := map[int]int{}
+	for _, r := range tl.RPCs {
+		rpcs[r.Conn]++
+	}
+	for c, one := range alone {
+		if rpcs[c] != len(one.RPCs) {
+			t.Errorf("xprt %d: %d RPCs, %d alone", c, rpcs[c], len(one.RPCs))
+		}
+		if got, want := kinds(tl, c), kinds(one, 0); !slices.Equal(got, want) {
+			t.Errorf("xprt %d: %d steps, %d alone, or in another order", c, len(got), len(want))
+		}
+		// Following it alone ends with its own picture.
+		p := tl.Player()
+		p.Follow(c)
+		n := 0
+		for p.Forward() {
+			if p.Step().Conn != c {
+				t.Fatalf("following xprt %d stopped at a step of xprt %d", c, p.Step().Conn)
+			}
+			n++
+		}
+		q := one.Player()
+		q.End()
+		got, want := p.Snapshot().Positions, q.Snapshot().Positions
+		if n != len(one.Steps) || got.PostSeq != want.PostSeq || got.AckedPos != want.AckedPos || len(got.Replies) != len(want.Replies) {
+			t.Errorf("xprt %d alone: %d steps, positions %+v; its capture: %d steps, %+v", c, n, got, len(one.Steps), want)
+		}
+	}
+	// Interleaved, the picture is the current step's transport's.
+	p := tl.Player()
+	for p.Forward() {
+		if s := p.Step(); s.Conn == 2 && s.Kind == KindAck {
+			if pos := p.Snapshot().Positions; pos.PostSeq > 50 {
+				t.Fatalf("frame %d (xprt 2): sc_post_seq %d counts the other transport's replies", s.Frame, pos.PostSeq)
+			}
+		}
+	}
+	// --qp: one transport, by either end's queue pair.
+	one, err := ReadWith(bytes.NewReader(twoXprts(t)), "two.pcap", ReadOptions{QP: 0x13})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Conns) != 1 || len(one.RPCs) != len(alone[2].RPCs) || !slices.Equal(kinds(one, 0), kinds(alone[2], 0)) || one.others == 0 {
+		t.Errorf("--qp 0x13: %d transports, %d RPCs, %d steps, %d frames left out", len(one.Conns), len(one.RPCs), len(one.Steps), one.others)
+	}
+	if _, err := ReadWith(bytes.NewReader(twoXprts(t)), "two.pcap", ReadOptions{QP: 0x99}); err == nil || !strings.Contains(err.Error(), "no transport has queue pair 0x000099") {
+		t.Errorf("--qp 0x99: %v", err)
+	}
+}
+
+// manyXprts is the two-transport capture again and again (the same queue
+// pairs connected anew): enough packets that a replay is built as it reads.
+func manyXprts(t testing.TB, times int) string {
+	t.Helper()
+	two := twoXprts(t)
+	files, shifts := make([][]byte, times), make([]int64, times)
+	for k := range files {
+		files[k], shifts[k] = two, int64(k)*5_000_000
+	}
+	path := filepath.Join(t.TempDir(), "many.pcap")
+	if err := os.WriteFile(path, mergeCaptures(t, files, shifts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A Timeline from OpenFile is built as the player goes, and ends as the
+// one built at once; the streamed transcript prints the same steps.
+func TestBuiltAsRead(t *testing.T) {
+	path := manyXprts(t, 8)
+	whole, err := ReadFile(path)
+	if err != nil || whole.Err != nil {
+		t.Fatal(err, whole.Err)
+	}
+	if len(whole.Conns) != 2 {
+		t.Errorf("%d transports, want 2", len(whole.Conns))
+	}
+	tl, err := OpenFile(path, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tl.Close()
+	if tl.Done() || len(tl.Steps) == 0 || len(tl.Steps) >= len(whole.Steps)/2 {
+		t.Fatalf("after OpenFile: done %v, %d steps of %d", tl.Done(), len(tl.Steps), len(whole.Steps))
+	}
+	p := tl.Player()
+	p.Seek(len(whole.Steps) / 3)
+	mid := p.Snapshot()
+	if !p.End() || !tl.Done() || !slices.Equal(kinds(tl, 0), kinds(whole, 0)) || len(tl.RPCs) != len(whole.RPCs) {
+		t.Fatalf("at the end: done %v, %d steps, %d RPCs; built at once %d, %d", tl.Done(), len(tl.Steps), len(tl.RPCs), len(whole.Steps), len(whole.RPCs))
+	}
+	// Back from the end through the checkpoints: the same picture.
+	p.Seek(len(whole.Steps) / 3)
+	if got := p.Snapshot(); got.Positions.PostSeq != mid.Positions.PostSeq || !slices.Equal(got.Positions.Replies, mid.Positions.Replies) || len(got.Chains) != len(mid.Chains) {
+		t.Errorf("going back: %+v, want %+v", got.Positions, mid.Positions)
+	}
+	var full, streamed bytes.Buffer
+	if err := whole.WriteTranscript(&full, Options{ByRPC: true}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Transcribe(path, ReadOptions{}, &streamed, Options{ByRPC: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Steps) != 0 || st.nsteps != len(whole.Steps) {
+		t.Errorf("Transcribe kept %d steps, built %d", len(st.Steps), st.nsteps)
+	}
+	stepLines := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, " ") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	if a, b := stepLines(full.String()), stepLines(streamed.String()); !slices.Equal(a, b) || len(a) != len(whole.Steps) {
+		t.Errorf("streamed transcript: %d step lines, built at once %d", len(b), len(a))
+	}
+}
+
+// BenchmarkFirstStep is the time to the first step of a large capture:
+// RDMALAB_REPLAY_CAPTURE names one (the million-packet file of
+// captures/bench/compare.sh), else the kernel's captures repeated.
+func BenchmarkFirstStep(b *testing.B) {
+	path := os.Getenv("RDMALAB_REPLAY_CAPTURE")
+	if path == "" {
+		path = manyXprts(b, 40)
+	}
+	for b.Loop() {
+		tl, err := OpenFile(path, ReadOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(tl.Steps) == 0 {
+			b.Fatal("no first step")
+		}
+		tl.Close()
+	}
+}
