@@ -82,8 +82,8 @@ func (m *Model) Update(s snap.Snapshot, evs []trace.Event) bool {
 }
 
 // restarted reports whether s and evs come from another session than the
-// events held: their sequence went back, or the event with the newest
-// sequence held is a different one.
+// events held: their sequence went back, the event with the newest
+// sequence held is a different one, or not among them.
 func (m *Model) restarted(s snap.Snapshot, evs []trace.Event) bool {
 	if m.seen == 0 {
 		return false
@@ -103,7 +103,9 @@ func (m *Model) restarted(s snap.Snapshot, evs []trace.Event) bool {
 			return !sameEvent(&evs[i], last)
 		}
 	}
-	return false
+	// The events span the newest held without holding it: another
+	// stream (a replay showing another transport's events).
+	return evs[0].Seq < m.seen
 }
 
 func sameEvent(a, b *trace.Event) bool {

@@ -286,11 +286,46 @@ func (p *Player) Events(n int) []trace.Event {
 		end = p.tl.Steps[p.at].evTo
 	}
 	n = min(max(n, 0), end)
-	evs := p.tl.log.slice(end-n, end)
+	var evs []trace.Event
+	if c := p.Conn(); p.tl.transports() > 1 && c > 0 {
+		evs = p.connEvents(c, n)
+	} else {
+		evs = p.tl.log.slice(end-n, end)
+	}
 	for i := range evs {
 		evs[i] = safeEvent(evs[i])
 	}
 	return evs
+}
+
+// maxEventScan bounds how many steps back Events looks for a transport's
+// own (of 58 transports interleaved, a few hundred steps hold the newest).
+const maxEventScan = 4096
+
+// connEvents is the newest n events of transport c's steps up to the
+// current one (and the prelude), oldest first: each transport's events
+// are its own, as its picture is.
+func (p *Player) connEvents(c, n int) []trace.Event {
+	var parts [][]trace.Event
+	got := 0
+	for j := p.at; j >= 0 && j > p.at-maxEventScan && got < n; j-- {
+		s := &p.tl.Steps[j]
+		if s.Conn != c && s.Conn != 0 {
+			continue
+		}
+		evs := p.tl.log.slice(max(s.evFrom, s.evTo-(n-got)), s.evTo)
+		parts = append(parts, evs)
+		got += len(evs)
+	}
+	if got < n && p.at < maxEventScan {
+		k := min(n-got, p.tl.prelude)
+		parts = append(parts, p.tl.log.slice(p.tl.prelude-k, p.tl.prelude))
+	}
+	out := make([]trace.Event, 0, n)
+	for k := len(parts) - 1; k >= 0; k-- {
+		out = append(out, parts[k]...)
+	}
+	return out
 }
 
 // safeEvent is e with its strings escaped for a terminal (termText):
@@ -336,8 +371,11 @@ func (p *Player) Where() string {
 		frame = s.Frame
 	}
 	w := fmt.Sprintf("replay frame %d/%s", frame, p.counted(p.tl.Frames))
-	if c := p.Conn(); c > 0 && len(p.tl.Conns) > 1 {
-		w += fmt.Sprintf(" · xprt %d/%s", c, p.counted(len(p.tl.Conns)))
+	if c := p.Conn(); c > 0 && p.tl.transports() > 1 {
+		w += fmt.Sprintf(" · xprt %d/%s", c, p.counted(p.tl.transports()))
+		if p.only != 0 {
+			w += " alone"
+		}
 	}
 	if r := p.rpcNow(); r != nil {
 		w += fmt.Sprintf(" · RPC %d/%s", r.ID, p.counted(len(p.tl.RPCs)))
@@ -366,8 +404,8 @@ func (p *Player) Describe() string {
 		frame = s.Frame
 	}
 	d := "replay of " + safe.Text(p.tl.File)
-	if c := p.Conn(); c > 0 && len(p.tl.Conns) > 1 {
-		d += fmt.Sprintf(" · xprt %d of %s", c, p.counted(len(p.tl.Conns)))
+	if c := p.Conn(); c > 0 && p.tl.transports() > 1 {
+		d += fmt.Sprintf(" · xprt %d of %s", c, p.counted(p.tl.transports()))
 		if p.only != 0 {
 			d += " (alone)"
 		}
@@ -389,7 +427,7 @@ func (p *Player) Narration() string {
 			n = "steps and RPCs counted as the capture is read"
 		}
 		who := fmt.Sprintf("server %v, client %v", p.tl.Server, p.tl.Client)
-		if k := len(p.tl.Conns); k > 1 || !p.tl.done {
+		if k := p.tl.transports(); k > 1 {
 			who += fmt.Sprintf(" (xprt 1 of %s; t follows one transport, then the next, then all)", p.counted(k))
 		}
 		return fmt.Sprintf("%s: %s, %s. Keys: s a step (a packet), n the next RPC, f the end of this one, C the next completion, c the end, b and B back. Below: what the capture cannot tell.",
@@ -397,7 +435,7 @@ func (p *Player) Narration() string {
 	}
 	// The step first: a small view shows only the first lines.
 	text := fmt.Sprintf("frame %d: %s", s.Frame, safe.Display(p.tl.Text(p.at)))
-	if len(p.tl.Conns) > 1 && s.Conn > 0 {
+	if p.tl.transports() > 1 && s.Conn > 0 {
 		text = fmt.Sprintf("frame %d, xprt %d: %s", s.Frame, s.Conn, safe.Display(p.tl.Text(p.at)))
 	}
 	if r := p.tl.RPCOf(p.at); r != nil {

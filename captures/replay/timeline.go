@@ -207,6 +207,15 @@ func (tl *Timeline) Close() {
 	}
 }
 
+// transports is how many transports there are as far as the decoder has
+// read (the builder runs behind it).
+func (tl *Timeline) transports() int {
+	if tl.b != nil && tl.qp == 0 {
+		return max(len(tl.Conns), len(tl.b.conns))
+	}
+	return len(tl.Conns)
+}
+
 // Done reports whether the whole capture is built.
 func (tl *Timeline) Done() bool { return tl.done }
 

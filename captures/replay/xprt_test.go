@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -110,12 +111,27 @@ func TestEveryTransport(t *testing.T) {
 			t.Errorf("xprt %d alone: %d steps, positions %+v; its capture: %d steps, %+v", c, n, got, len(one.Steps), want)
 		}
 	}
-	// Interleaved, the picture is the current step's transport's.
+	// Interleaved, the picture and the events are the current step's
+	// transport's.
+	connOf := map[string]int{}
+	for _, s := range tl.Steps {
+		connOf[fmt.Sprintf("frame %d", s.Frame)] = s.Conn
+	}
 	p := tl.Player()
 	for p.Forward() {
-		if s := p.Step(); s.Conn == 2 && s.Kind == KindAck {
+		s := p.Step()
+		if s.Conn == 2 && s.Kind == KindAck {
 			if pos := p.Snapshot().Positions; pos.PostSeq > 50 {
 				t.Fatalf("frame %d (xprt 2): sc_post_seq %d counts the other transport's replies", s.Frame, pos.PostSeq)
+			}
+		}
+		evs := p.Events(300)
+		if s.Index > 200 && len(evs) != 300 {
+			t.Fatalf("frame %d: %d events, want 300", s.Frame, len(evs))
+		}
+		for _, e := range evs {
+			if c, ok := connOf[e.Func]; ok && e.Task == taskReplay && c != s.Conn {
+				t.Fatalf("frame %d (xprt %d): the events show %s of xprt %d", s.Frame, s.Conn, e.Func, c)
 			}
 		}
 	}
