@@ -82,10 +82,10 @@ func (s *Shared) refresh() {
 	if s.lab == nil {
 		return
 	}
-	for _, e := range s.lab.Since(s.seen) {
-		s.events.Push(e)
+	s.lab.eachSince(s.seen, func(e *trace.Event) {
+		s.events.Push(*e)
 		s.seen = e.Seq
-	}
+	})
 }
 
 // Snapshot is the picture of the Lab after the last change: taken now if
