@@ -29,16 +29,16 @@ position advancing with the ACKs' MSNs.
 Every transport (a queue pair carrying RPC-over-RDMA) is replayed,
 interleaved as on the wire, each with its own picture (its Read lists,
 chains and positions); each step names its transport ("xprt 2") once the
-capture has more than one. --qp QPN follows only the transport one of
-whose queue pairs is QPN (rdmalab decode --rpc shows them). The replay
-is built as the capture is read: the first step shows at once, however
-large the file.
+capture has more than one, and the transcript's "xprt N:" lines name
+each one's queue pairs. --qp QPN follows only the transport one of whose
+queue pairs is QPN. The replay is built as the capture is read: the first
+step shows at once, however large the file.
 
 On a terminal it opens the view on the replay: s steps a packet, n goes to
 the next RPC, f to the end of this one, c to the end, C to the next
-completion, b and B go back, t follows one transport then the next (then
-all again); the Packets pane (5) selects the packet of
-each step, and g there goes to the step of the packet selected. Otherwise
+completion, b and B go back, t follows one transport alone, then the
+next, then all again; the Packets pane (5) selects the packet of each
+step, and g there goes to the step of the packet selected. Otherwise
 it prints a transcript:
   --text   one line per step: frame, what the server did (the default
            without a terminal)

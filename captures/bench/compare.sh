@@ -104,16 +104,20 @@ timeit() {
 	printf '%s\n' "${secs[@]}" | sort -g | awk -v rss="$rss" -v cpu="$cpu" '{ a[NR] = $1 } END { print a[1], a[int((NR + 1) / 2)], rss, cpu }'
 }
 
-# firststep RUNS CMD...: the median wall seconds until CMD's first line.
+# firststep RUNS CMD...: the median wall seconds until CMD's first step
+# (a line that starts with a frame number).
 firststep() {
 	local n=$1; shift
 	local secs=()
 	for ((i = 0; i < n; i++)); do
 		secs+=("$(python3 - "$@" <<-'EOF'
-			import subprocess, sys, time
+			import re, subprocess, sys, time
 			t = time.monotonic()
 			p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-			p.stdout.readline()
+			while True:
+			    l = p.stdout.readline()
+			    if not l or re.match(rb"^ *[0-9]+  ", l):
+			        break
 			print("%.3f" % (time.monotonic() - t))
 			p.kill(); p.wait()
 		EOF

@@ -236,7 +236,7 @@ func open(r io.Reader, closer io.Closer, name string, o ReadOptions, sink func(*
 	if tl.nsteps == 0 && tl.done {
 		switch {
 		case len(tl.Conns) == 0 && o.QP != 0 && tl.learned > 0:
-			return nil, fmt.Errorf("%s: no transport has queue pair 0x%06x (rdmalab decode --rpc lists them)", name, o.QP)
+			return nil, fmt.Errorf("%s: no transport has queue pair 0x%06x (without --qp, the transcript's xprt lines name each transport's)", name, o.QP)
 		case tl.Err != nil:
 			return nil, fmt.Errorf("%w (and the file is damaged: %v)", ErrNoRPC, tl.Err)
 		case tl.Err == nil:
