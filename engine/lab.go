@@ -225,7 +225,8 @@ func (l *Lab) SetCapture(on bool) {
 }
 
 // Transfers lists what crossed the wire (the seam the captures package
-// turns into packets).
+// turns into packets). A payload's bytes are reused once the bounds drop
+// its transfer: copy what is kept longer than the next commands.
 func (l *Lab) Transfers() []sim.Transfer { return l.transfers }
 
 // appendBounded appends v and, once s holds n items, drops the oldest
