@@ -276,7 +276,7 @@ func TestPacketsProgress(t *testing.T) {
 
 // bigCapture writes a capture of n frames, the kernel's NFS/RDMA frames
 // over and over, once per test binary run.
-func bigCapture(b *testing.B, n int) string {
+func bigCapture(b testing.TB, n int) string {
 	path := filepath.Join(os.TempDir(), fmt.Sprintf("rdmalab-viz-bench-%d.pcap", n))
 	if st, err := os.Stat(path); err == nil && st.Size() > int64(n)*50 {
 		return path

@@ -52,14 +52,16 @@ func helpSections(m *Model) []helpSection {
 
 // helpText is the help box's text for m's view, at most w columns wide
 // and, when it can be, h rows high: the title, the keys section by
-// section, then the glyphs. Keys that do not fit one column go in two.
+// section, then the glyphs. Keys that do not fit one column go in two,
+// and then the blank lines between the sections go.
 func helpText(m *Model, th Theme, w, h int) []line {
 	title := th.Help.Bold(true)
 	var text []line
-	for cols := 1; cols <= 2; cols++ {
+	for form := 1; form <= 3; form++ {
+		cols, blank := min(form, 2), form < 3
 		text = []line{line{}.add(helpTitle(m), title)}
 		for i, s := range helpSections(m) {
-			if i > 0 {
+			if i > 0 && blank {
 				text = append(text, nil)
 			}
 			if s.heading != "" {
@@ -69,7 +71,9 @@ func helpText(m *Model, th Theme, w, h int) []line {
 				text = append(text, line{}.add(l, th.Help))
 			}
 		}
-		text = append(text, nil)
+		if blank {
+			text = append(text, nil)
+		}
 		for _, g := range glyphs() {
 			text = append(text, line{}.add(g, th.Help))
 		}
@@ -92,9 +96,14 @@ func keyColumns(rows []binding, cols, w int) []string {
 	colW := (w - gap) / 2
 	width := func(b binding, lw int) int { return lw + 2 + len([]rune(b.words)) }
 	// The narrow rows are those that fit a column with their words after
-	// the widest narrow label: dropping a row can narrow the labels, so
-	// settle it.
-	narrow := rows
+	// the widest narrow label: from the rows that fit with their own
+	// label, drop those the widest label pushes out, until none is.
+	var narrow []binding
+	for _, b := range rows {
+		if width(b, len([]rune(b.label))) <= colW {
+			narrow = append(narrow, b)
+		}
+	}
 	lw := 0
 	for {
 		lw = 0

@@ -128,6 +128,7 @@ func bindings() []binding {
 		{keys: runes("z"), label: "z", words: "zoom, unzoom the pane", group: groupView, hint: "zoom", rank: 9, do: (*loop).zoom},
 		{keys: specials(tcell.KeyEscape), label: "Esc", words: "close help, or unzoom", group: groupView, do: (*loop).escape},
 		{keys: specials(tcell.KeyCtrlL), label: "Ctrl-L", words: "redraw the screen", group: groupView, do: func(l *loop, _ keyPress) { l.sync = true }},
+		{keys: runes("/"), label: "/", words: "filter the packets (Wireshark's display filters)", group: groupView, when: filters, hint: "filter", rank: 8, do: (*loop).openBar},
 		{keys: runes("?"), label: "?", words: "show, hide this help", group: groupView, hint: "help", rank: 1, do: (*loop).toggleHelp},
 		{keys: append(runes("q"), specials(tcell.KeyCtrlC)...), label: "q Ctrl-C", words: "back to the prompt", group: groupView, when: steps, hint: "quit", rank: 2, do: (*loop).quitKey},
 		{keys: append(runes("q"), specials(tcell.KeyCtrlC)...), label: "q Ctrl-C", words: "quit", group: groupView, when: func(m *Model) bool { return !m.Can.Step }, hint: "quit", rank: 2, do: (*loop).quitKey},
@@ -206,6 +207,8 @@ func (l *loop) handle(ev tcell.Event) {
 		l.sync, l.dirty = true, true
 	case *tcell.EventKey:
 		l.key(ev)
+	case *tcell.EventPaste:
+		l.paste(ev)
 	case *tcell.EventMouse:
 		l.mouse(ev)
 	}
@@ -213,6 +216,14 @@ func (l *loop) handle(ev tcell.Event) {
 
 // key runs the key table's row for ev, or says why the view lacks it.
 func (l *loop) key(ev *tcell.EventKey) {
+	if l.m.View.Filter.Bar != nil {
+		l.dirty = true
+		l.barKey(ev)
+		return
+	}
+	if l.pasting {
+		return // a paste is text, not keys: it goes into the filter bar only
+	}
 	k := pressOf(ev)
 	b, why := lookup(l.m, k)
 	switch {
@@ -228,6 +239,9 @@ func (l *loop) key(ev *tcell.EventKey) {
 // keyHints are the status bar's reminders for m's view, most useful
 // first: a narrow bar drops them from the end.
 func keyHints(m *Model) [][2]string {
+	if m.View.Filter.Bar != nil {
+		return filterBarHints()
+	}
 	var hinted []binding
 	for _, b := range viewBindings(m) {
 		if b.hint != "" {
@@ -358,6 +372,10 @@ func (l *loop) page() int {
 // Packets pane it moves the selected packet.
 func (l *loop) scroll(p PaneID, delta int) {
 	v := &l.m.View
+	if p == PanePackets && v.Filter.On != nil && l.m.Packets != nil {
+		l.filterScroll(delta)
+		return
+	}
 	limit := 1 << 16
 	switch p {
 	case PaneEvents:

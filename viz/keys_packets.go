@@ -84,11 +84,12 @@ func (l *loop) packetsClick(body Rect, x, y int) {
 		return
 	}
 	pv := &l.m.View.Packets
+	body.H -= barHeight(l.m, body.W, body.H-1) // the filter bar, when open, is below the rest
 	g := packetsLayout(packetsBody(body, l.m), l.m)
 	switch {
 	case g.list.Contains(x, y):
-		if i := g.first + y - g.list.Y; i < l.m.Packets.Len() {
-			l.m.View.Scroll[PanePackets], pv.Detail = i, false
+		if k := y - g.list.Y; k < len(g.rows) {
+			l.m.View.Scroll[PanePackets], pv.Detail = g.rows[k], false
 		}
 	case g.tree.Contains(x, y):
 		at := g.treeTop + y - g.tree.Y

@@ -22,6 +22,8 @@ type ViewState struct {
 	Scroll [numPanes]int
 	// Packets is the Packets pane's other choices (pane_packets.go).
 	Packets PacketsView
+	// Filter is the Packets pane's display filter (filterbar.go).
+	Filter FilterView
 }
 
 // Model is everything a frame is drawn from: the last snapshot, the recent

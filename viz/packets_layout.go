@@ -8,9 +8,10 @@ import "fmt"
 
 // packetsGeom is the pane's layout below the place line.
 type packetsGeom struct {
-	header  int  // the list's header row (-1: none)
-	list    Rect // the packet rows
-	first   int  // the packet in the list's first row
+	header  int   // the list's header row (-1: none)
+	list    Rect  // the packet rows
+	rows    []int // the packets in the list's rows (listRows)
+	stray   int   // the row of a selected packet the filter does not pass (-1: none)
 	cols    listCols
 	tree    Rect
 	visible []int // the detail lines shown, the closed nodes' children left out
@@ -28,8 +29,8 @@ type listCols struct {
 
 // packetsLayout lays out r (the pane's body below the place line) for m.
 func packetsLayout(r Rect, m *Model) packetsGeom {
-	src, pv := m.Packets, &m.View.Packets
-	n, sel := src.Len(), selectedPacket(m)
+	pv := &m.View.Packets
+	src, sel := m.Packets, selectedPacket(m)
 	rest := r.H
 	listH := max(1, rest*2/5)
 	detailH := max(0, (rest-listH)*3/5)
@@ -41,8 +42,8 @@ func packetsLayout(r Rect, m *Model) packetsGeom {
 		listH--
 	}
 	g.list = Rect{r.X, y, r.W, listH}
-	g.first = min(max(0, sel-listH/2), max(0, n-listH))
-	g.cols = measureCols(src, g.first, min(n, g.first+listH))
+	g.rows, g.stray = listRows(m, listH)
+	g.cols = measureCols(src, g.rows)
 	y += listH
 	details := src.Detail(sel)
 	g.tree = Rect{r.X, y, r.W, detailH}
@@ -55,17 +56,17 @@ func packetsLayout(r Rect, m *Model) packetsGeom {
 	return g
 }
 
-// measureCols sizes the columns to the widest value among packets
-// [from, to), within bounds: an IPv6 address or a long protocol name
-// widens its column, a hostile one does not take the row.
-func measureCols(src PacketSource, from, to int) listCols {
+// measureCols sizes the columns to the widest value among the packets
+// rows, within bounds: an IPv6 address or a long protocol name widens its
+// column, a hostile one does not take the row.
+func measureCols(src PacketSource, rows []int) listCols {
 	c := listCols{num: max(3, len(fmt.Sprint(src.Len()))), time: 4, src: 6, dst: 11, proto: 8, length: 6}
 	cs, ok := src.(ColumnSource)
 	if !ok {
 		return c
 	}
 	c.columns = true
-	for i := from; i < to; i++ {
+	for _, i := range rows {
 		k := cs.Columns(i)
 		c.time = max(c.time, min(runeLen(k.Time), 14))
 		c.src = max(c.src, min(runeLen(k.Source), 39))
@@ -208,8 +209,8 @@ const sidewaysStep = 8
 // widestRow bounds the sideways scroll: the longest row shown.
 func widestRow(src PacketSource, g packetsGeom) int {
 	w := runeLen(listHeader(g.cols))
-	for i := 0; i < g.list.H && g.first+i < src.Len(); i++ {
-		w = max(w, runeLen(listRow(src, g.first+i, g.cols)))
+	for _, i := range g.rows {
+		w = max(w, runeLen(listRow(src, i, g.cols)))
 	}
 	return w
 }

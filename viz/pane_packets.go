@@ -99,6 +99,9 @@ func (packetsPane) Title(m *Model, w int) string {
 	if ix, ok := m.Packets.(Indexing); ok && !ix.Progress().Done {
 		more = "…"
 	}
+	if long, short := filterTitle(m); long != "" {
+		return fitTitle(w, "Packets", fmt.Sprintf("%s · frame %d · %s", name, selectedPacket(m)+1, long), " · "+short)
+	}
 	return fitTitle(w, "Packets", fmt.Sprintf("%s · %d of %d%s", name, selectedPacket(m)+1, m.Packets.Len(), more),
 		fmt.Sprintf(" · %d of %d%s", selectedPacket(m)+1, m.Packets.Len(), more))
 }
@@ -112,6 +115,7 @@ func (packetsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 	if r.Empty() {
 		return
 	}
+	r = drawFilterBar(s, r, m, th)
 	y := r.Y
 	if m.Packets != nil {
 		if ix, ok := m.Packets.(Indexing); ok {
@@ -134,7 +138,7 @@ func (packetsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 		return
 	}
 	src, pv := m.Packets, &m.View.Packets
-	n, sel := src.Len(), selectedPacket(m)
+	sel := selectedPacket(m)
 	if ls, ok := src.(LinkSource); ok && y < r.Bottom() {
 		placeLine(ls.Place(sel), r.W, th).draw(s, r.X, y, r.Right())
 	}
@@ -148,12 +152,15 @@ func (packetsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 	}
 	// The list: a window of rows that keeps sel in view. Only the rows
 	// shown are asked for, so a capture of any size costs the same.
-	for i := 0; i < g.list.H && g.first+i < n; i++ {
+	for i, p := range g.rows {
 		st := th.Base
-		if g.first+i == sel {
+		if p == sel {
 			st = selSt
 		}
-		put(s, r.X, g.list.Y+i, r.Right(), pad(cutLeft(listRow(src, g.first+i, g.cols), pv.Left), r.W), st)
+		if i == g.stray {
+			st = st.Dim(true) // selected, but the filter does not pass it
+		}
+		put(s, r.X, g.list.Y+i, r.Right(), pad(cutLeft(listRow(src, p, g.cols), pv.Left), r.W), st)
 	}
 	details := src.Detail(sel)
 	var fields []ByteRange

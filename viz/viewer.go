@@ -76,6 +76,7 @@ type loop struct {
 	dirty    bool
 	sync     bool
 	lastBtn  tcell.ButtonMask
+	pasting  bool // inside a bracketed paste
 	stopped  bool
 	frame    int // the FrameSource's frame the Packets pane last followed
 }
@@ -99,6 +100,7 @@ func (v *Viewer) newLoop(s tcell.Screen, src Source) *loop {
 
 func (l *loop) run(ctx context.Context) error {
 	l.s.EnableMouse(tcell.MouseButtonEvents)
+	l.s.EnablePaste()
 	l.s.HideCursor()
 	l.pull()
 	l.dirty = true
@@ -154,6 +156,7 @@ func (l *loop) drain() {
 	}
 	if l.packets.Swap(false) {
 		l.dirty = true
+		settleFilter(l.m)
 	}
 }
 
@@ -164,6 +167,7 @@ func (l *loop) stop() {
 		return
 	}
 	l.stopped = true
+	l.m.View.Filter.clear()
 	if l.unwatch != nil {
 		l.unwatch()
 	}
