@@ -26,7 +26,8 @@ trainer types. The view needs a terminal.
   --snapshot FILE
            draw a state saved with the REPL's save FILE
   --capture FILE
-           browse a capture's packets: list, tree, hex
+           browse a capture's packets: list, tree, hex; / filters them
+           with a display filter as decode -Y reads it
   ` + cli.MaxExpandHelp + `
 `,
 	})

@@ -124,14 +124,15 @@ func captureCommands() []*Command {
 			Name: "packets", Group: GroupShow,
 			Usage: "packets [FILTER...] [--all] [--from N] [--json]",
 			Short: "the loaded capture, one line a packet",
-			Long: "Lines as rdmalab decode prints them, the first 50 that match. FILTER is a display\n" +
-				"filter with Wireshark's syntax and field names, as decode -Y reads it\n" +
+			Long: "Lines as rdmalab decode prints them, the first 50 that match. FILTER, the rest of the\n" +
+				"line as typed (quotes kept: nfs.name contains \"a b\"), is a display filter with\n" +
+				"Wireshark's syntax and field names, as decode -Y and the view's / read it\n" +
 				"(infiniband.bth.psn >= 100 && ip.src == 192.0.2.1; rdmalab decode --fields lists\n" +
 				"the fields), or decode's --filter terms: qp=N, opcode=N|NAME, xid=N (separated by\n" +
 				"commas or spaces, alternatives by |), plus rpc (the calls and replies) and\n" +
 				"anomalies (packets with an anomaly).",
 			Example: "packets\npackets rpc\npackets rpcordma.xid == 0x43dbd665\npackets nfs.procedure_v3 == 7 && infiniband.bth.psn >= 100\npackets xid=0x43dbd665\npackets opcode=rdma-read-request --from 80",
-			Args:    []Arg{{Name: "FILTER", Optional: true, Variadic: true, Complete: completeFilterTerms}},
+			Args:    []Arg{{Name: "FILTER", Optional: true, Variadic: true, Raw: true, Complete: completeFilterTerms}},
 			Flags: []Flag{
 				{Name: "all", Usage: "every packet that matches, not only the first 50"},
 				{Name: "from", Value: "N", Usage: "start at frame N"},

@@ -185,3 +185,40 @@ func TestCaptureMaxExpand(t *testing.T) {
 		t.Errorf("a bad size: %v", err)
 	}
 }
+
+// packets takes the rest of the line as its display filter: a quoted
+// string keeps its blanks (the tokenizer would split "READDIRPLUS Reply"
+// in two and drop the quotes), backslashes stay for the filter's own
+// escapes, and the options around it are still options. It lists what
+// decode -Y lists.
+func TestPacketsFilterIsTheRestOfTheLine(t *testing.T) {
+	s, dir := captureSession(t)
+	exec(t, s, "capture open nfs3-rdma.pcap")
+	const expr = `rdmalab.rpc.summary contains "READDIRPLUS Reply" && rdmalab.rpc.summary matches "\\.\\. "`
+	df, err := decode.CompileDisplayFilter(expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if _, err := decode.Write(&want, filepath.Join(dir, "nfs3-rdma.pcap"), decode.Output{Display: df}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(want.String(), "\n"); n != 2 {
+		t.Fatalf("decode -Y %s: %d packets:\n%s", expr, n, want.String())
+	}
+	for _, line := range []string{"packets " + expr, "packets --all " + expr, "packets " + expr + " --from 1", "packets --from 1 " + expr + " --all"} {
+		if got := exec(t, s, line); got != want.String() {
+			t.Errorf("%s:\n%s\nwant (decode -Y):\n%s", line, got, want.String())
+		}
+	}
+	// Quoted, an option's name is text: here a string no summary holds.
+	if got := exec(t, s, `packets rdmalab.rpc.summary contains "--all"`); !strings.Contains(got, `no packet matches`) {
+		t.Errorf(`a quoted "--all": %s`, got)
+	}
+	// A mistake is still pointed at, in the text as typed.
+	var out bytes.Buffer
+	err = s.Exec(`packets rdmalab.rpc.summary contains "a b" && nfs.nam`, Pos{}, &out)
+	if err == nil || !strings.Contains(err.Error(), "column 39") || !strings.Contains(err.Error(), `"a b" && nfs.nam`) {
+		t.Errorf("a mistake after a quoted string: %v", err)
+	}
+}

@@ -19,7 +19,8 @@ func viewCommand() *Command {
 		Long: "The view takes the terminal until q. Its keys step the engine (s step, n next, f finish,\n" +
 			"c continue, C complete), 1-5 switch layouts, z zooms the selected pane, ? lists the keys.\n" +
 			"From another terminal, `rdmalab view` attaches to this session read-only. The packets\n" +
-			"layout (5) draws the capture `capture open` loaded.",
+			"layout (5) draws the capture `capture open` loaded; / filters it with a display filter\n" +
+			"as packets reads it (Enter applies, Esc cancels, Up recalls an earlier one).",
 		Example:  "view",
 		OwnsLock: true,
 		Run: func(c *Ctx, a Args, out io.Writer) error {

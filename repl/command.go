@@ -56,7 +56,10 @@ type Completer func(s *Session, prev []string) []Suggestion
 type Arg struct {
 	Name     string // as in the usage line: SIZE, THREAD
 	Optional bool
-	Variadic bool      // this and every later word
+	Variadic bool // this and every later word
+	// Raw: the words keep their quotes and backslashes as typed (with
+	// Variadic, the rest of the line: a display filter's "a b").
+	Raw      bool
 	Paths    bool      // a file name: Tab lists the file system
 	Complete Completer `json:"-"`
 }
@@ -178,6 +181,32 @@ func (c *Command) flag(name string) *Flag {
 		}
 	}
 	return nil
+}
+
+// lineWords is the words of a command line for parse: the tokens' texts,
+// or for a command with a Raw argument the positional words as typed, so
+// that a display filter keeps its quoted strings whole.
+func (c *Command) lineWords(line string, toks []Token) []string {
+	w := words(toks)
+	raw := false
+	for _, a := range c.Args {
+		raw = raw || a.Raw
+	}
+	if !raw {
+		return w
+	}
+	for i := 1; i < len(toks); i++ {
+		t := toks[i]
+		if name, ok := strings.CutPrefix(t.Text, "--"); ok && line[t.Start:t.End] == t.Text {
+			// An option, and its value when it takes one.
+			if f := c.flag(name); f != nil && f.Value != "" && i+1 < len(toks) {
+				i++
+			}
+			continue
+		}
+		w[i] = line[t.Start:t.End]
+	}
+	return w
 }
 
 // parse reads the words after the command name against the command's

@@ -68,7 +68,7 @@ func (s *Session) validateLessonLine(line string) (int, error) {
 	if why, ok := lessonForbidden[cmd.Name]; ok {
 		return 1, fmt.Errorf("%s cannot run in a lesson: it %s", cmd.Name, why)
 	}
-	a, err := cmd.parse(w[1:])
+	a, err := cmd.parse(cmd.lineWords(line, toks)[1:])
 	if err != nil {
 		col := 1
 		if len(toks) > 1 {

@@ -230,7 +230,7 @@ func (s *Session) exec(c *Ctx, line string) (err error) {
 	if cmd == nil {
 		return s.unknownCommand(w)
 	}
-	a, err := cmd.parse(w[1:])
+	a, err := cmd.parse(cmd.lineWords(line, toks)[1:])
 	if err != nil {
 		return err
 	}
