@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rdmalab/rdmalab/internal/testutil"
@@ -68,13 +69,22 @@ func TestTmuxViewFilterBar(t *testing.T) {
 	scr := ts.waitFor(`(?m)^/ ` + regexp.QuoteMeta(expr) + ` +✓ *$`)
 	t.Logf("the bar open:\n%s", scr)
 	ts.keys("Enter")
-	scr = ts.waitFor(regexp.QuoteMeta(expr) + ` · ` + strconv.Itoa(len(want)) + ` of 752 packets`)
-	t.Logf("filtered:\n%s", scr)
+	ts.waitFor(regexp.QuoteMeta(expr) + ` · ` + strconv.Itoa(len(want)) + ` of 752 packets`)
+	// capture-pane may catch the terminal halfway through a frame: look
+	// again until the list settles.
 	var shown []int
-	for _, m := range listRow.FindAllStringSubmatch(scr, -1) {
-		n, _ := strconv.Atoi(m[1])
-		shown = append(shown, n)
+	for start := time.Now(); time.Since(start) < 15*time.Second; time.Sleep(50 * time.Millisecond) {
+		scr = ts.screen(false)
+		shown = shown[:0]
+		for _, m := range listRow.FindAllStringSubmatch(scr, -1) {
+			n, _ := strconv.Atoi(m[1])
+			shown = append(shown, n)
+		}
+		if slices.Equal(shown, want) {
+			break
+		}
 	}
+	t.Logf("filtered:\n%s", scr)
 	if !slices.Equal(shown, want) {
 		t.Errorf("the list shows frames %v\ndecode -Y passes %v", shown, want)
 	}

@@ -29,6 +29,9 @@ type FilterView struct {
 	Near int
 	// Told: the status line has said how many packets the filter passed.
 	Told bool
+	// Seen is what the search had found when the selection last settled:
+	// a frame draws from it alone, so its title, list and selection agree.
+	Seen SelectionState
 }
 
 // FilterBar is the filter being typed.
@@ -231,7 +234,7 @@ func (fv *FilterView) clear() {
 	if fv.On != nil {
 		fv.On.Stop()
 	}
-	fv.On, fv.Near, fv.Told = nil, -1, false
+	fv.On, fv.Near, fv.Told, fv.Seen = nil, -1, false, SelectionState{}
 }
 
 // wakePackets redraws the view from any goroutine: the packets changed.
@@ -251,6 +254,7 @@ func settleFilter(m *Model) {
 		return
 	}
 	st := fv.On.State()
+	fv.Seen = st
 	if fv.Near >= 0 {
 		if selectedPacket(m) != fv.Near {
 			fv.Near = -1 // moved by hand meanwhile
@@ -297,7 +301,7 @@ func listRows(m *Model, h int) (rows []int, stray int) {
 		}
 		return rows, -1
 	}
-	all := m.View.Filter.On.State().Rows
+	all := m.View.Filter.Seen.Rows
 	k := at(all, sel)
 	in := k < len(all) && int(all[k]) == sel
 	total := len(all)
@@ -329,7 +333,7 @@ func filterTitle(m *Model) (long, short string) {
 	if fv.On == nil {
 		return "", ""
 	}
-	st := fv.On.State()
+	st := fv.Seen
 	n := m.Packets.Len()
 	more := ""
 	switch {

@@ -240,6 +240,7 @@ func (l *loop) redraw() {
 	if !l.dirty {
 		return
 	}
+	settleFilter(l.m) // what is drawn of the filter's search and the selection agree
 	l.placed = l.render.draw(l.s, l.m, l.th)
 	if l.sync {
 		l.s.Sync()
