@@ -119,6 +119,9 @@ func (t *transcriber) line(format string, a ...any) {
 
 // step prints step s, its events evs and its transport's picture st after it.
 func (t *transcriber) step(tl *Timeline, s *Step, evs []trace.Event, st *state) {
+	// Several transports (as far as the lookahead shows, when streaming):
+	// each step names its own from the start.
+	t.multi = t.multi || tl.transports() > 1
 	if t.o.JSON {
 		t.json(tl, s, evs, st)
 		return
@@ -128,14 +131,10 @@ func (t *transcriber) step(tl *Timeline, s *Step, evs []trace.Event, st *state) 
 		// counts it cannot know yet.
 		t.began = true
 		t.line("replay of %s: server %v, client %v", tl.File, tl.Server, tl.Client)
-		// The lookahead already shows several transports: name each from
-		// the start.
-		t.multi = t.multi || (tl.b != nil && tl.qp == 0 && len(tl.b.conns) > 1)
 		for _, u := range tl.Unknown {
 			t.line("unknown: %s", u)
 		}
 	}
-	t.multi = t.multi || len(tl.Conns) > 1
 	for t.multi && t.told < len(tl.Conns) {
 		t.line("%s", tl.Conns[t.told])
 		t.told++
@@ -229,7 +228,7 @@ func (t *transcriber) json(tl *Timeline, s *Step, evs []trace.Event, st *state) 
 	}
 	js := jsonStep{Step: s.Index + 1, Frame: s.Frame, Time: fmtRel(s.Time), Kind: s.Kind, RPC: s.RPC,
 		Text: evs[len(evs)-1].Text, Events: evs}
-	if len(tl.Conns) > 1 {
+	if t.multi {
 		js.Xprt = s.Conn
 	}
 	if s.RPC > 0 {

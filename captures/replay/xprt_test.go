@@ -217,6 +217,20 @@ func TestBuiltAsRead(t *testing.T) {
 	if a, b := stepLines(full.String()), stepLines(streamed.String()); !slices.Equal(a, b) || len(a) != len(whole.Steps) {
 		t.Errorf("streamed transcript: %d step lines, built at once %d", len(b), len(a))
 	}
+	// Streamed JSON names each step's transport from the first step on.
+	var js bytes.Buffer
+	if _, err := Transcribe(path, ReadOptions{}, &js, Options{JSON: true}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(js.String()), "\n")
+	for i, l := range lines {
+		if !strings.Contains(l, `"xprt":`) {
+			t.Fatalf("JSON step %d names no transport: %.80s", i+1, l)
+		}
+	}
+	if len(lines) != len(whole.Steps) {
+		t.Errorf("%d JSON steps, want %d", len(lines), len(whole.Steps))
+	}
 }
 
 // BenchmarkFirstStep is the time to the first step of a large capture:
