@@ -32,6 +32,9 @@ type captureState struct {
 	name  string // as the user wrote it: messages name it so
 	path  string // where it is
 	rec   *recording
+	// filters: the view's display filters, from one view to the next
+	// (applied again while the same capture is open).
+	filters viz.FilterMemory
 }
 
 // recording is a `capture start` in progress. It goes to a temporary

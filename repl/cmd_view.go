@@ -37,7 +37,7 @@ func viewCommand() *Command {
 			cur := s.cur
 			s.cur = nil
 			defer func() { s.cur = cur }()
-			if err := (&viz.Viewer{Packets: s.packetSource()}).Run(s.leave, screen, viz.NewLabSource(s.shared)); err != nil {
+			if err := (&viz.Viewer{Packets: s.packetSource(), Filters: &s.capture.filters}).Run(s.leave, screen, viz.NewLabSource(s.shared)); err != nil {
 				return fmt.Errorf("the view stopped: %w", err)
 			}
 			// The view may have stepped the lab: take its picture now.

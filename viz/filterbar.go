@@ -3,6 +3,7 @@ package viz
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -88,6 +89,13 @@ func (fv *FilterView) applied() string {
 func (l *loop) barKey(ev *tcell.EventKey) {
 	fv := &l.m.View.Filter
 	b := fv.Bar
+	if ev.Modifiers()&tcell.ModAlt != 0 && !b.Paste {
+		// Esc and a key typed at once reach us as Alt and the key: the
+		// bar has no Alt keys, so it is Esc, then the key for the view.
+		fv.Bar = nil
+		l.key(tcell.NewEventKey(ev.Key(), ev.Rune(), ev.Modifiers()&^tcell.ModAlt))
+		return
+	}
 	switch ev.Key() {
 	case tcell.KeyRune:
 		b.insert(ev.Rune())
@@ -475,4 +483,40 @@ func (l *loop) paste(ev *tcell.EventPaste) {
 	} else if ev.Start() {
 		l.m.Status, l.m.StatusErr, l.dirty = "a paste goes into the filter bar: / opens it", true, true
 	}
+}
+
+// FilterMemory is what a view leaves of its display filters for the next
+// one: the bar's history, and the filter applied with the packets it was
+// applied to, which the next view of the same packets applies again.
+type FilterMemory struct {
+	History []string
+	Applied string
+	For     PacketSource
+}
+
+// recall takes the filters the last view left.
+func (l *loop) recall() {
+	mem, m := l.mem, l.m
+	if mem == nil {
+		return
+	}
+	fv := &m.View.Filter
+	fv.History = slices.Clone(mem.History)
+	f, ok := m.Packets.(Filterer)
+	if !ok || mem.Applied == "" || mem.For != m.Packets {
+		return
+	}
+	if sel, err := f.Select(mem.Applied, l.wakePackets); err == nil {
+		fv.On, fv.Near, fv.Told = sel, selectedPacket(m), true
+		m.Status, m.StatusErr = "filter "+mem.Applied+" (/ to change it, empty to clear)", false
+	}
+}
+
+// remember leaves the filters for the next view.
+func (l *loop) remember() {
+	if l.mem == nil {
+		return
+	}
+	fv := &l.m.View.Filter
+	*l.mem = FilterMemory{History: slices.Clone(fv.History), Applied: fv.applied(), For: l.m.Packets}
 }

@@ -156,6 +156,15 @@ func TestFilterBarEditing(t *testing.T) {
 	if !reflect.DeepEqual(after, before) {
 		t.Errorf("Esc left the view changed:\n%+v\n%+v", before, after)
 	}
+	// Esc and Down typed at once come as Alt-Down: the bar closes and the
+	// list moves.
+	press(l, tcell.KeyRune, '/')
+	typeText(l, "rpc")
+	l.key(tcell.NewEventKey(tcell.KeyDown, 0, tcell.ModAlt))
+	if l.m.View.Filter.Bar != nil || selectedPacket(l.m) != 43 {
+		t.Errorf("Alt-Down in the bar: bar %v, packet %d", l.m.View.Filter.Bar, selectedPacket(l.m))
+	}
+	l.m.View.Scroll[PanePackets] = 42
 	// The bar holds a line: a paste of a megabyte is cut.
 	press(l, tcell.KeyRune, '/')
 	typeText(l, strings.Repeat("x", maxFilterLen+10))
@@ -483,5 +492,152 @@ func TestFilterNearestAndStep(t *testing.T) {
 		if got, _ := step(rows, c.sel, c.delta); got != c.want {
 			t.Errorf("step %d by %d: %d, want %d", c.sel, c.delta, got, c.want)
 		}
+	}
+}
+
+// BenchmarkFilterSelect is the display filter applied to a capture of a
+// million packets, already indexed: packets/s is how fast the search goes
+// through it, and ui-max-ms the longest the view waited meanwhile for a
+// row of the list (the search lets it in between batches).
+func BenchmarkFilterSelect(b *testing.B) {
+	path := bigCapture(b, 1_000_000)
+	x, err := decode.OpenIndex(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	if _, err := x.Wait(context.Background(), -1); err != nil {
+		b.Fatal(err)
+	}
+	src := NewCaptureSource(x, "")
+	var worst time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		sel, err := src.Select(replyFilter, func() {})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for !sel.State().Done {
+			start := time.Now()
+			src.Summary(12345)
+			worst = max(worst, time.Since(start))
+			time.Sleep(time.Millisecond)
+		}
+		if n := len(sel.State().Rows); n == 0 {
+			b.Fatalf("%d rows", n)
+		}
+		sel.Stop()
+	}
+	b.ReportMetric(float64(x.Len())*float64(b.N)/b.Elapsed().Seconds(), "packets/s")
+	b.ReportMetric(float64(worst)/1e6, "ui-max-ms")
+}
+
+// A Viewer given a FilterMemory leaves its filters there: the next view
+// of the same packets opens with the filter applied and Up recalls the
+// filters of the first (the REPL's view, quit and opened again).
+func TestFilterMemory(t *testing.T) {
+	src := openCapture(t, nfs3Capture)
+	mem := &FilterMemory{}
+	view := func(keys func(s *countScreen)) string {
+		s := &countScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
+		done := make(chan error, 1)
+		go func() {
+			v := Viewer{Layout: LayoutPackets, Packets: src, Zoomed: true, Filters: mem}
+			done <- v.Run(context.Background(), s, StaticSource(Frame{}, "capture"))
+		}()
+		waitFor(t, "the packets", func() bool { return strings.Contains(s.text(), "of 752") })
+		keys(s)
+		txt := s.text()
+		s.InjectKey(tcell.KeyRune, 'q', tcell.ModNone)
+		if err := waitRun(t, done); err != nil {
+			t.Fatal(err)
+		}
+		return txt
+	}
+	typed := func(s *countScreen, text string) {
+		for _, r := range text {
+			s.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+		}
+	}
+	view(func(s *countScreen) {
+		for _, f := range []string{"rpc", replyFilter} {
+			s.InjectKey(tcell.KeyRune, '/', tcell.ModNone)
+			s.InjectKey(tcell.KeyCtrlU, 0, tcell.ModCtrl)
+			typed(s, f)
+			s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+		}
+		waitFor(t, "the filter applied", func() bool { return strings.Contains(s.text(), "38 of 752 packets") })
+	})
+	if mem.Applied != replyFilter || !slices.Equal(mem.History, []string{"rpc", replyFilter}) || mem.For != src {
+		t.Fatalf("memory %+v", mem)
+	}
+	txt := view(func(s *countScreen) {
+		waitFor(t, "the filter applied again", func() bool { return strings.Contains(s.text(), "38 of 752 packets") })
+		s.InjectKey(tcell.KeyRune, '/', tcell.ModNone)
+		s.InjectKey(tcell.KeyUp, 0, tcell.ModNone)
+		s.InjectKey(tcell.KeyUp, 0, tcell.ModNone)
+		waitFor(t, "the first filter recalled", func() bool { return strings.Contains(s.text(), "\n/ rpc ") })
+		s.InjectKey(tcell.KeyEscape, 0, tcell.ModNone)
+		s.InjectKey(tcell.KeyRune, '/', tcell.ModNone)
+		s.InjectKey(tcell.KeyCtrlU, 0, tcell.ModCtrl)
+		s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+		waitFor(t, "the filter cleared", func() bool { return strings.Contains(s.text(), "filter cleared") })
+	})
+	if mem.Applied != "" || len(mem.History) != 2 {
+		t.Errorf("memory after clearing %+v\n%s", mem, txt)
+	}
+	// Another capture: the history stays, the filter is not applied to it.
+	mem.Applied, mem.For = "rpc", openCapture(t, nfs3Capture)
+	view(func(s *countScreen) {
+		time.Sleep(50 * time.Millisecond)
+		if txt := s.text(); strings.Contains(txt, "of 752 packets") {
+			t.Errorf("another capture's filter applied:\n%s", txt)
+		}
+	})
+}
+
+// The bar at every size down to 1×1, a long expression with a mistake
+// near its end: nothing panics, nothing leaves the pane, and where the
+// caret shows it is under the mistake, however the text is scrolled.
+func TestFilterBarAnySize(t *testing.T) {
+	l := barLoop(t, 42)
+	press(l, tcell.KeyRune, '/')
+	long := strings.Repeat("infiniband.bth.psn >= 1 && ", 6) + "ip.srcc == 192.0.2.1"
+	typeText(l, long)
+	press(l, tcell.KeyEnter, 0)
+	if l.m.View.Filter.Bar == nil || l.m.View.Filter.Bar.Err == nil {
+		t.Fatal("no error")
+	}
+	mistake := strings.Index(long, "ip.srcc")
+	s := tcell.NewSimulationScreen("UTF-8")
+	if err := s.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Fini()
+	carets := 0
+	for _, cursor := range []int{mistake, 0, len(long)} {
+		l.m.View.Filter.Bar.Cursor = cursor
+		for w := 1; w <= 121; w += 6 {
+			for h := 1; h <= 31; h += 3 {
+				s.SetSize(w, h)
+				checkPlacements(t, Draw(s, l.m, NewTheme(256)), w, h)
+				s.Show()
+				text := rows(s)
+				for y := 1; y < len(text); y++ {
+					col := strings.Index(text[y], "^~")
+					if col < 0 || !strings.HasPrefix(text[y-1], "/ ") {
+						continue
+					}
+					carets++
+					above := []rune(text[y-1])
+					if col >= len(above) || above[col] != 'i' || !strings.HasPrefix(string(above[col:]), "ip.src") {
+						t.Errorf("%dx%d, cursor %d: the caret is not under the mistake:\n%s\n%s", w, h, cursor, text[y-1], text[y])
+					}
+				}
+			}
+		}
+	}
+	if carets < 50 {
+		t.Errorf("the caret showed %d times", carets)
 	}
 }

@@ -20,6 +20,9 @@ type Viewer struct {
 	Layout  Layout       // the layout the view opens with
 	Packets PacketSource // fills the Packets pane (nil: "no capture loaded")
 	Zoomed  bool         // the layout's first pane opens filling the screen (z undoes it)
+	// Filters, when set, carries the Packets pane's display filters from
+	// one Run to the next (the REPL keeps one for its session).
+	Filters *FilterMemory
 }
 
 // Run initialises s, runs the view on it until q, a closed screen or ctx,
@@ -77,6 +80,7 @@ type loop struct {
 	sync     bool
 	lastBtn  tcell.ButtonMask
 	pasting  bool // inside a bracketed paste
+	mem      *FilterMemory
 	stopped  bool
 	frame    int // the FrameSource's frame the Packets pane last followed
 }
@@ -94,8 +98,10 @@ func (v *Viewer) newLoop(s tcell.Screen, src Source) *loop {
 		m.View.Selected = layouts(v.Layout)[0].cells[0].pane
 		m.View.Zoomed = v.Zoomed
 	}
-	return &loop{s: s, src: src, m: m, th: NewTheme(colors),
+	l := &loop{s: s, src: src, m: m, th: NewTheme(colors), mem: v.Filters,
 		evs: make(chan tcell.Event, 64), quit: make(chan struct{}), done: make(chan actResult, 1), fail: make(chan error, 1)}
+	l.recall()
+	return l
 }
 
 func (l *loop) run(ctx context.Context) error {
@@ -167,6 +173,7 @@ func (l *loop) stop() {
 		return
 	}
 	l.stopped = true
+	l.remember()
 	l.m.View.Filter.clear()
 	if l.unwatch != nil {
 		l.unwatch()
