@@ -20,7 +20,7 @@ func viewCommand() *Command {
 			"c continue, C complete), 1-5 switch layouts, z zooms the selected pane, ? lists the keys.\n" +
 			"From another terminal, `rdmalab view` attaches to this session read-only. The packets\n" +
 			"layout (5) draws the capture `capture open` loaded; / filters it with a display filter\n" +
-			"as packets reads it (Enter applies, Esc cancels, Up recalls an earlier one).",
+			"as packets reads it (Tab completes a field, Enter applies, Esc cancels, Up recalls).",
 		Example:  "view",
 		OwnsLock: true,
 		Run: func(c *Ctx, a Args, out io.Writer) error {

@@ -100,10 +100,13 @@ func (l *loop) barKey(ev *tcell.EventKey) {
 	case tcell.KeyRune:
 		b.insert(ev.Rune())
 	case tcell.KeyEnter, tcell.KeyTab:
-		if b.Paste {
+		switch {
+		case b.Paste:
 			b.insert(' ')
-		} else if ev.Key() == tcell.KeyEnter {
+		case ev.Key() == tcell.KeyEnter:
 			l.applyBar()
+		default:
+			l.completeField()
 		}
 	case tcell.KeyEscape, tcell.KeyCtrlC:
 		if !b.Paste {
@@ -356,7 +359,7 @@ func filterTitle(m *Model) (long, short string) {
 
 // filterBarHints are the status bar's reminders while the bar is open.
 func filterBarHints() [][2]string {
-	return [][2]string{{"Enter", "apply"}, {"Esc", "cancel"}, {"↑↓", "history"}, {"^U", "erase"}}
+	return [][2]string{{"Enter", "apply"}, {"Esc", "cancel"}, {"Tab", "field"}, {"↑↓", "history"}, {"^U", "erase"}}
 }
 
 // drawFilterBar draws the bar, when it is open, in the last rows of r
@@ -519,4 +522,55 @@ func (l *loop) remember() {
 	}
 	fv := &l.m.View.Filter
 	*l.mem = FilterMemory{History: slices.Clone(fv.History), Applied: fv.applied(), For: l.m.Packets}
+}
+
+// maxTabShown bounds the names Tab lists in the status line.
+const maxTabShown = 6
+
+// completeField is Tab: the field name before the cursor is completed
+// as far as the names that start with it agree, and the status line lists
+// them when there are several.
+func (l *loop) completeField() {
+	b := l.m.View.Filter.Bar
+	fn, ok := l.m.Packets.(FieldNamer)
+	if !ok {
+		return
+	}
+	start := b.Cursor
+	for start > 0 && isFieldRune(b.Text[start-1]) {
+		start--
+	}
+	prefix := string(b.Text[start:b.Cursor])
+	var match []string
+	for _, n := range fn.FieldNames() {
+		if strings.HasPrefix(n, prefix) {
+			match = append(match, n)
+		}
+	}
+	if len(match) == 0 {
+		l.m.Status, l.m.StatusErr = fmt.Sprintf("no field starts with %q", prefix), true
+		return
+	}
+	common := match[0]
+	for _, n := range match[1:] {
+		for !strings.HasPrefix(n, common) {
+			common = common[:len(common)-1]
+		}
+	}
+	for _, r := range common[len(prefix):] {
+		b.insert(r)
+	}
+	switch {
+	case len(match) == 1:
+		l.m.Status, l.m.StatusErr = match[0], false
+	case len(match) <= maxTabShown:
+		l.m.Status, l.m.StatusErr = strings.Join(match, "  "), false
+	default:
+		l.m.Status, l.m.StatusErr = fmt.Sprintf("%s  … %d fields (rdmalab decode --fields lists them)", strings.Join(match[:maxTabShown], "  "), len(match)), false
+	}
+}
+
+// isFieldRune reports whether r may be part of a field name.
+func isFieldRune(r rune) bool {
+	return r == '.' || r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -639,5 +640,89 @@ func TestFilterBarAnySize(t *testing.T) {
 	}
 	if carets < 50 {
 		t.Errorf("the caret showed %d times", carets)
+	}
+}
+
+// The bar's search and decode -Y agree on every capture in
+// captures/testdata, over expressions of each kind (decode's parity test
+// holds decode -Y to tshark -Y on the same ones): the view reads packets
+// back from its index, decode streams them.
+func TestFilterMatchesDecode(t *testing.T) {
+	exprs := []string{
+		"frame.number <= 10 || frame.number in {40..45, 100}",
+		replyFilter,
+		"ip.src == 192.0.2.0/31 and not infiniband.bth.psn ge 100",
+		"infiniband.bth.opcode in {4, 17}",
+		"infiniband.reth.dmalen > 4096",
+		"infiniband.aeth.syndrome != 0 and infiniband.aeth",
+		"rpcordma.xid == 0x47dbd665",
+		"rpcordma.rdma_length in {4, 120} and rpcordma.reads_count >= 1",
+		"nfs.status3 == 0 && nfs.count3 >= 4096",
+		"frame.time_relative > 0.5 && frame.len < 100",
+		"rdmalab.psn_status != \"ok\"",
+		"rdmalab.rpc.summary contains \"Reply\"",
+	}
+	paths, _ := filepath.Glob("../captures/testdata/*.pcap")
+	if len(paths) < 5 {
+		t.Fatalf("captures: %v", paths)
+	}
+	matched := 0
+	for _, path := range paths {
+		src := openCapture(t, path)
+		for _, expr := range exprs {
+			sel, err := src.Select(expr, func() {})
+			if err != nil {
+				t.Fatalf("%s: %v", expr, err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			err = sel.Wait(ctx)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, r := range sel.State().Rows {
+				got = append(got, int(r))
+			}
+			sel.Stop()
+			want := decodeFrames(t, path, expr)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: %s:\n view     %v\n decode -Y %v", filepath.Base(path), expr, got, want)
+			}
+			matched += len(got)
+		}
+	}
+	if matched < 100 {
+		t.Errorf("only %d packets matched in all", matched)
+	}
+}
+
+// Tab completes the field name before the cursor as far as the names
+// agree, lists them in the status line, and says when none starts so.
+func TestFilterBarTab(t *testing.T) {
+	l := barLoop(t, 42)
+	press(l, tcell.KeyRune, '/')
+	typeText(l, "infiniband.bth.ps")
+	press(l, tcell.KeyTab, 0)
+	if txt, cur := barText(l); txt != "infiniband.bth.psn" || cur != len(txt) {
+		t.Errorf("Tab: %q at %d", txt, cur)
+	}
+	typeText(l, " >= 100 && rpcord")
+	press(l, tcell.KeyTab, 0)
+	if txt, _ := barText(l); txt != "infiniband.bth.psn >= 100 && rpcordma" || !strings.Contains(l.m.Status, "rpcordma.errcode") || !strings.Contains(l.m.Status, "fields") {
+		t.Errorf("Tab on rpcord: %q, status %q", txt, l.m.Status)
+	}
+	// In the middle of the text, before a name already complete.
+	press(l, tcell.KeyHome, 0)
+	typeText(l, "udp.d")
+	press(l, tcell.KeyTab, 0)
+	if txt, cur := barText(l); txt != "udp.dstportinfiniband.bth.psn >= 100 && rpcordma" || cur != 11 || l.m.Status != "udp.dstport" {
+		t.Errorf("Tab at the start: %q at %d", txt, cur)
+	}
+	press(l, tcell.KeyCtrlU, 0)
+	typeText(l, "nosuch")
+	press(l, tcell.KeyTab, 0)
+	if txt, _ := barText(l); !strings.HasPrefix(txt, "nosuch") || !l.m.StatusErr || !strings.Contains(l.m.Status, `no field starts with "nosuch"`) {
+		t.Errorf("Tab on nosuch: %q, status %q", txt, l.m.Status)
 	}
 }

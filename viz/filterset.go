@@ -22,6 +22,12 @@ type Filterer interface {
 	Select(expr string, wake func()) (*Selection, error)
 }
 
+// FieldNamer is a Filterer that lists the field names its filters know,
+// for Tab in the bar (sorted).
+type FieldNamer interface {
+	FieldNames() []string
+}
+
 // Selection is the packets a display filter passes, found by a goroutine
 // that goes through the capture as far as it is indexed and waits for
 // more while indexing goes on: the view draws the matches found so far.
@@ -65,6 +71,9 @@ func (c *CaptureSource) Select(expr string, wake func()) (*Selection, error) {
 	go s.run(ctx, c.x, df, wake)
 	return s, nil
 }
+
+// FieldNames is FieldNamer's: the names decode's display filters know.
+func (c *CaptureSource) FieldNames() []string { return decode.Registry().Names() }
 
 // CheckFilter is Filterer's.
 func (c *CaptureSource) CheckFilter(expr string) error {
