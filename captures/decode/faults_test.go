@@ -3,18 +3,15 @@ package decode
 import (
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
 	"github.com/rdmalab/rdmalab/internal/testutil"
-	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // TestRetransmittedPacketsKeepTheirPlace: a resent multi-packet SEND
@@ -40,28 +37,6 @@ func TestProgramNames(t *testing.T) {
 			t.Errorf("frame %d: %s\nwant protocol %s", frame, d.lines[frame-1], want)
 		}
 	}
-}
-
-// writeCapture writes Ethernet frames to a pcap in dir.
-func writeCapture(t *testing.T, frames ...[]byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "wire.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := pcapfile.NewWriter(f, pcapfile.LinkTypeEthernet, 65535)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, b := range frames {
-		ci := gopacket.CaptureInfo{Timestamp: time.Unix(int64(i), 0), CaptureLength: len(b), Length: len(b)}
-		if err := w.WritePacket(ci, b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return path
 }
 
 func serialize(t *testing.T, ls ...gopacket.SerializableLayer) []byte {
@@ -120,7 +95,7 @@ func besideRDMACapture(t *testing.T) string {
 	opts := []layers.TCPOption{{OptionType: layers.TCPOptionKindMSS, OptionLength: 4, OptionData: []byte{5, 0xb4}},
 		{OptionType: layers.TCPOptionKindSACKPermitted, OptionLength: 2},
 		{OptionType: layers.TCPOptionKindWindowScale, OptionLength: 3, OptionData: []byte{7}}}
-	path := writeCapture(t,
+	path := writeFrames(t,
 		mldFrame(),
 		arp(layers.ARPRequest, mac2, ip2, ip1),
 		arp(layers.ARPReply, mac1, ip1, ip2),
@@ -154,7 +129,7 @@ func TestFramesBesideRDMA(t *testing.T) {
 		t.Errorf("frame 1: 90 of 90 bytes captured, but called truncated")
 	}
 	// The same frame cut by the capture is truncated.
-	cut := writeCapture(t, mldFrame()[:80])
+	cut := writeFrames(t, mldFrame()[:80])
 	if d := decodeFile(t, cut); !d.packets[0].Truncated {
 		t.Errorf("an MLD report cut at 80 of 90 bytes is not called truncated")
 	}
