@@ -30,14 +30,7 @@ func TestSessionSocketRemovedOnExit(t *testing.T) {
 				t.Fatalf("the session publishes no socket: %v", err)
 			}
 			tc.end(p, cmd)
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-				cmd.Process.Kill()
-				t.Fatal("rdmalab did not exit")
-			}
+			waitExit(t, cmd, "rdmalab did not exit")
 			if _, err := os.Lstat(sock); err == nil {
 				t.Errorf("%s is left behind", sock)
 			}
@@ -58,17 +51,23 @@ func TestSignalEndsTheView(t *testing.T) {
 			p.master.WriteString("view\r")
 			p.waitFor(t, "Pages", 10*time.Second)
 			cmd.Process.Signal(sig)
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-				cmd.Process.Kill()
-				t.Fatal("rdmalab did not exit with the view open")
-			}
+			waitExit(t, cmd, "rdmalab did not exit with the view open")
 			if _, err := os.Lstat(sock); err == nil {
 				t.Errorf("%s is left behind", sock)
 			}
 		})
+	}
+}
+
+// waitExit waits up to 10 s for cmd to end, or kills it and fails with why.
+func waitExit(t *testing.T, cmd *exec.Cmd, why string) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal(why)
 	}
 }

@@ -11,17 +11,20 @@ import (
 )
 
 // padLeft right-aligns b[start:] in width columns (fmt's %Nd, %Ns).
-func padLeft(b []byte, start, width int) []byte {
+func padLeft(b []byte, start, width int) []byte { return fillLeft(b, start, width, ' ') }
+
+// fillLeft puts fill before b[start:] until it takes width columns.
+func fillLeft(b []byte, start, width int, fill byte) []byte {
 	n := width - utf8.RuneCount(b[start:])
 	if n <= 0 {
 		return b
 	}
 	for i := 0; i < n; i++ {
-		b = append(b, ' ')
+		b = append(b, fill)
 	}
 	copy(b[start+n:], b[start:len(b)-n])
 	for i := start; i < start+n; i++ {
-		b[i] = ' '
+		b[i] = fill
 	}
 	return b
 }
@@ -43,19 +46,7 @@ func appendUint(b []byte, v uint64) []byte { return strconv.AppendUint(b, v, 10)
 // appendHexPad is fmt's %0Nx: at least width lower-case hex digits.
 func appendHexPad(b []byte, v uint64, width int) []byte {
 	start := len(b)
-	b = strconv.AppendUint(b, v, 16)
-	n := width - (len(b) - start)
-	if n <= 0 {
-		return b
-	}
-	for i := 0; i < n; i++ {
-		b = append(b, '0')
-	}
-	copy(b[start+n:], b[start:len(b)-n])
-	for i := start; i < start+n; i++ {
-		b[i] = '0'
-	}
-	return b
+	return fillLeft(strconv.AppendUint(b, v, 16), start, width, '0')
 }
 
 // append0x is fmt's 0x%0Nx.
