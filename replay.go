@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
-	"strconv"
 
 	"github.com/rdmalab/rdmalab/captures/replay"
 	"github.com/rdmalab/rdmalab/internal/cli"
@@ -70,11 +69,9 @@ as the file does) or no RPC-over-RDMA traffic, 2 usage error.
 			return c.usageError(stderr, "--json does not go with --rpc or -v/--events")
 		}
 		if o.qp != "" {
-			n, err := strconv.ParseUint(o.qp, 0, 24)
-			if err != nil || n == 0 {
-				return c.usageError(stderr, "--qp %s: not a queue pair number (1 to 0xffffff, as 0x11 or 17)", safe.Text(o.qp))
+			if o.qpn, err = cli.ParseQP(o.qp); err != nil {
+				return c.usageError(stderr, "%v", err)
 			}
-			o.qpn = uint32(n)
 		}
 		o.file, o.maxExpand = file, *maxExpand
 		return runReplay(ctx, o, stdout, stderr)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/rdmalab/rdmalab/captures/replay"
+	"github.com/rdmalab/rdmalab/internal/cli"
 	"github.com/rdmalab/rdmalab/viz"
 )
 
@@ -26,7 +27,7 @@ type replaySummary struct {
 func replayCommand() *Command {
 	return &Command{
 		Name: "replay", Group: GroupShow,
-		Usage: "replay FILE [--text] [--rpc] [--events] [--json]",
+		Usage: "replay FILE [--text] [--rpc] [--events] [--json] [--qp QPN]",
 		Short: "step through an NFS/RDMA capture: the server's work",
 		Long: "Each packet that changes the server's picture is a step, told in the kernel's words: the\n" +
 			"call svc_rdma_recvfrom took, the Read list posted as one chain of RDMA READs and landing\n" +
@@ -34,7 +35,9 @@ func replayCommand() *Command {
 			"ACKs whose MSNs complete the Sends and advance xpt_acked_pos. At a terminal it opens the\n" +
 			"view on the replay (s step, n next RPC, f end of this RPC, c end, C next completion,\n" +
 			"b and B back, t one transport alone, q back to the prompt); in scripts, or with --text,\n" +
-			"it prints the steps. Every transport (QP) in the capture is replayed, each its own picture.\n" +
+			"it prints the steps. Every transport (QP) in the capture is replayed, each its own picture;\n" +
+			"--qp QPN follows only the transport one of whose queue pairs is QPN (the transcript's\n" +
+			"xprt lines name each transport's).\n" +
 			"The lab is not touched.",
 		Example: "replay nfs3-rdma.pcap\nreplay nfs3-rdma.pcap --rpc",
 		Kernel:  []string{"svc_rdma_recvfrom", "svc_rdma_process_read_list", "svc_rdma_sendto", "svc_rdma_wc_send"},
@@ -44,6 +47,7 @@ func replayCommand() *Command {
 			{Name: "rpc", Usage: "print the steps with a heading where each RPC starts"},
 			{Name: "events", Usage: "print each step's events under it"},
 			{Name: "json", Usage: "one JSON object per step (in run --json: a summary)"},
+			{Name: "qp", Value: "QPN", Usage: "follow only the transport of this queue pair (hex 0x11 or decimal)"},
 			maxExpandFlag(),
 		},
 		OwnsLock: true, // the lab is not touched
@@ -61,13 +65,19 @@ func runReplayCmd(c *Ctx, a Args, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var qp uint32
+	if v, ok := a.Flag("qp"); ok {
+		if qp, err = cli.ParseQP(v); err != nil {
+			return err
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	// Named as the user wrote it: transcripts stay the same wherever they run.
-	tl, err := replay.ReadWith(f, a.Pos[0], replay.ReadOptions{MaxExpand: maxExpand})
+	tl, err := replay.ReadWith(f, a.Pos[0], replay.ReadOptions{MaxExpand: maxExpand, QP: qp})
 	if err != nil {
 		return err
 	}

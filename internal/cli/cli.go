@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // Parse parses args with fs, letting flags come before or after the
@@ -56,4 +58,14 @@ func Thousands(n int) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// ParseQP reads the queue pair number of replay's --qp: 1 to 0xffffff,
+// in hex (0x11) or decimal (17).
+func ParseQP(s string) (uint32, error) {
+	n, err := strconv.ParseUint(s, 0, 24)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("--qp %s: not a queue pair number (1 to 0xffffff, as 0x11 or 17)", safe.Text(s))
+	}
+	return uint32(n), nil
 }

@@ -63,3 +63,19 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+func TestParseQP(t *testing.T) {
+	for in, want := range map[string]uint32{"0x11": 0x11, "17": 17, "0xffffff": 0xffffff, "1": 1, "0X13": 0x13} {
+		if got, err := ParseQP(in); err != nil || got != want {
+			t.Errorf("ParseQP(%q) = %#x, %v; want %#x", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "frog", "0x1000000", "-1", "0x"} {
+		if got, err := ParseQP(in); err == nil || !strings.Contains(err.Error(), "not a queue pair number") {
+			t.Errorf("ParseQP(%q) = %#x, %v; want an error", in, got, err)
+		}
+	}
+	if _, err := ParseQP("\x1b[2J"); err == nil || strings.Contains(err.Error(), "\x1b") {
+		t.Errorf("the error quotes a terminal escape: %q", err)
+	}
+}
