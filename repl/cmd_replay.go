@@ -81,11 +81,12 @@ func runReplayCmd(c *Ctx, a Args, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer tl.Close() // a big capture's steps are in a spill file
 	text := a.Has("text") || a.Has("rpc") || a.Has("events")
 	switch {
 	case c.collect && c.JSON:
 		sum := replaySummary{File: tl.File, Server: tl.Server.String(), Client: tl.Client.String(), Frames: tl.Frames,
-			Steps: len(tl.Steps), RPCs: len(tl.RPCs), Unknown: tl.Unknown}
+			Steps: tl.NumSteps(), RPCs: len(tl.RPCs), Unknown: tl.Unknown}
 		if tl.Err != nil {
 			sum.Err = tl.Err.Error()
 		}

@@ -119,7 +119,7 @@ func (r *ReplaySource) SeekFrame(frame int) (string, error) {
 	i, exact := r.p.SeekFrame(frame)
 	switch {
 	case exact:
-		return fmt.Sprintf("frame %d: step %d of %d", frame, i+1, len(r.p.Timeline().Steps)), nil
+		return fmt.Sprintf("frame %d: step %d of %d", frame, i+1, r.p.Timeline().NumSteps()), nil
 	case i < 0:
 		return fmt.Sprintf("frame %d comes before the first step: back at the start", frame), nil
 	}

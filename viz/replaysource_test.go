@@ -27,7 +27,7 @@ func replayModel(t testing.TB, tl *replay.Timeline, frame int) *Model {
 	t.Helper()
 	src := NewReplaySource(tl)
 	at := -1
-	for i, s := range tl.Steps {
+	for i, s := range tl.Steps() {
 		if s.Frame == frame {
 			at = i
 		}
@@ -194,7 +194,7 @@ func TestReplayTransports(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := NewReplaySource(tl)
-	src.Seek(len(tl.Steps) - 1)
+	src.Seek(tl.NumSteps() - 1)
 	for _, want := range []string{"xprt 1 of 2 (alone)", "xprt 2 of 2 (alone)", "xprt 2 of 2 · frame"} {
 		if err := src.Act(ActTransport); err != nil {
 			t.Fatal(err)
@@ -295,19 +295,19 @@ func TestReplayPacketsFollow(t *testing.T) {
 	rn('g')
 	waitFor(t, "the replay at frame 752", at(752))
 	waitFor(t, "the status", func() bool {
-		return strings.Contains(s.text(), fmt.Sprintf("frame 752: step %d of %d", len(tl.Steps), len(tl.Steps)))
+		return strings.Contains(s.text(), fmt.Sprintf("frame 752: step %d of %d", tl.NumSteps(), tl.NumSteps()))
 	})
 
 	// Stepping back moves the selection with it.
 	rn('b')
-	prev := tl.Steps[len(tl.Steps)-2].Frame
+	prev := tl.Step(tl.NumSteps() - 2).Frame
 	waitFor(t, "the replay a step back", at(prev))
 	waitFor(t, "the pane following back", selects(prev))
 
 	// A packet that is no step (the server's ACK of a call): g goes to the
 	// step before it.
 	isStep := map[int]bool{}
-	for _, st := range tl.Steps {
+	for _, st := range tl.Steps() {
 		isStep[st.Frame] = true
 	}
 	miss := prev - 1
@@ -315,7 +315,7 @@ func TestReplayPacketsFollow(t *testing.T) {
 		miss--
 	}
 	before := 0
-	for _, st := range tl.Steps {
+	for _, st := range tl.Steps() {
 		if st.Frame < miss {
 			before = st.Frame
 		}
@@ -345,7 +345,7 @@ func TestTypeAheadRunsInOrder(t *testing.T) {
 	for range 5 {
 		s.InjectKey(tcell.KeyRune, 'n', tcell.ModNone)
 	}
-	want := tl.Steps[tl.RPCs[4].First].Frame
+	want := tl.Step(tl.RPCs[4].First).Frame
 	waitFor(t, fmt.Sprintf("the replay at RPC 5 (frame %d)", want), func() bool { return src.Frame() == want })
 	time.Sleep(50 * time.Millisecond)
 	if f := src.Frame(); f != want {

@@ -60,7 +60,7 @@ func TestRealSnapshotsValidate(t *testing.T) {
 	check("16 MiB on 64 KiB pages", big.Snapshot(), big.History())
 
 	src := NewReplaySource(loadReplay(t))
-	for i := 0; i < len(src.p.Timeline().Steps); i += 5 {
+	for i := 0; i < src.p.Timeline().NumSteps(); i += 5 {
 		src.Seek(i)
 		check(fmt.Sprintf("replay step %d", i), src.Snapshot(), src.Events(maxFrameEvents))
 	}

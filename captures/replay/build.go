@@ -245,12 +245,12 @@ func (b *builder) wire(r *record, text string) {
 }
 
 // step ends the step being built: its events get their sequence numbers,
-// a last one says the step in a line, and apply changes the picture.
-func (b *builder) step(r *record, kind Kind, rpc int, text string, apply func(*state)) {
-	b.stepAt(r.frame, r.rel, kind, rpc, text, apply)
+// a last one says the step in a line, and o changes the picture.
+func (b *builder) step(r *record, kind Kind, rpc int, text string, o op) {
+	b.stepAt(r.frame, r.rel, kind, rpc, text, o)
 }
 
-func (b *builder) stepAt(frame int, rel time.Duration, kind Kind, rpc int, text string, apply func(*state)) {
+func (b *builder) stepAt(frame int, rel time.Duration, kind Kind, rpc int, text string, o op) {
 	tl := b.tl
 	i := tl.nsteps
 	b.evs = append(b.evs, trace.Event{Task: taskReplay, Kind: trace.Note, Func: fmt.Sprintf("frame %d", frame), Text: text})
@@ -258,23 +258,18 @@ func (b *builder) stepAt(frame int, rel time.Duration, kind Kind, rpc int, text 
 		b.seq++
 		b.evs[k].Seq = b.seq
 	}
-	full := func(s *state) {
-		s.frame, s.rel = frame, rel
-		if apply != nil {
-			apply(s)
-		}
-	}
 	id := 0
 	if b.conn != nil {
 		id = b.id
 		if tl.sink == nil && i%tl.ckEvery == 0 {
 			tl.checkpoint(i, b.conns)
 		}
-		full(b.st)
+		b.st.frame, b.st.rel = frame, rel
+		_ = o.apply(b.st) // o is the builder's own: it reads
 		b.dirty = true
 	}
 	b.lastFrame, b.lastRel = frame, rel
-	s := Step{Index: i, Frame: frame, Time: rel, Kind: kind, RPC: rpc, Conn: id, apply: full}
+	s := Step{Index: i, Frame: frame, Time: rel, Kind: kind, RPC: rpc, Conn: id, op: o}
 	tl.nsteps++
 	if rpc > 0 {
 		r := &tl.RPCs[rpc-1]
@@ -295,7 +290,7 @@ func (b *builder) stepAt(frame int, rel time.Duration, kind Kind, rpc int, text 
 			tl.log.add(e)
 		}
 		s.evTo = tl.log.Len()
-		tl.Steps = append(tl.Steps, s)
+		tl.steps.add(s)
 	}
 	b.evs = b.evs[:0]
 }
@@ -423,10 +418,7 @@ func (b *builder) call(r *record, m *decode.RPCMessage) {
 	cs := &snap.CallHeader{XID: hexXID(h.XID), Proc: h.Proc.String(), Chunks: chunks}
 	// The picture is for a terminal: its strings are escaped once, here.
 	call := callState{rpc: id, xid: h.XID, label: safe.Display(rpc.CallSummary), proc: h.Proc.String(), state: st}
-	b.step(r, KindCall, id, text, func(s *state) {
-		s.addCall(call)
-		s.call = cs
-	})
+	b.step(r, KindCall, id, text, op(nil).call(call, cs))
 }
 
 // chunkSummary says a call's chunks in a few words.
@@ -523,12 +515,12 @@ func boolInt(b bool) int {
 // messages: a reply's Send completes its chain and advances the acked
 // position; WRITEs are unsignaled and complete nothing. It returns the
 // change to the picture and a phrase for the step's text.
-func (b *builder) ackedMessages(r *record) (func(*state), string) {
+func (b *builder) ackedMessages(r *record) (op, string) {
 	a := r.an.Ack
 	if a == nil {
 		return nil, ""
 	}
-	var applies []func(*state)
+	var o op
 	var names []string
 	acked := b.st.ackedPos
 	for _, m := range a.Acked {
@@ -551,26 +543,16 @@ func (b *builder) ackedMessages(r *record) (func(*state), string) {
 		b.ev(taskCQ, trace.Call, 0, "svc_rdma_wc_send", "status", "SUCCESS", "pos", rp.pos)
 		b.ev(taskCQ, trace.Point, 1, "svc_xprt_advance_acked", "pos", rp.pos, "xpt_acked_pos", now, "was", was)
 		b.ev(taskCQ, trace.Return, 0, "svc_rdma_wc_send")
-		id, pos, owner := rp.id, rp.pos, rp.owner
-		applies = append(applies, func(s *state) {
-			s.removeChain(id, owner)
-			s.ackedPos = max(s.ackedPos, pos)
-			s.ackReply(pos)
-			s.setCall(id, callDelivered)
-		})
+		o = o.removeChain(rp.id, rp.owner).acked(rp.pos).setCall(rp.id, callDelivered)
 	}
 	if len(names) == 0 {
 		return nil, ""
 	}
 	text := fmt.Sprintf("AETH MSN %d acknowledges %s", a.MSN, strings.Join(names, ", "))
-	if len(applies) > 0 {
+	if len(o) > 0 {
 		text += fmt.Sprintf(" → svc_rdma_wc_send, xpt_acked_pos %d", acked)
 	}
-	return func(s *state) {
-		for _, f := range applies {
-			f(s)
-		}
-	}, text
+	return o, text
 }
 
 // ack is an Acknowledge from the client.

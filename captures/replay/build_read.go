@@ -315,12 +315,7 @@ func (b *builder) postRead(r *record, rpc *decode.RPC, id int) {
 	text := fmt.Sprintf("svc_rdma_process_read_list (%s): %s, %d B into %s → %s; RDMA READ %d/%d: %s",
 		p.fn, plural(len(rpc.ReadChunks), "chunk"), p.snap.ReadBytes, plural(p.snap.PageCount, "rc_page"), posted,
 		k+1, len(p.reads), readWhat(m)) + outside
-	snap, chain, rw, dense, planned := p.snap, p.chain, b.rwNext, p.dense, p.planned
-	b.step(r, KindReadPost, id, text, func(s *state) {
-		s.addRead(readState{rpc: id, snap: snap, dense: dense, planned: planned})
-		s.addChain(chainState{rpc: id, snap: chain})
-		s.rwCreated = rw
-	})
+	b.step(r, KindReadPost, id, text, op(nil).addRead(id, p.snap, p.dense, p.planned).addChain(id, p.chain, nil).rwCreated(b.rwNext))
 }
 
 // chainArg sums a chain up as the model's ib_post_send event does.
@@ -378,7 +373,7 @@ func (b *builder) readData(r *record) {
 		before = rs.landed
 	}
 	var text, odd string
-	var land func(*state)
+	var land op
 	if why := outsideSegment(p.rpc, ref); why != "" {
 		// An anomaly to show, never a place in rc_pages.
 		odd = fmt.Sprintf("frame %d: %s: %s; not placed in rc_pages", r.frame, chunkPlace(ref), why)
@@ -392,16 +387,8 @@ func (b *builder) readData(r *record) {
 		text = fmt.Sprintf("READ response %d/%d of RDMA READ %d/%d: %d B → read chunk %d segment %d +%d (%s+%d); %d of %d B landed",
 			r.an.MsgIndex+1, m.RespPackets, wr+1, len(p.reads), n, ref.Chunk, ref.Segment, ref.Offset, pageName(off/ps), off%ps, before+n, p.snap.ReadBytes)
 		b.wire(r, fmt.Sprintf("%d B for read chunk %d segment %d +%d", n, ref.Chunk, ref.Segment, ref.Offset))
-		src, id := p.src(k), p.id
 		before += n
-		land = func(s *state) {
-			if rs := s.readOf(id); rs != nil {
-				rs.land(off, n, src)
-			}
-			if ackApply != nil {
-				ackApply(s)
-			}
-		}
+		land = append(op(nil).land(p.id, off, n, p.src(k)), ackApply...)
 	}
 	landed, id := before, p.id
 	last := r.frame == m.RespLastFrame && m.RespDone && wr == len(p.reads)-1
@@ -421,17 +408,7 @@ func (b *builder) readData(r *record) {
 	if acked != "" {
 		text += "; " + acked
 	}
-	owner := p.chain.Owner
-	b.step(r, KindReadDone, id, text, func(s *state) {
-		if land != nil {
-			land(s)
-		}
-		if rs := s.readOf(id); rs != nil {
-			rs.done = true
-		}
-		s.removeChain(id, owner)
-		s.setCall(id, callInNfsd)
-	})
+	b.step(r, KindReadDone, id, text, land.readDone(id).removeChain(id, p.chain.Owner).setCall(id, callInNfsd))
 }
 
 // readDone is the chain's completion and svc_rdma_read_complete.

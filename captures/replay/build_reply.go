@@ -104,7 +104,7 @@ func (b *builder) planReply(rpc *decode.RPC, id int) *replyPlan {
 
 // postReply is svc_rdma_sendto building and posting the reply chain; it
 // adds the events and returns the change to the picture.
-func (b *builder) postReply(rpc *decode.RPC, id int) (*replyPlan, func(*state)) {
+func (b *builder) postReply(rpc *decode.RPC, id int) (*replyPlan, op) {
 	p := b.planReply(rpc, id)
 	b.replies[rpc] = p
 	xid := hexXID(rpc.XID)
@@ -146,19 +146,11 @@ func (b *builder) postReply(rpc *decode.RPC, id int) (*replyPlan, func(*state)) 
 	} else {
 		b.ev(taskNfsd, trace.Return, 0, "svc_rdma_sendto")
 	}
-	chain, ctxts, rw, pos := p.chain, p.ctxts, b.rwNext, p.pos
-	reply := replyState{xid: rpc.XID, proc: safe.Display(procName(rpc)), pos: pos} // for the picture: escaped
-	hasSend := p.send != nil
-	return p, func(s *state) {
-		s.addChain(chainState{rpc: id, snap: chain, ctxts: ctxts})
-		s.postSeq = max(s.postSeq, pos)
-		s.rwCreated = rw
-		if hasSend {
-			s.addReply(reply)
-		}
-		s.setCall(id, callReplying)
-		s.dropRead(id) // rq_pages go with the reply
+	o := op(nil).addChain(id, p.chain, p.ctxts).postSeq(p.pos).rwCreated(b.rwNext)
+	if p.send != nil {
+		o = o.addReply(replyState{xid: rpc.XID, proc: safe.Display(procName(rpc)), pos: p.pos}) // for the picture: escaped
 	}
+	return p, o.setCall(id, callReplying).dropRead(id) // rq_pages go with the reply
 }
 
 // chunkOrder lists the chunks the chain writes, Write chunks first.
@@ -233,7 +225,7 @@ func (b *builder) write(r *record) {
 	rpc := m.Chunk.RPC
 	id := b.rpcID(rpc)
 	p := b.replies[rpc]
-	var post func(*state)
+	var post op
 	if p == nil {
 		p, post = b.postReply(rpc, id)
 	}
@@ -298,7 +290,7 @@ func (b *builder) serverSend(r *record) {
 	rpc := rm.RPC
 	id := b.rpcID(rpc)
 	p := b.replies[rpc]
-	var post func(*state)
+	var post op
 	if p == nil {
 		p, post = b.postReply(rpc, id)
 	}
@@ -319,12 +311,7 @@ func (b *builder) serverSend(r *record) {
 	last := r.an.MsgIndex == m.Packets-1
 	apply := post
 	if last {
-		apply = func(s *state) {
-			if post != nil {
-				post(s)
-			}
-			s.setCall(id, callReplied)
-		}
+		apply = post.setCall(id, callReplied)
 	}
 	if post != nil {
 		b.step(r, KindReplyPost, id, fmt.Sprintf("svc_rdma_sendto xid 0x%08x: %s; %s", rpc.XID, p.describe(), what), apply)

@@ -18,6 +18,15 @@
 // as its Player goes, with checkpoints (every transport's picture every
 // ckEvery steps, thinned out to maxCheckpoints) to go back from.
 //
+// What a Timeline keeps does not grow with the capture but by a few bytes
+// a step: each step's change to the picture is an op (bytes, not a
+// closure), and the steps and their events are kept in compressed blocks
+// of logBlock, in memory up to spillAfter bytes and then in a spill file
+// (temporary, unlinked at once). A player going back restores the
+// nearest checkpoint and applies the ops after it, the same bytes the
+// builder applied going forward; the decoder's RPCs are let go once a
+// capture is built.
+//
 // Every queue pair that carries RPC-over-RDMA is a transport (Conn), with
 // its own picture: its calls, Read lists, chains and positions, as an
 // svcxprt_rdma has its own. Steps of all transports interleave as on the

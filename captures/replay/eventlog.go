@@ -7,72 +7,99 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
-// logBlock is how many events a block of the log holds.
+// logBlock is how many items (events, steps) a block of a log holds.
 const logBlock = 4096
 
-// eventLog keeps a timeline's events: a replay of a million packets has
-// millions, mostly the same few words, so each full block of logBlock
-// events is kept compressed and decoded again when asked for. It is safe
+// blockLog keeps a timeline's events or steps: a replay of a million
+// packets has millions, so each full block of logBlock items is kept
+// encoded and compressed, and decoded again when asked for. It is safe
 // for concurrent use (players of one timeline read it at once).
-type eventLog struct {
-	sealed [][]byte      // full blocks, encoded and compressed
-	open   []trace.Event // the block being filled
+type blockLog[T any] struct {
+	sealed []blockRef // full blocks, encoded and compressed
+	store  *spill     // where they are kept (nil: in memory)
+	open   []T        // the block being filled
 	n      int
+	codec  blockCodec[T]
 
 	mu    sync.Mutex
-	cache [2]logCache // the blocks decoded last: reads go forward or back a little
-	next  int         // the cache slot to replace
+	cache [2]logCache[T] // the blocks decoded last: reads go forward or back a little
+	next  int            // the cache slot to replace
 }
 
-type logCache struct {
-	block int // -1: empty
-	evs   []trace.Event
+// blockCodec is how a log writes its items, and what stands for those of
+// a block that does not read back.
+type blockCodec[T any] struct {
+	encode func(raw []byte, items []T) []byte
+	decode func(raw []byte) ([]T, error)
+	lost   func(block, i int, err error) T // item i of a block that does not read back
 }
+
+type logCache[T any] struct {
+	block int // -1: empty
+	items []T
+}
+
+// eventLog keeps a timeline's events.
+type eventLog = blockLog[trace.Event]
 
 func newEventLog() *eventLog {
-	return &eventLog{cache: [2]logCache{{block: -1}, {block: -1}}}
+	return newBlockLog(blockCodec[trace.Event]{encode: encodeEvents, decode: decodeEvents, lost: lostEvent})
 }
 
-// Len is the number of events.
-func (l *eventLog) Len() int { return l.n }
+func newBlockLog[T any](c blockCodec[T]) *blockLog[T] {
+	return &blockLog[T]{codec: c, cache: [2]logCache[T]{{block: -1}, {block: -1}}}
+}
+
+// Len is the number of items.
+func (l *blockLog[T]) Len() int { return l.n }
 
 // add appends e. Only the builder adds, before the timeline is read.
-func (l *eventLog) add(e trace.Event) {
+func (l *blockLog[T]) add(e T) {
 	l.open = append(l.open, e)
 	l.n++
 	if len(l.open) == logBlock {
-		l.sealed = append(l.sealed, compressBlock(l.open))
+		b := compressBlock(l.codec.encode(nil, l.open))
+		if l.store != nil {
+			l.sealed = append(l.sealed, l.store.put(b))
+		} else {
+			l.sealed = append(l.sealed, blockRef{mem: b})
+		}
+		clear(l.open) // what the items point to is let go
 		l.open = l.open[:0]
 	}
 }
 
-// at returns event i.
-func (l *eventLog) at(i int) trace.Event { return l.slice(i, i+1)[0] }
+// at returns item i.
+func (l *blockLog[T]) at(i int) T {
+	b := i / logBlock
+	return l.block(b)[i-b*logBlock]
+}
 
-// slice returns the events [from, to) in a new slice.
-func (l *eventLog) slice(from, to int) []trace.Event {
+// slice returns the items [from, to) in a new slice.
+func (l *blockLog[T]) slice(from, to int) []T {
 	if from >= to {
 		return nil
 	}
-	out := make([]trace.Event, 0, to-from)
+	out := make([]T, 0, to-from)
 	for i := from; i < to; {
 		b := i / logBlock
-		evs := l.block(b)
+		items := l.block(b)
 		k := i - b*logBlock
-		n := min(len(evs)-k, to-i)
-		out = append(out, evs[k:k+n]...)
+		n := min(len(items)-k, to-i)
+		out = append(out, items[k:k+n]...)
 		i += n
 	}
 	return out
 }
 
-// block returns block b's events, decoding a sealed one (or taking it from
+// block returns block b's items, decoding a sealed one (or taking it from
 // the cache). The caller must not change them.
-func (l *eventLog) block(b int) []trace.Event {
+func (l *blockLog[T]) block(b int) []T {
 	if b == len(l.sealed) {
 		return l.open
 	}
@@ -80,28 +107,55 @@ func (l *eventLog) block(b int) []trace.Event {
 	defer l.mu.Unlock()
 	for _, c := range l.cache {
 		if c.block == b {
-			return c.evs
+			return c.items
 		}
 	}
-	evs, err := decompressBlock(l.sealed[b])
-	if err != nil || len(evs) != logBlock {
+	var items []T
+	var raw []byte
+	z, err := l.sealed[b].mem, error(nil)
+	if l.store != nil {
+		z, err = l.store.get(l.sealed[b])
+	}
+	if err == nil {
+		raw, err = decompressBlock(z)
+	}
+	if err == nil {
+		items, err = l.codec.decode(raw)
+	}
+	if err != nil || len(items) != logBlock {
 		// The log wrote the block itself, so this is a bug: say so in
-		// the events rather than stop the view.
-		lost := trace.Event{Task: taskReplay, Kind: trace.Note, Func: "lost", Err: fmt.Sprintf("event block %d does not read back (%d events): %v", b, len(evs), err)}
-		evs = evs[:min(len(evs), logBlock)]
-		for len(evs) < logBlock {
-			evs = append(evs, lost)
+		// the items rather than stop the view.
+		items = items[:min(len(items), logBlock)]
+		for len(items) < logBlock {
+			items = append(items, l.codec.lost(b, len(items), err))
 		}
 	}
-	l.cache[l.next] = logCache{block: b, evs: evs}
+	l.cache[l.next] = logCache[T]{block: b, items: items}
 	l.next = (l.next + 1) % len(l.cache)
-	return evs
+	return items
 }
 
-// compressBlock encodes events as varints and length-prefixed strings,
-// then deflates them.
-func compressBlock(evs []trace.Event) []byte {
-	var raw []byte
+func lostEvent(b, i int, err error) trace.Event {
+	return trace.Event{Task: taskReplay, Kind: trace.Note, Func: "lost", Err: fmt.Sprintf("event block %d does not read back at event %d: %v", b, i, err)}
+}
+
+// compressBlock deflates a block's encoding.
+func compressBlock(raw []byte) []byte {
+	var out bytes.Buffer
+	w, _ := flate.NewWriter(&out, flate.BestSpeed) // the level is valid
+	_, _ = w.Write(raw)                            // a bytes.Buffer does not fail
+	_ = w.Close()
+	return bytes.Clone(out.Bytes())
+}
+
+// decompressBlock reads back what compressBlock wrote.
+func decompressBlock(b []byte) ([]byte, error) {
+	return io.ReadAll(flate.NewReader(bytes.NewReader(b)))
+}
+
+// encodeEvents appends events to raw as varints and length-prefixed
+// strings.
+func encodeEvents(raw []byte, evs []trace.Event) []byte {
 	str := func(s string) {
 		raw = binary.AppendUvarint(raw, uint64(len(s)))
 		raw = append(raw, s...)
@@ -120,19 +174,11 @@ func compressBlock(evs []trace.Event) []byte {
 		str(e.Err)
 		str(e.Text)
 	}
-	var out bytes.Buffer
-	w, _ := flate.NewWriter(&out, flate.BestSpeed) // the level is valid
-	_, _ = w.Write(raw)                            // a bytes.Buffer does not fail
-	_ = w.Close()
-	return bytes.Clone(out.Bytes())
+	return raw
 }
 
-// decompressBlock reads back what compressBlock wrote.
-func decompressBlock(b []byte) ([]trace.Event, error) {
-	raw, err := io.ReadAll(flate.NewReader(bytes.NewReader(b)))
-	if err != nil {
-		return nil, err
-	}
+// decodeEvents reads back what encodeEvents wrote.
+func decodeEvents(raw []byte) ([]trace.Event, error) {
 	r := blockReader{b: raw}
 	var evs []trace.Event
 	for len(r.b) > 0 && r.err == nil {
@@ -203,4 +249,53 @@ func (r *blockReader) str() string {
 	s := string(r.b[:n])
 	r.b = r.b[n:]
 	return s
+}
+
+// stepLog keeps a timeline's steps.
+type stepLog = blockLog[Step]
+
+func newStepLog() *stepLog {
+	return newBlockLog(blockCodec[Step]{encode: encodeSteps, decode: decodeSteps, lost: lostStep})
+}
+
+// encodeSteps appends steps to raw as varints, each op length-prefixed.
+func encodeSteps(raw []byte, steps []Step) []byte {
+	for _, s := range steps {
+		raw = binary.AppendUvarint(raw, uint64(s.Index))
+		raw = binary.AppendUvarint(raw, uint64(s.Frame))
+		raw = binary.AppendVarint(raw, int64(s.Time))
+		raw = append(raw, byte(s.Kind))
+		raw = binary.AppendUvarint(raw, uint64(s.RPC))
+		raw = binary.AppendUvarint(raw, uint64(s.Conn))
+		raw = binary.AppendUvarint(raw, uint64(s.evFrom))
+		raw = binary.AppendUvarint(raw, uint64(s.evTo-s.evFrom))
+		raw = binary.AppendUvarint(raw, uint64(len(s.op)))
+		raw = append(raw, s.op...)
+	}
+	return raw
+}
+
+// decodeSteps reads back what encodeSteps wrote. The ops are cut from raw.
+func decodeSteps(raw []byte) ([]Step, error) {
+	r := blockReader{b: raw}
+	steps := make([]Step, 0, logBlock)
+	for len(r.b) > 0 && r.err == nil {
+		s := Step{Index: int(r.uvarint()), Frame: int(r.uvarint()), Time: time.Duration(r.varint()), Kind: Kind(r.byte()),
+			RPC: int(r.uvarint()), Conn: int(r.uvarint()), evFrom: int(r.uvarint())}
+		s.evTo = s.evFrom + int(r.uvarint())
+		if n := r.uvarint(); n > 0 && n <= uint64(len(r.b)) {
+			s.op = op(r.b[:n:n])
+			r.b = r.b[n:]
+		} else if n > 0 {
+			r.fail()
+		}
+		steps = append(steps, s)
+	}
+	return steps, r.err
+}
+
+// lostStep stands for a step of a block that does not read back: it
+// changes nothing, and its events (none: StepEvents says so) are lost.
+func lostStep(b, i int, _ error) Step {
+	return Step{Index: b*logBlock + i, Kind: KindBreak}
 }

@@ -58,7 +58,7 @@ func TestEventLogDamaged(t *testing.T) {
 	for i := range logBlock {
 		l.add(trace.Event{Seq: uint64(i + 1), Func: "f"})
 	}
-	l.sealed[0] = l.sealed[0][:len(l.sealed[0])/2]
+	l.sealed[0].mem = l.sealed[0].mem[:len(l.sealed[0].mem)/2]
 	got := l.slice(0, logBlock)
 	if len(got) != logBlock || got[logBlock-1].Func != "lost" || got[logBlock-1].Err == "" {
 		t.Fatalf("a damaged block reads as %d events, the last %+v", len(got), got[len(got)-1])

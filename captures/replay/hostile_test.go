@@ -310,8 +310,8 @@ func TestEscapedNames(t *testing.T) {
 				t.Fatalf("step %d event %d: JSON text %q, want %q", i, k, e.Text, evs[k].Text)
 			}
 		}
-		if i == 0 && !strings.Contains(js.Text, tl.RPCs[0].rpc.CallSummary) {
-			t.Errorf("the JSON text %q does not quote the call's summary %q", js.Text, tl.RPCs[0].rpc.CallSummary)
+		if i == 0 && !strings.Contains(js.Text, tl.RPCs[0].Label) {
+			t.Errorf("the JSON text %q does not quote the call's summary %q", js.Text, tl.RPCs[0].Label)
 		}
 		want := []jsonString(nil)
 		if i == 0 {
@@ -374,7 +374,7 @@ func TestTruncatedGzip(t *testing.T) {
 	if !errors.As(tl.Err, &pe) || pe.Frame == 0 || !pe.Gzip {
 		t.Fatalf("the timeline's error %v does not say where the file broke", tl.Err)
 	}
-	last := tl.Steps[len(tl.Steps)-1]
+	last := tl.Step(tl.NumSteps() - 1)
 	if last.Kind != KindBreak || last.Frame != pe.Frame {
 		t.Fatalf("last step %+v, want the break at frame %d", last, pe.Frame)
 	}
@@ -383,10 +383,10 @@ func TestTruncatedGzip(t *testing.T) {
 			t.Errorf("the break step %q does not say %q", text, want)
 		}
 	}
-	if len(tl.Steps) < 10 {
-		t.Errorf("only %d steps before the break", len(tl.Steps))
+	if tl.NumSteps() < 10 {
+		t.Errorf("only %d steps before the break", tl.NumSteps())
 	}
-	checkProperties(t, tl, false)
+	checkProperties(t, tl, cut, false)
 }
 
 // framesOf is a new capture of the given frames of data (1-based).

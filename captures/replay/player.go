@@ -21,6 +21,7 @@ type Player struct {
 	owned []bool   // world[k] is the player's own (else a checkpoint's)
 	only  int      // the transport followed (Conn.ID), 0: every one
 	st    *state   // the picture shown: the current step's transport's
+	step  Step     // the current step (at ≥ 0)
 }
 
 // Player returns a player before the first step.
@@ -41,7 +42,7 @@ func (p *Player) Step() *Step {
 	if p.at < 0 {
 		return nil
 	}
-	return &p.tl.Steps[p.at]
+	return &p.step
 }
 
 // Follow makes the player follow transport id (Conn.ID) alone, or every
@@ -59,8 +60,11 @@ func (p *Player) Conn() int {
 	if p.only != 0 {
 		return p.only
 	}
-	for i := p.at; i >= 0; i-- {
-		if c := p.tl.Steps[i].Conn; c != 0 {
+	if p.at >= 0 && p.step.Conn != 0 {
+		return p.step.Conn
+	}
+	for i := p.at - 1; i >= 0; i-- {
+		if c := p.tl.Step(i).Conn; c != 0 {
 			return c
 		}
 	}
@@ -80,7 +84,7 @@ func (p *Player) show() {
 
 // apply applies step j to its transport's picture.
 func (p *Player) apply(j int) {
-	s := &p.tl.Steps[j]
+	s := p.tl.Step(j)
 	if s.Conn == 0 {
 		return
 	}
@@ -95,7 +99,9 @@ func (p *Player) apply(j int) {
 	case !p.owned[k]:
 		p.world[k], p.owned[k] = p.world[k].clone(), true
 	}
-	s.apply(p.world[k])
+	st := p.world[k]
+	st.frame, st.rel = s.Frame, s.Time
+	_ = s.op.apply(st) // a step that does not read changes what it could
 }
 
 // Seek moves to step i (clamped to -1 … the last step), building the
@@ -103,7 +109,7 @@ func (p *Player) apply(j int) {
 // between; going back it starts again from the nearest checkpoint.
 func (p *Player) Seek(i int) {
 	p.tl.more(i)
-	i = min(max(i, -1), len(p.tl.Steps)-1)
+	i = min(max(i, -1), p.tl.NumSteps()-1)
 	if i < p.at || i-p.at > p.tl.ckEvery {
 		cks := p.tl.checkpoints
 		k := sort.Search(len(cks), func(k int) bool { return cks[k].step > i }) - 1
@@ -120,12 +126,15 @@ func (p *Player) Seek(i int) {
 		p.at++
 		p.apply(p.at)
 	}
+	if p.at >= 0 {
+		p.step = p.tl.Step(p.at)
+	}
 	p.show()
 }
 
 // follows reports whether step j is of the transport followed.
 func (p *Player) follows(j int) bool {
-	return p.only == 0 || p.tl.Steps[j].Conn == p.only
+	return p.only == 0 || p.tl.Step(j).Conn == p.only
 }
 
 // find is the first step from j on (building as it goes) for which ok
@@ -157,16 +166,15 @@ func always(int) bool { return true }
 // whether it is the frame's own step.
 func (p *Player) SeekFrame(frame int) (int, bool) {
 	tl := p.tl
-	for len(tl.Steps) == 0 || tl.Steps[len(tl.Steps)-1].Frame <= frame {
+	for tl.NumSteps() == 0 || tl.Step(tl.NumSteps()-1).Frame <= frame {
 		if !tl.pump() {
 			break
 		}
 	}
-	steps := tl.Steps
 	// Steps are in capture order: the first step after the frame, less one.
-	i := sort.Search(len(steps), func(k int) bool { return steps[k].Frame > frame }) - 1
+	i := sort.Search(tl.NumSteps(), func(k int) bool { return tl.Step(k).Frame > frame }) - 1
 	p.Seek(i)
-	return i, i >= 0 && steps[i].Frame == frame
+	return i, i >= 0 && p.step.Frame == frame
 }
 
 // Forward moves one step on (of the transport followed); false at the end.
@@ -190,7 +198,7 @@ func (p *Player) Back() bool {
 
 // starts reports whether step j is the first of its RPC.
 func (p *Player) starts(j int) bool {
-	s := &p.tl.Steps[j]
+	s := p.tl.Step(j)
 	return s.RPC != 0 && p.tl.RPCs[s.RPC-1].First == j
 }
 
@@ -221,7 +229,7 @@ func (p *Player) settle(id int) {
 	tl := p.tl
 	for !tl.done {
 		r := &tl.RPCs[id-1]
-		if r.Last >= 0 && tl.Frames > tl.Steps[r.Last].Frame+maxLook {
+		if r.Last >= 0 && tl.Frames > tl.Step(r.Last).Frame+maxLook {
 			return
 		}
 		tl.pump()
@@ -243,7 +251,7 @@ func (p *Player) FinishRPC() bool {
 	if j < 0 {
 		return false
 	}
-	id := p.tl.Steps[j].RPC
+	id := p.tl.Step(j).RPC
 	p.settle(id)
 	p.Seek(max(p.tl.RPCs[id-1].Last, j))
 	return true
@@ -270,7 +278,7 @@ func (p *Player) NextCompletion() bool {
 // End moves to the last step (of the transport followed).
 func (p *Player) End() bool {
 	p.tl.All()
-	j := p.findBack(len(p.tl.Steps), always)
+	j := p.findBack(p.tl.NumSteps(), always)
 	if j < 0 || j == p.at {
 		return false
 	}
@@ -283,7 +291,7 @@ func (p *Player) End() bool {
 func (p *Player) Events(n int) []trace.Event {
 	end := p.tl.prelude
 	if p.at >= 0 {
-		end = p.tl.Steps[p.at].evTo
+		end = p.step.evTo
 	}
 	n = min(max(n, 0), end)
 	var evs []trace.Event
@@ -309,7 +317,7 @@ func (p *Player) connEvents(c, n int) []trace.Event {
 	var parts [][]trace.Event
 	got := 0
 	for j := p.at; j >= 0 && j > p.at-maxEventScan && got < n; j-- {
-		s := &p.tl.Steps[j]
+		s := p.tl.Step(j)
 		if s.Conn != c && s.Conn != 0 {
 			continue
 		}
@@ -350,7 +358,7 @@ func (p *Player) Snapshot() snap.Snapshot {
 	s := p.st.snapshot()
 	s.Behaviour = p.Where()
 	if p.at >= 0 {
-		ev := safeEvent(p.tl.log.at(p.tl.Steps[p.at].evTo - 1))
+		ev := safeEvent(p.tl.lastEvent(p.step))
 		s.LastEvent = &ev
 	}
 	return s
@@ -422,7 +430,7 @@ func (p *Player) Describe() string {
 func (p *Player) Narration() string {
 	s := p.Step()
 	if s == nil {
-		n := fmt.Sprintf("%d steps, %d RPCs", len(p.tl.Steps), len(p.tl.RPCs))
+		n := fmt.Sprintf("%d steps, %d RPCs", p.tl.NumSteps(), len(p.tl.RPCs))
 		if !p.tl.done {
 			n = "steps and RPCs counted as the capture is read"
 		}

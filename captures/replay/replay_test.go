@@ -67,7 +67,7 @@ func TestGoldenEvents(t *testing.T) {
 
 func stepAtFrame(t *testing.T, tl *Timeline, frame int) int {
 	t.Helper()
-	for i, s := range tl.Steps {
+	for i, s := range tl.Steps() {
 		if s.Frame == frame {
 			return i
 		}
@@ -95,7 +95,7 @@ func TestProperties(t *testing.T) {
 			}
 			replayed++
 			name := filepath.Base(path)
-			checkProperties(t, tl, name == nfs3 || name == nfs41)
+			checkProperties(t, tl, testutil.ReadFile(t, path), name == nfs3 || name == nfs41)
 			p := tl.Player()
 			p.End()
 			snap := p.Snapshot()
@@ -109,7 +109,7 @@ func TestProperties(t *testing.T) {
 				if r.First < 0 || r.Last < r.First {
 					t.Errorf("RPC %d: steps %d..%d", r.ID, r.First, r.Last)
 				}
-				if k := tl.Steps[r.Last].Kind; k != KindAck {
+				if k := tl.Step(r.Last).Kind; k != KindAck {
 					t.Errorf("RPC %d (xid 0x%08x) ends with a %v step, not the ACK of its reply", r.ID, r.XID, k)
 				}
 			}
@@ -122,8 +122,8 @@ func TestProperties(t *testing.T) {
 
 // checkProperties walks tl: frames increase, the acknowledged position
 // never goes back nor passes the posted one, the WQEs in flight are the
-// posted chains', and each Read list lands whole.
-func checkProperties(t *testing.T, tl *Timeline, reads bool) {
+// posted chains', and each Read list of capture (tl's file) lands whole.
+func checkProperties(t *testing.T, tl *Timeline, capture []byte, reads bool) {
 	t.Helper()
 	p := tl.Player()
 	lastFrame, lastAcked := 0, uint64(0)
@@ -167,17 +167,17 @@ func checkProperties(t *testing.T, tl *Timeline, reads bool) {
 			t.Fatalf("frame %d: a step without events", s.Frame)
 		}
 	}
-	if n := checkReadCoverage(t, tl); reads && n == 0 {
+	if n := checkReadCoverage(t, capture); reads && n == 0 {
 		t.Error("no call with a Read list in the capture")
 	}
 }
 
 // checkReadCoverage: the RDMA READs of each call's Read chunk segments
 // cover each segment exactly, in order.
-func checkReadCoverage(t *testing.T, tl *Timeline) int {
+func checkReadCoverage(t *testing.T, capture []byte) int {
 	t.Helper()
 	calls := 0
-	for _, r := range tl.rpcsWithReads() {
+	for _, r := range rpcsWithReads(capture) {
 		calls++
 		next := map[segKey]uint64{}
 		for _, m := range r.Reads {
@@ -209,7 +209,7 @@ func TestSeekBackMatchesForward(t *testing.T) {
 	}
 	p := tl.Player()
 	p.End()
-	for _, i := range []int{len(tl.Steps) - 2, 600, 511, 256, 255, 130, 100, 0} {
+	for _, i := range []int{tl.NumSteps() - 2, 600, 511, 256, 255, 130, 100, 0} {
 		p.Seek(i)
 		if got := p.Snapshot(); !reflect.DeepEqual(got, snaps[i]) {
 			t.Fatalf("step %d after going back differs from going forward:\n got %+v\nwant %+v", i, got, snaps[i])
@@ -265,7 +265,7 @@ func TestTruncatedCapture(t *testing.T) {
 	if !errors.As(tl.Err, &pe) || pe.Frame == 0 {
 		t.Fatalf("the timeline's error %v does not say where the file broke", tl.Err)
 	}
-	last := tl.Steps[len(tl.Steps)-1]
+	last := tl.Step(tl.NumSteps() - 1)
 	if last.Kind != KindBreak || last.Frame != pe.Frame {
 		t.Fatalf("last step %+v, want the break at frame %d", last, pe.Frame)
 	}
@@ -274,10 +274,10 @@ func TestTruncatedCapture(t *testing.T) {
 			t.Errorf("the break step %q does not say %q", text, want)
 		}
 	}
-	if len(tl.Steps) < 100 {
-		t.Errorf("only %d steps before the break", len(tl.Steps))
+	if tl.NumSteps() < 100 {
+		t.Errorf("only %d steps before the break", tl.NumSteps())
 	}
-	checkProperties(t, tl, true)
+	checkProperties(t, tl, cut, true)
 	found := false
 	for _, u := range tl.Unknown {
 		found = found || strings.Contains(u, "damaged")
@@ -299,7 +299,7 @@ func TestMidStream(t *testing.T) {
 	if !containsAny(tl.Unknown, "mid-stream") {
 		t.Errorf("unknowns do not say the capture starts mid-stream: %q", tl.Unknown)
 	}
-	s := tl.Steps[0]
+	s := tl.Step(0)
 	if s.Kind != KindOther || !strings.Contains(tl.Text(0), "did not show") {
 		t.Errorf("first step: %v %q", s.Kind, tl.Text(0))
 	}
@@ -311,7 +311,7 @@ func TestMidStream(t *testing.T) {
 	if r := tl.RPCOf(p.At()); r == nil || !strings.Contains(r.Label, "its call is not in the capture") {
 		t.Errorf("the reply's RPC is %+v", r)
 	}
-	checkProperties(t, tl, false)
+	checkProperties(t, tl, testutil.ReadFile(t, path), false)
 }
 
 // cutCapture writes the frames of path from frame on into a new capture.
@@ -392,14 +392,14 @@ func TestJSONTranscript(t *testing.T) {
 			t.Fatalf("line %d: %v", n+1, err)
 		}
 		n++
-		if s.Step != n || s.Frame != tl.Steps[n-1].Frame || len(s.Events) == 0 || s.State.AckedPos < acked {
+		if s.Step != n || s.Frame != tl.Step(n-1).Frame || len(s.Events) == 0 || s.State.AckedPos < acked {
 			t.Fatalf("line %d: %+v", n, s)
 		}
 		acked = s.State.AckedPos
 		kinds[s.Kind]++
 	}
-	if n != len(tl.Steps) {
-		t.Errorf("%d objects for %d steps", n, len(tl.Steps))
+	if n != tl.NumSteps() {
+		t.Errorf("%d objects for %d steps", n, tl.NumSteps())
 	}
 	for _, k := range []string{"connect", "call", "read-post", "read", "read-data", "read-done", "reply-post", "write", "send", "ack"} {
 		if kinds[k] == 0 {
@@ -427,12 +427,18 @@ func TestKernelNames(t *testing.T) {
 	}
 }
 
-// rpcsWithReads are the calls of the timeline that had a Read list.
-func (tl *Timeline) rpcsWithReads() []*decode.RPC {
+// rpcsWithReads are the calls of a capture that had a Read list, as the
+// decoder finds them (as far as a damaged capture goes): a timeline lets
+// go of its decode.RPCs once built.
+func rpcsWithReads(capture []byte) []*decode.RPC {
+	an, _ := decode.Read(bytes.NewReader(capture), "capture", func(*decode.Packet) error { return nil })
 	var out []*decode.RPC
-	for _, r := range tl.RPCs {
-		if r.rpc != nil && len(r.rpc.ReadChunks) > 0 {
-			out = append(out, r.rpc)
+	if an == nil {
+		return nil
+	}
+	for _, r := range an.RPCs() {
+		if len(r.ReadChunks) > 0 {
+			out = append(out, r)
 		}
 	}
 	return out
@@ -444,13 +450,13 @@ func TestSeekFrame(t *testing.T) {
 	tl := load(t, nfs3)
 	p := tl.Player()
 	isStep := map[int]bool{}
-	for _, s := range tl.Steps {
+	for _, s := range tl.Steps() {
 		isStep[s.Frame] = true
 	}
 	for frame := 0; frame <= tl.Frames+1; frame++ {
 		i, exact := p.SeekFrame(frame)
 		want := -1
-		for k, s := range tl.Steps {
+		for k, s := range tl.Steps() {
 			if s.Frame <= frame {
 				want = k
 			}

@@ -175,6 +175,7 @@ func (tl *Timeline) pump() bool {
 			tl.b.brk()
 		}
 		tl.learned, tl.others = len(b.conns), b.others
+		b.letGo()
 		tl.src, tl.b = nil, nil
 		return false
 	}
@@ -188,6 +189,18 @@ func (tl *Timeline) pump() bool {
 	return true
 }
 
+// letGo lets go of every RPC's decode.RPC once the capture is built: an
+// RPC's messages hold the decoder's slabs of them.
+func (b *builder) letGo() {
+	for i := range b.tl.RPCs {
+		r := &b.tl.RPCs[i]
+		if r.rpc != nil && b.tl.sink == nil {
+			r.wire = wireOf(r.rpc)
+		}
+		r.rpc = nil
+	}
+}
+
 // sweep lets go of the plans of RPCs answered long before frame: a
 // capture of a million packets has thousands, and no later packet of
 // theirs is waited for.
@@ -199,9 +212,13 @@ func (b *builder) sweep(frame int) {
 		if old(rpc) {
 			delete(b.rpcIDs, rpc)
 			delete(b.inline, rpc)
-			if b.tl.sink != nil {
-				b.tl.RPCs[id-1].rpc = nil
+			// A transcript has printed its steps; a timeline keeps what
+			// its JSON quotes.
+			r := &b.tl.RPCs[id-1]
+			if b.tl.sink == nil {
+				r.wire = wireOf(rpc)
 			}
+			r.rpc = nil
 		}
 	}
 	for _, c := range b.conns {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"time"
 
@@ -59,7 +60,7 @@ type Step struct {
 	// one line (Timeline.Text): kept there, not here, since a timeline
 	// holds a step for nearly every packet.
 	evFrom, evTo int
-	apply        func(*state) // the change to the picture
+	op           op // the change to its transport's picture
 }
 
 // RPC is one RPC of the replayed connection, in the order of its first step.
@@ -71,7 +72,8 @@ type RPC struct {
 	Last  int
 	Conn  int // its transport (1-based, Timeline.Conns)
 
-	rpc *decode.RPC
+	rpc  *decode.RPC // until the builder lets it go (sweep)
+	wire *rpcWire    // then what the JSON transcript quotes of it
 }
 
 // Conn is one transport of the replay: a queue pair carrying RPC-over-RDMA,
@@ -92,21 +94,22 @@ func (c Conn) String() string {
 
 // Timeline is a capture replayed as the server's work. A Timeline from
 // Open is built as it is read (Player and Step ask for more): until Done,
-// Steps, RPCs and Frames are those read so far.
+// the steps, RPCs and Frames are those read so far.
 type Timeline struct {
 	File    string
 	Frames  int         // frames read
 	Server  decode.Addr // the first transport's side that receives RPC calls
 	Client  decode.Addr
 	Conns   []Conn // the transports replayed, each its own picture
-	Steps   []Step
 	RPCs    []RPC
 	Unknown []string // what the capture cannot tell, said once
 	// Err is where the file broke, if it did: the steps stop there, and
 	// the last one says so.
 	Err error
 
+	steps    *stepLog  // compressed, as the events: a step is kept for nearly every packet
 	log      *eventLog // the prelude (Unknown as events), then each step's
+	store    *spill    // where both logs keep their sealed blocks
 	prelude  int
 	pageSize int
 	// checkpoints are the pictures of every transport before steps
@@ -137,7 +140,7 @@ type checkpoint struct {
 }
 
 // maxCheckpoints bounds the checkpoints a Timeline keeps.
-const maxCheckpoints = 512
+const maxCheckpoints = 128
 
 // ErrNoRPC says a capture holds no RPC-over-RDMA traffic to replay.
 var ErrNoRPC = errors.New("no RPC-over-RDMA traffic: nothing to replay (rdmalab decode shows its packets)")
@@ -200,11 +203,14 @@ func OpenFile(path string, o ReadOptions) (*Timeline, error) {
 	return tl, nil
 }
 
-// Close lets go of the file of a Timeline not read to its end.
+// Close lets go of the capture file of a Timeline not read to its end,
+// and of the file where a big one keeps its steps: after it, only the
+// counts (Frames, RPCs, Err, …) are to be read.
 func (tl *Timeline) Close() {
 	if tl.src != nil {
 		tl.src.close()
 	}
+	tl.store.close()
 }
 
 // transports is how many transports there are as far as the decoder has
@@ -221,7 +227,9 @@ func (tl *Timeline) Done() bool { return tl.done }
 
 // open starts a Timeline on r and builds up to its first step.
 func open(r io.Reader, closer io.Closer, name string, o ReadOptions, sink func(*Timeline, *Step, []trace.Event, *state)) (*Timeline, error) {
-	tl := &Timeline{File: name, pageSize: defaultPageSize, ckEvery: ckEvery, log: newEventLog(), sink: sink, qp: o.QP}
+	tl := &Timeline{File: name, pageSize: defaultPageSize, ckEvery: ckEvery, log: newEventLog(), steps: newStepLog(), sink: sink, qp: o.QP,
+		store: &spill{}}
+	tl.log.store, tl.steps.store = tl.store, tl.store
 	tl.b = newBuilder(tl, o.QP)
 	src, err := newSource(r, closer, name, o, tl.b.learn)
 	if err != nil {
@@ -248,9 +256,26 @@ func open(r io.Reader, closer io.Closer, name string, o ReadOptions, sink func(*
 
 // more builds until step i exists or the capture ends; false if it does not.
 func (tl *Timeline) more(i int) bool {
-	for len(tl.Steps) <= i && tl.pump() {
+	for tl.steps.Len() <= i && tl.pump() {
 	}
-	return i < len(tl.Steps)
+	return i < tl.steps.Len()
+}
+
+// NumSteps is the number of steps built so far (all of them once Done).
+func (tl *Timeline) NumSteps() int { return tl.steps.Len() }
+
+// Step returns step i, 0 ≤ i < NumSteps.
+func (tl *Timeline) Step(i int) Step { return tl.steps.at(i) }
+
+// Steps yields the steps built so far, in order, with their indexes.
+func (tl *Timeline) Steps() iter.Seq2[int, Step] {
+	return func(yield func(int, Step) bool) {
+		for i := range tl.steps.Len() {
+			if !yield(i, tl.Step(i)) {
+				return
+			}
+		}
+	}
 }
 
 // All builds the rest of the capture.
@@ -289,21 +314,39 @@ func (tl *Timeline) checkpoint(i int, conns []*conn) {
 // Events returns every event of the timeline, in order.
 func (tl *Timeline) Events() []trace.Event { return tl.log.slice(0, tl.log.Len()) }
 
-// StepEvents returns the events of step i.
-func (tl *Timeline) StepEvents(i int) []trace.Event {
-	s := &tl.Steps[i]
+// StepEvents returns the events of step i, the last of which says it in
+// one line.
+func (tl *Timeline) StepEvents(i int) []trace.Event { return tl.stepEvents(tl.Step(i)) }
+
+func (tl *Timeline) stepEvents(s Step) []trace.Event {
+	if s.evTo <= s.evFrom {
+		// A step of a block that did not read back (lostStep).
+		return []trace.Event{{Task: taskReplay, Kind: trace.Note, Func: "lost", Text: fmt.Sprintf("step %d does not read back", s.Index+1)}}
+	}
 	return tl.log.slice(s.evFrom, s.evTo)
 }
 
+// lastEvent is step s in one line, as an event.
+func (tl *Timeline) lastEvent(s Step) trace.Event {
+	if s.evTo <= s.evFrom {
+		evs := tl.stepEvents(s)
+		return evs[len(evs)-1]
+	}
+	return tl.log.at(s.evTo - 1)
+}
+
 // Text is step i in one line, in the kernel's words.
-func (tl *Timeline) Text(i int) string { return tl.log.at(tl.Steps[i].evTo - 1).Text }
+func (tl *Timeline) Text(i int) string { return tl.lastEvent(tl.Step(i)).Text }
 
 // RPCOf returns the RPC step i belongs to, or nil.
 func (tl *Timeline) RPCOf(i int) *RPC {
-	if i < 0 || i >= len(tl.Steps) || tl.Steps[i].RPC == 0 {
+	if i < 0 || i >= tl.steps.Len() {
 		return nil
 	}
-	return &tl.RPCs[tl.Steps[i].RPC-1]
+	if id := tl.Step(i).RPC; id != 0 {
+		return &tl.RPCs[id-1]
+	}
+	return nil
 }
 
 // breakPlace reads the frame and byte offset out of a file error, and

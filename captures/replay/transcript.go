@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/nfs"
 	"github.com/rdmalab/rdmalab/proto/safe"
@@ -188,27 +189,57 @@ type jsonString struct {
 	Value string `json:"value"`
 }
 
-// wireStrings are the strings of the call or reply whose SEND completes at
-// step s: the AUTH_SYS machine name and the NFS names.
-func wireStrings(r *RPC, s *Step) []jsonString {
-	var out []jsonString
-	add := func(f *nfs.Fields) {
+// rpcWire is what a JSON transcript quotes of an RPC, kept once its
+// decode.RPC is let go: the frames of its call and reply, and their
+// strings.
+type rpcWire struct {
+	callFrame, replyFrame int // -1: not in the capture
+	call, reply           []jsonString
+}
+
+// wireOf is what the JSON transcript quotes of rpc: the AUTH_SYS machine
+// name and the NFS names of its call, and those of its reply.
+func wireOf(rpc *decode.RPC) *rpcWire {
+	w := &rpcWire{callFrame: -1, replyFrame: -1}
+	add := func(out []jsonString, f *nfs.Fields) []jsonString {
 		if f == nil {
-			return
+			return out
 		}
 		for _, x := range f.Strings {
 			out = append(out, jsonString{x.Field, x.Value})
 		}
+		return out
 	}
-	rpc := r.rpc
-	if c := rpc.Call; c != nil && c.Frame == s.Frame && s.Kind == KindCall {
+	if c := rpc.Call; c != nil {
+		w.callFrame = c.Frame
 		if a := rpc.AuthSys; a != nil {
-			out = append(out, jsonString{"rpc.auth.machinename", a.MachineName})
+			w.call = append(w.call, jsonString{"rpc.auth.machinename", a.MachineName})
 		}
-		add(rpc.CallNFS)
+		w.call = add(w.call, rpc.CallNFS)
 	}
-	if m := rpc.Reply; m != nil && m.Frame == s.Frame && (s.Kind == KindSend || s.Kind == KindReplyPost) {
-		add(rpc.ReplyNFS)
+	if m := rpc.Reply; m != nil {
+		w.replyFrame = m.Frame
+		w.reply = add(w.reply, rpc.ReplyNFS)
+	}
+	return w
+}
+
+// wireStrings are the strings of r's call or reply whose SEND completes
+// at step s.
+func wireStrings(r *RPC, s *Step) []jsonString {
+	w := r.wire
+	if r.rpc != nil {
+		w = wireOf(r.rpc)
+	}
+	if w == nil {
+		return nil
+	}
+	var out []jsonString
+	if w.callFrame == s.Frame && s.Kind == KindCall {
+		out = append(out, w.call...)
+	}
+	if w.replyFrame == s.Frame && (s.Kind == KindSend || s.Kind == KindReplyPost) {
+		out = append(out, w.reply...)
 	}
 	return out
 }
@@ -234,9 +265,7 @@ func (t *transcriber) json(tl *Timeline, s *Step, evs []trace.Event, st *state) 
 	if s.RPC > 0 {
 		r := &tl.RPCs[s.RPC-1]
 		js.XID = hexXID(r.XID)
-		if r.rpc != nil {
-			js.Strings = wireStrings(r, s)
-		}
+		js.Strings = wireStrings(r, s)
 	}
 	if st != nil {
 		js.State = jsonState{PostSeq: st.postSeq, AckedPos: st.ackedPos, InFlight: st.inFlight(), Chains: len(st.chains)}

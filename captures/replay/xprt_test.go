@@ -3,8 +3,10 @@ package replay
 import (
 	"bytes"
 	"fmt"
+	"github.com/rdmalab/rdmalab/engine/trace"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -20,7 +22,7 @@ func twoXprts(t testing.TB) []byte {
 
 func kinds(tl *Timeline, conn int) []Kind {
 	var out []Kind
-	for _, s := range tl.Steps {
+	for _, s := range tl.Steps() {
 		if conn == 0 || s.Conn == conn {
 			out = append(out, s.Kind)
 		}
@@ -63,14 +65,14 @@ func TestEveryTransport(t *testing.T) {
 		q := one.Player()
 		q.End()
 		got, want := p.Snapshot().Positions, q.Snapshot().Positions
-		if n != len(one.Steps) || got.PostSeq != want.PostSeq || got.AckedPos != want.AckedPos || len(got.Replies) != len(want.Replies) {
-			t.Errorf("xprt %d alone: %d steps, positions %+v; its capture: %d steps, %+v", c, n, got, len(one.Steps), want)
+		if n != one.NumSteps() || got.PostSeq != want.PostSeq || got.AckedPos != want.AckedPos || len(got.Replies) != len(want.Replies) {
+			t.Errorf("xprt %d alone: %d steps, positions %+v; its capture: %d steps, %+v", c, n, got, one.NumSteps(), want)
 		}
 	}
 	// Interleaved, the picture and the events are the current step's
 	// transport's.
 	connOf := map[string]int{}
-	for _, s := range tl.Steps {
+	for _, s := range tl.Steps() {
 		connOf[fmt.Sprintf("frame %d", s.Frame)] = s.Conn
 	}
 	p := tl.Player()
@@ -97,7 +99,7 @@ func TestEveryTransport(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(one.Conns) != 1 || len(one.RPCs) != len(alone[2].RPCs) || !slices.Equal(kinds(one, 0), kinds(alone[2], 0)) || one.others == 0 {
-		t.Errorf("--qp 0x13: %d transports, %d RPCs, %d steps, %d frames left out", len(one.Conns), len(one.RPCs), len(one.Steps), one.others)
+		t.Errorf("--qp 0x13: %d transports, %d RPCs, %d steps, %d frames left out", len(one.Conns), len(one.RPCs), one.NumSteps(), one.others)
 	}
 	if _, err := ReadWith(bytes.NewReader(twoXprts(t)), "two.pcap", ReadOptions{QP: 0x99}); err == nil || !strings.Contains(err.Error(), "no transport has queue pair 0x000099") {
 		t.Errorf("--qp 0x99: %v", err)
@@ -136,17 +138,17 @@ func TestBuiltAsRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tl.Close()
-	if tl.Done() || len(tl.Steps) == 0 || len(tl.Steps) >= len(whole.Steps)/2 {
-		t.Fatalf("after OpenFile: done %v, %d steps of %d", tl.Done(), len(tl.Steps), len(whole.Steps))
+	if tl.Done() || tl.NumSteps() == 0 || tl.NumSteps() >= whole.NumSteps()/2 {
+		t.Fatalf("after OpenFile: done %v, %d steps of %d", tl.Done(), tl.NumSteps(), whole.NumSteps())
 	}
 	p := tl.Player()
-	p.Seek(len(whole.Steps) / 3)
+	p.Seek(whole.NumSteps() / 3)
 	mid := p.Snapshot()
 	if !p.End() || !tl.Done() || !slices.Equal(kinds(tl, 0), kinds(whole, 0)) || len(tl.RPCs) != len(whole.RPCs) {
-		t.Fatalf("at the end: done %v, %d steps, %d RPCs; built at once %d, %d", tl.Done(), len(tl.Steps), len(tl.RPCs), len(whole.Steps), len(whole.RPCs))
+		t.Fatalf("at the end: done %v, %d steps, %d RPCs; built at once %d, %d", tl.Done(), tl.NumSteps(), len(tl.RPCs), whole.NumSteps(), len(whole.RPCs))
 	}
 	// Back from the end through the checkpoints: the same picture.
-	p.Seek(len(whole.Steps) / 3)
+	p.Seek(whole.NumSteps() / 3)
 	if got := p.Snapshot(); got.Positions.PostSeq != mid.Positions.PostSeq || !slices.Equal(got.Positions.Replies, mid.Positions.Replies) || len(got.Chains) != len(mid.Chains) {
 		t.Errorf("going back: %+v, want %+v", got.Positions, mid.Positions)
 	}
@@ -158,8 +160,8 @@ func TestBuiltAsRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st.Steps) != 0 || st.nsteps != len(whole.Steps) {
-		t.Errorf("Transcribe kept %d steps, built %d", len(st.Steps), st.nsteps)
+	if st.NumSteps() != 0 || st.nsteps != whole.NumSteps() {
+		t.Errorf("Transcribe kept %d steps, built %d", st.NumSteps(), st.nsteps)
 	}
 	stepLines := func(s string) []string {
 		var out []string
@@ -170,7 +172,7 @@ func TestBuiltAsRead(t *testing.T) {
 		}
 		return out
 	}
-	if a, b := stepLines(full.String()), stepLines(streamed.String()); !slices.Equal(a, b) || len(a) != len(whole.Steps) {
+	if a, b := stepLines(full.String()), stepLines(streamed.String()); !slices.Equal(a, b) || len(a) != whole.NumSteps() {
 		t.Errorf("streamed transcript: %d step lines, built at once %d", len(b), len(a))
 	}
 	// Streamed JSON names each step's transport from the first step on.
@@ -184,8 +186,8 @@ func TestBuiltAsRead(t *testing.T) {
 			t.Fatalf("JSON step %d names no transport: %.80s", i+1, l)
 		}
 	}
-	if len(lines) != len(whole.Steps) {
-		t.Errorf("%d JSON steps, want %d", len(lines), len(whole.Steps))
+	if len(lines) != whole.NumSteps() {
+		t.Errorf("%d JSON steps, want %d", len(lines), whole.NumSteps())
 	}
 }
 
@@ -202,9 +204,84 @@ func BenchmarkFirstStep(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(tl.Steps) == 0 {
+		if tl.NumSteps() == 0 {
 			b.Fatal("no first step")
 		}
 		tl.Close()
+	}
+}
+
+// Going back gives exactly the picture going forward gave, across the
+// checkpoints and across the blocks of the step and event logs, with the
+// blocks read back from the spill file.
+func TestBackMatchesForwardSpilled(t *testing.T) {
+	path := manyXprts(t, 12)
+	tl, err := OpenFile(path, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tl.Close()
+	tl.store.limit = 1 // every block from now on goes to the file
+
+	// What the view reads of a place.
+	type place struct {
+		snap       any
+		events     []trace.Event
+		narr, desc string
+	}
+	at := func(p *Player) place {
+		return place{p.Snapshot(), p.Events(40), p.Narration(), p.Describe()}
+	}
+	// The places around each checkpoint and block boundary, going forward.
+	tl.All()
+	n := tl.NumSteps()
+	if n < 2*logBlock+10 {
+		t.Fatalf("%d steps: too few to cross two blocks", n)
+	}
+	near := func(i int) bool {
+		k := i % tl.ckEvery
+		b := i % logBlock
+		return k <= 1 || k >= tl.ckEvery-2 || b <= 1 || b >= logBlock-2
+	}
+	want := map[int]place{}
+	fwd := tl.Player()
+	for fwd.Forward() {
+		if near(fwd.At()) {
+			want[fwd.At()] = at(fwd)
+		}
+	}
+	spilled := 0
+	for _, r := range tl.steps.sealed {
+		if r.mem == nil {
+			spilled++
+		}
+	}
+	if tl.store.f == nil || spilled == 0 {
+		t.Fatalf("no block went to the spill file (%d of %d steps' blocks)", spilled, len(tl.steps.sealed))
+	}
+
+	// Back one step at a time from the end, and by seeks from far off.
+	back := tl.Player()
+	back.End()
+	checked := 0
+	for back.Back() {
+		w, ok := want[back.At()]
+		if !ok {
+			continue
+		}
+		checked++
+		if got := at(back); !reflect.DeepEqual(got, w) {
+			t.Fatalf("step %d going back differs from going forward:\n got %+v\nwant %+v", back.At(), got, w)
+		}
+	}
+	if checked < len(want)-1 {
+		t.Errorf("%d places checked going back, of %d", checked, len(want))
+	}
+	for _, i := range []int{2*logBlock + 1, logBlock - 1, tl.ckEvery, tl.ckEvery - 1, logBlock, n - 1} {
+		back.Seek(n - 1)
+		back.Seek(i)
+		if w, ok := want[i]; ok && !reflect.DeepEqual(at(back), w) {
+			t.Errorf("step %d sought from the end differs from going forward", i)
+		}
 	}
 }

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/rdmalab/rdmalab/captures/replay"
+)
+
+// maxRetainedPerStep is what a replay played to its end (the view's c)
+// may keep per step: its steps and events are compressed and, past a few
+// MB, in a spill file; its checkpoints are bounded in number. Keeping
+// each step's picture change as a closure took about 300 bytes a step
+// (560 MB for a million-packet capture in the view).
+const maxRetainedPerStep = 64
+
+// heapInUse is the live heap after a full collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// TestReplayRetained plays a replay of a 200,000-packet capture to its end
+// as the view does (c), then back, and checks the heap it keeps.
+func TestReplayRetained(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 200 MB capture")
+	}
+	path := filepath.Join(t.TempDir(), "sim.pcap")
+	if _, err := generate(config{packets: 200_000, out: path, seed: 1, threads: 4, mtu: 1024, calls: 100}); err != nil {
+		t.Fatal(err)
+	}
+	before := heapInUse()
+	tl, err := replay.OpenFile(path, replay.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tl.Close()
+	p := tl.Player()
+	if !p.End() {
+		t.Fatal("no end")
+	}
+	for range 10 {
+		p.Back()
+	}
+	after := heapInUse()
+	steps := tl.NumSteps()
+	runtime.KeepAlive(p)
+	if steps < 150_000 {
+		t.Fatalf("%d steps", steps)
+	}
+	per := float64(after-min(after, before)) / float64(steps)
+	t.Logf("%d steps: %.1f MB retained, %.1f bytes a step", steps, float64(after-min(after, before))/(1<<20), per)
+	if per > maxRetainedPerStep {
+		t.Errorf("a replay played to its end keeps %.1f bytes a step, more than %d", per, maxRetainedPerStep)
+	}
+}
+
+// BenchmarkReplayBack is b held down in the view at the end of a big
+// capture: each step back is rebuilt from the nearest checkpoint before
+// it. RDMALAB_REPLAY_CAPTURE names the capture (the million-packet file of
+// compare.sh), else a 200,000-packet one is written.
+func BenchmarkReplayBack(b *testing.B) {
+	path := os.Getenv("RDMALAB_REPLAY_CAPTURE")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "sim.pcap")
+		if _, err := generate(config{packets: 200_000, out: path, seed: 1, threads: 4, mtu: 1024, calls: 100}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tl, err := replay.OpenFile(path, replay.ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tl.Close()
+	p := tl.Player()
+	p.End()
+	b.ResetTimer()
+	for b.Loop() {
+		if !p.Back() {
+			p.End()
+		}
+	}
+}
