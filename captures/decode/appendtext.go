@@ -15,7 +15,7 @@ func padLeft(b []byte, start, width int) []byte { return fillLeft(b, start, widt
 
 // fillLeft puts fill before b[start:] until it takes width columns.
 func fillLeft(b []byte, start, width int, fill byte) []byte {
-	n := width - utf8.RuneCount(b[start:])
+	n := width - columns(b[start:])
 	if n <= 0 {
 		return b
 	}
@@ -31,10 +31,21 @@ func fillLeft(b []byte, start, width int, fill byte) []byte {
 
 // padRight left-aligns b[start:] in width columns (fmt's %-Ns).
 func padRight(b []byte, start, width int) []byte {
-	for n := width - utf8.RuneCount(b[start:]); n > 0; n-- {
+	for n := width - columns(b[start:]); n > 0; n-- {
 		b = append(b, ' ')
 	}
 	return b
+}
+
+// columns is the runes in b, as fmt's width counts them; the columns are
+// mostly ASCII, which needs no decoding.
+func columns(b []byte) int {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return utf8.RuneCount(b)
+		}
+	}
+	return len(b)
 }
 
 // appendInt is fmt's %d.
@@ -45,8 +56,20 @@ func appendUint(b []byte, v uint64) []byte { return strconv.AppendUint(b, v, 10)
 
 // appendHexPad is fmt's %0Nx: at least width lower-case hex digits.
 func appendHexPad(b []byte, v uint64, width int) []byte {
-	start := len(b)
-	return fillLeft(strconv.AppendUint(b, v, 16), start, width, '0')
+	const digits = "0123456789abcdef"
+	var d [16]byte
+	i := len(d)
+	for v >= 16 {
+		i--
+		d[i] = digits[v&0xf]
+		v >>= 4
+	}
+	i--
+	d[i] = digits[v]
+	for n := len(d) - i; n < width; n++ {
+		b = append(b, '0')
+	}
+	return append(b, d[i:]...)
 }
 
 // append0x is fmt's 0x%0Nx.
@@ -54,9 +77,25 @@ func append0x(b []byte, v uint64, width int) []byte {
 	return appendHexPad(append(b, '0', 'x'), v, width)
 }
 
-// appendSeconds is fmt's %.Nf of d.Seconds().
+// appendSeconds is fmt's %.Nf of d.Seconds(). It works in integers except
+// where the float's rounding decides: a value exactly halfway between
+// two printed ones, which float64 may hold a little above or below, and
+// past 11 days, where a float64 of seconds no longer holds nanoseconds.
 func appendSeconds(b []byte, d time.Duration, prec int) []byte {
-	return strconv.AppendFloat(b, d.Seconds(), 'f', prec, 64)
+	if prec != 6 || d < 0 || d >= 1e6*time.Second {
+		return strconv.AppendFloat(b, d.Seconds(), 'f', prec, 64)
+	}
+	us, rest := d/time.Microsecond, d%time.Microsecond
+	switch {
+	case rest == 500:
+		return strconv.AppendFloat(b, d.Seconds(), 'f', prec, 64)
+	case rest > 500:
+		us++
+	}
+	b = strconv.AppendInt(b, int64(us/1e6), 10)
+	frac := int64(us % 1e6)
+	return append(b, '.', byte('0'+frac/1e5), byte('0'+frac/1e4%10), byte('0'+frac/1e3%10),
+		byte('0'+frac/100%10), byte('0'+frac/10%10), byte('0'+frac%10))
 }
 
 // appendBool is fmt's %v of a bool.

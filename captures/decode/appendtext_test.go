@@ -1,0 +1,51 @@
+package decode
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// The append helpers must print what the fmt verbs they replace print.
+
+func TestAppendSecondsIsPercentF(t *testing.T) {
+	ds := []time.Duration{0, 1, 499, 500, 501, 1499, 1500, 1501, 2500, 999_999_500, 999_999_499,
+		time.Second - 1, time.Second, 59*time.Minute + 999_999_500, 1e6*time.Second - 500, 1e6 * time.Second, -1500,
+		11*24*time.Hour + 500, 1<<62 + 12345}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200_000 {
+		ds = append(ds, time.Duration(r.Int64N(int64(2e6*time.Second))))
+		ds = append(ds, time.Duration(r.Int64N(2e6))*time.Microsecond+500) // ties
+	}
+	for _, d := range ds {
+		for _, prec := range []int{6, 9} {
+			want := fmt.Sprintf("%.*f", prec, d.Seconds())
+			if got := string(appendSeconds(nil, d, prec)); got != want {
+				t.Fatalf("appendSeconds(%d ns, %d) = %q, fmt says %q", int64(d), prec, got, want)
+			}
+		}
+	}
+}
+
+func TestAppendHexIsPercentX(t *testing.T) {
+	vs := []uint64{0, 1, 0xf, 0x10, 0xfff, 0x123456, 0xffffff, 1 << 32, 1<<64 - 1}
+	for _, v := range vs {
+		for _, w := range []int{0, 1, 2, 6, 8, 16, 20} {
+			if got, want := string(append0x(nil, v, w)), fmt.Sprintf("0x%0*x", w, v); got != want {
+				t.Errorf("append0x(%#x, %d) = %q, fmt says %q", v, w, got, want)
+			}
+		}
+	}
+}
+
+func TestPadCountsRunes(t *testing.T) {
+	for _, s := range []string{"", "abc", "192.0.2.1", "→", "a→b", "日本語"} {
+		if got, want := string(padLeft([]byte(s), 0, 8)), fmt.Sprintf("%8s", s); got != want {
+			t.Errorf("padLeft(%q) = %q, fmt says %q", s, got, want)
+		}
+		if got, want := string(padRight([]byte(s), 0, 8)), fmt.Sprintf("%-8s", s); got != want {
+			t.Errorf("padRight(%q) = %q, fmt says %q", s, got, want)
+		}
+	}
+}
