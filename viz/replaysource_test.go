@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -350,5 +351,43 @@ func TestTypeAheadRunsInOrder(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	if f := src.Frame(); f != want {
 		t.Fatalf("after five n the replay went on to frame %d, want %d", f, want)
+	}
+}
+
+// b gives the view exactly what s gave it at each step, across the
+// replay's checkpoints (every 256 steps on this capture): the picture,
+// the events, the narration and the title.
+func TestReplayBackDrawsAsForward(t *testing.T) {
+	tl := loadReplay(t)
+	type drawn struct {
+		snap        any
+		events      any
+		narr, title string
+	}
+	draw := func(src *ReplaySource) drawn {
+		return drawn{src.Snapshot(), src.Events(DefaultEvents), src.Narration(), src.Describe()}
+	}
+	near := func(i int) bool { return i%256 <= 3 || i%256 >= 252 }
+	fwd, want := NewReplaySource(tl), map[int]drawn{}
+	for i := 0; fwd.Act(ActStep) == nil; i++ {
+		if near(i) {
+			want[i] = draw(fwd)
+		}
+	}
+	back := NewReplaySource(tl)
+	if err := back.Act(ActContinue); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for i := tl.NumSteps() - 2; back.Act(ActBack) == nil && i >= 0; i-- {
+		if w, ok := want[i]; ok {
+			checked++
+			if got := draw(back); !reflect.DeepEqual(got, w) {
+				t.Fatalf("step %d after b differs from after s:\n got %+v\nwant %+v", i, got, w)
+			}
+		}
+	}
+	if checked < 16 {
+		t.Errorf("%d steps compared", checked)
 	}
 }
