@@ -263,13 +263,29 @@ func isLocal(o verbs.WROpcode) bool {
 // enqueueSend copies w into the send queue and schedules its operation.
 func (q *qp) enqueueSend(w *verbs.SendWR, n uint64) {
 	f := q.dev.f
-	cp := *w
-	cp.Next = nil
-	cp.SGList = append([]verbs.SGE(nil), w.SGList...)
-	wq := &swqe{wr: cp, signaled: w.Signaled || q.sigAll, bytes: n}
+	// The WQE and its operation are one allocation; a short SGList is
+	// copied into the WQE itself.
+	b := &struct {
+		o    op
+		wq   swqe
+		sges [2]verbs.SGE
+	}{}
+	wq := &b.wq
+	wq.wr = *w
+	wq.wr.Next = nil
+	switch {
+	case len(w.SGList) == 0:
+		wq.wr.SGList = nil
+	case len(w.SGList) <= len(b.sges):
+		wq.wr.SGList = append(b.sges[:0:len(w.SGList)], w.SGList...)
+	default:
+		wq.wr.SGList = append([]verbs.SGE(nil), w.SGList...)
+	}
+	wq.signaled, wq.bytes = w.Signaled || q.sigAll, n
 	q.sq = append(q.sq, wq)
 
-	o := &op{id: f.nextID, qp: q, w: wq, flush: q.state == verbs.QPSErr}
+	o := &b.o
+	*o = op{id: f.nextID, qp: q, w: wq, flush: q.state == verbs.QPSErr}
 	f.nextID++
 	if o.flush || isLocal(w.Opcode) {
 		o.psn = psnRange(q.sqPSN, 0)

@@ -51,7 +51,11 @@ func (x *Xprt) getRWCtxt(t *sched.Task, sges int) (ctxt *RWCtxt) {
 		t.Point("svcrdma_rwctx_empty", "sges", sges)
 		return nil
 	}
-	ctxt.SGL = make([]SGE, sges)
+	if cap(ctxt.sglMem) < sges {
+		ctxt.sglMem = make([]SGE, sges)
+	}
+	ctxt.SGL = ctxt.sglMem[:sges:sges]
+	clear(ctxt.SGL)
 	ctxt.Chained = sges > ctxt.FirstSGLNents
 	if ctxt.Chained {
 		t.Pointf("sg_alloc_table_chained", "%d entries > first_sgl_nents %d: %d in the inline array plus a chain link, the rest in pool chunks of up to 128",

@@ -171,9 +171,13 @@ func (x *Xprt) rdmaRWInitMapWRs(t *sched.Task, ctx *RWCtx, sgl []SGE, remote uin
 	maxSGE = max(maxSGE, 1)
 	ctx.Type = RWMultiWR
 	ctx.NrOps = (len(sgl) + maxSGE - 1) / maxSGE
+	// One array of WRs, as the kernel's kcalloc(nr_ops) of ctx->map.wrs.
+	wrs := make([]WR, ctx.NrOps)
+	ctx.WRs = make([]*WR, 0, ctx.NrOps)
 	for i := 0; i < len(sgl); i += maxSGE {
 		part := sgl[i:min(i+maxSGE, len(sgl))]
-		w := &WR{Op: rwOpcode(dir), SGL: part, RemoteAddr: remote, RKey: rkey}
+		w := &wrs[len(ctx.WRs)]
+		*w = WR{Op: rwOpcode(dir), SGL: part, RemoteAddr: remote, RKey: rkey}
 		for _, s := range part {
 			remote += uint64(s.Len)
 		}

@@ -59,6 +59,9 @@ type RWCtxt struct {
 	SGL           []SGE // the table asked for (len = sges)
 	Chained       bool  // the table went past the inline array
 	Where         string
+	// sglMem is the table's memory, kept across uses as the kernel keeps
+	// the inline array and reuses its chunk pool.
+	sglMem []SGE
 }
 
 // ChunkCtxt is struct svc_rdma_chunk_ctxt.
