@@ -55,9 +55,7 @@ type Lab struct {
 	NFS          *nfsd.Server
 	Rqsts        []*svcrdma.Rqst
 
-	history       []trace.Event // a ring: histLen events from histHead
-	histHead      int
-	histLen       int
+	history       history
 	seq           uint64
 	last          trace.Event
 	sinks         []func(trace.Event)
@@ -70,6 +68,7 @@ type Lab struct {
 	xptID         uint64
 	lastPattern   []byte
 	wcs           [32]verbs.WC // pollCQs' scratch
+	noteBuf       []byte       // deliver's scratch
 }
 
 // New builds a lab with settings s: the fabric, both peers, a connected
@@ -180,11 +179,11 @@ func (l *Lab) History() []trace.Event { return l.Tail(maxHistory) }
 
 // Tail is the newest n events kept, oldest first, as a copy.
 func (l *Lab) Tail(n int) []trace.Event {
-	n = min(n, l.histLen)
+	n = min(n, l.history.n)
 	out := make([]trace.Event, n)
-	start := l.histHead + l.histLen - n
+	start := l.history.n - n
 	for i := range out {
-		out[i] = l.history[(start+i)%len(l.history)]
+		out[i] = *l.history.at(start + i)
 	}
 	return out
 }
@@ -193,7 +192,7 @@ func (l *Lab) Tail(n int) []trace.Event {
 func (l *Lab) Since(seq uint64) []trace.Event {
 	n := 0
 	if l.seq > seq {
-		n = int(min(l.seq-seq, uint64(l.histLen)))
+		n = int(min(l.seq-seq, uint64(l.history.n)))
 	}
 	return l.Tail(n)
 }
@@ -203,11 +202,11 @@ func (l *Lab) Since(seq uint64) []trace.Event {
 func (l *Lab) eachSince(seq uint64, f func(*trace.Event)) {
 	n := 0
 	if l.seq > seq {
-		n = int(min(l.seq-seq, uint64(l.histLen)))
+		n = int(min(l.seq-seq, uint64(l.history.n)))
 	}
-	start := l.histHead + l.histLen - n
+	start := l.history.n - n
 	for i := 0; i < n; i++ {
-		f(&l.history[(start+i)%len(l.history)])
+		f(l.history.at(start + i))
 	}
 }
 
@@ -268,22 +267,7 @@ func (l *Lab) keepTransfer(t sim.Transfer) {
 func (l *Lab) record(ev trace.Event) trace.Event {
 	l.seq++
 	ev.Seq = l.seq
-	// The history is a ring of maxHistory events, grown as needed.
-	switch {
-	case l.histLen < len(l.history):
-		l.history[(l.histHead+l.histLen)%len(l.history)] = ev
-		l.histLen++
-	case len(l.history) < maxHistory:
-		// Full but under the bound: double it, oldest first.
-		grown := make([]trace.Event, min(max(2*len(l.history), 1024), maxHistory))
-		n := copy(grown, l.history[l.histHead:])
-		copy(grown[n:], l.history[:l.histHead])
-		grown[l.histLen] = ev
-		l.history, l.histHead, l.histLen = grown, 0, l.histLen+1
-	default:
-		l.history[l.histHead] = ev
-		l.histHead = (l.histHead + 1) % len(l.history)
-	}
+	l.history.push(ev)
 	l.last = ev
 	for _, f := range l.sinks {
 		f(ev)
@@ -497,8 +481,8 @@ func (l *Lab) deliver(status *verbs.Status) (sim.Op, bool) {
 		return op, true
 	}
 	// "server qp 7 RDMA_READ 4096B remote 0x… rkey 0x…", built without fmt:
-	// every operation executed makes one.
-	b := make([]byte, 0, 96)
+	// every operation executed makes one, in a buffer the Lab keeps.
+	b := l.noteBuf[:0]
 	b = append(append(b, op.Node...), " qp "...)
 	b = strconv.AppendUint(b, uint64(op.QPNum), 10)
 	b = append(append(append(b, ' '), op.Opcode.String()...), ' ')
@@ -512,6 +496,7 @@ func (l *Lab) deliver(status *verbs.Status) (sim.Op, bool) {
 	} else if op.Status != verbs.StatusSuccess {
 		b = append(append(b, " → "...), op.Status.String()...)
 	}
+	l.noteBuf = b
 	l.record(trace.Event{Kind: trace.Note, Task: "wire", Func: "execute", Text: string(b)})
 	l.pollCQs()
 	return op, true

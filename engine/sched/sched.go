@@ -58,6 +58,7 @@ type Task struct {
 	yield   func(trace.Event) bool
 	depth   int
 	frames  []string
+	pool    []*frame // by depth: the frames calls reuse
 	cond    func() bool
 	waitFor string
 	done    bool
@@ -70,6 +71,7 @@ type Scheduler struct {
 	current *Task
 	focus   *Task
 	seq     uint64
+	pools   [][]*frame // frames of finished tasks, for new tasks to reuse
 	// Quiet asks the model to skip formatting event arguments (benchmarks);
 	// events are still emitted so interleavings stay the same.
 	Quiet bool
@@ -81,6 +83,14 @@ func New() *Scheduler { return &Scheduler{} }
 // Go creates a task running body. It starts on the first Step that picks it.
 func (s *Scheduler) Go(name string, handler bool, body func(t *Task)) *Task {
 	t := &Task{Name: name, Handler: handler, s: s}
+	if n := len(s.pools); n > 0 {
+		// A completion handler is a short task: it takes the frames a
+		// finished one left rather than allocating its own.
+		t.pool, s.pools = s.pools[n-1], s.pools[:n-1]
+		for _, f := range t.pool {
+			f.t = t
+		}
+	}
 	seq := func(yield func(trace.Event) bool) {
 		t.yield = yield
 		defer func() {
@@ -189,6 +199,11 @@ func (s *Scheduler) StepTask(t *Task) (trace.Event, bool) {
 func (s *Scheduler) finish(t *Task) {
 	t.done = true
 	t.stop()
+	// The task's code has ended: none of its frames can return any more.
+	if len(t.pool) > 0 && len(s.pools) < 8 {
+		s.pools = append(s.pools, t.pool)
+	}
+	t.pool = nil
 	for i, x := range s.tasks {
 		if x == t {
 			s.tasks = append(s.tasks[:i], s.tasks[i+1:]...)
@@ -282,50 +297,70 @@ func (t *Task) Fault(what, format string, a ...any) {
 // return; use it as `defer t.Call("svc_rdma_x", k, v)(&err)`. A non-nil
 // error is shown by its errno name.
 func (t *Task) Call(fn string, kv ...any) func(err *error) {
-	ret := t.enter(fn, kv)
-	return func(err *error) {
-		ev := ret()
-		if err != nil && *err != nil {
-			ev.Err = errName(*err)
-		}
-		t.Emit(ev)
-	}
+	return t.enter(fn, kv).retErr
 }
 
 // CallV is Call for functions that return a value: the returned function
 // takes the value to show (an int, or an error).
 func (t *Task) CallV(fn string, kv ...any) func(v any) {
-	ret := t.enter(fn, kv)
-	return func(v any) {
-		ev := ret()
-		switch x := v.(type) {
-		case error:
-			if x != nil {
-				ev.Err = errName(x)
-			}
-		case nil:
-		default:
-			ev.Args = []trace.Arg{{Key: "ret", Val: trace.Sprint(x)}}
-		}
-		t.Emit(ev)
-	}
+	return t.enter(fn, kv).retV
 }
 
-// enter emits fn's entry and pushes its frame; the function it returns
-// pops the frame and gives the return event to fill in and emit.
-func (t *Task) enter(fn string, kv []any) func() trace.Event {
+// frame is one call of the task's stack. Frames are kept per depth and
+// reused, with their return functions bound once, so a call allocates
+// nothing: calls return in LIFO order, and a frame is reused only after
+// its return function ran.
+type frame struct {
+	t      *Task
+	fn     string
+	retErr func(err *error)
+	retV   func(v any)
+}
+
+// leave pops the frame and gives the return event to fill in and emit.
+func (f *frame) leave() trace.Event {
+	t := f.t
+	t.depth--
+	t.frames = t.frames[:len(t.frames)-1]
+	return trace.Event{Kind: trace.Return, Func: f.fn, Depth: t.depth}
+}
+
+// enter emits fn's entry and pushes its frame.
+func (t *Task) enter(fn string, kv []any) *frame {
 	ev := trace.Event{Kind: trace.Call, Func: fn, Depth: t.depth}
 	if !t.s.Quiet {
 		ev.Args = trace.Fmt(kv...)
 	}
 	t.frames = append(t.frames, fn)
+	for len(t.pool) <= t.depth {
+		f := &frame{t: t}
+		f.retErr = func(err *error) {
+			ev := f.leave()
+			if err != nil && *err != nil {
+				ev.Err = errName(*err)
+			}
+			f.t.Emit(ev)
+		}
+		f.retV = func(v any) {
+			ev := f.leave()
+			switch x := v.(type) {
+			case error:
+				if x != nil {
+					ev.Err = errName(x)
+				}
+			case nil:
+			default:
+				ev.Args = []trace.Arg{{Key: "ret", Val: trace.Sprint(x)}}
+			}
+			f.t.Emit(ev)
+		}
+		t.pool = append(t.pool, f)
+	}
+	f := t.pool[t.depth]
+	f.fn = fn
 	t.Emit(ev)
 	t.depth++
-	return func() trace.Event {
-		t.depth--
-		t.frames = t.frames[:len(t.frames)-1]
-		return trace.Event{Kind: trace.Return, Func: fn, Depth: t.depth}
-	}
+	return f
 }
 
 func errName(err error) string {

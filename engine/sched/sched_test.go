@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -155,5 +156,49 @@ func TestPanicBecomesFaultAndCloseUnwinds(t *testing.T) {
 	s.Close()
 	if !unwound {
 		t.Fatal("Close did not unwind the looping task")
+	}
+}
+
+// TestFramesOfFinishedTasksReused: a task that starts after another
+// finished reuses its call frames; its returns are its own, with the
+// names and values of its own calls, and they interleave with a live
+// task's at the same depth.
+func TestFramesOfFinishedTasksReused(t *testing.T) {
+	s := New()
+	body := func(name string, v int) func(*Task) {
+		return func(t *Task) {
+			f := func() (err error) {
+				defer t.Call(name)(&err)
+				ret := t.CallV(name + "_v")
+				ret(v)
+				return verbs.EIO
+			}
+			_ = f()
+		}
+	}
+	s.Go("cq", true, body("first", 1))
+	if got := strings.Join(drain(s), " "); got != "cq:call:first: cq:call:first_v: cq:return:first_v: cq:return:first:EIO" {
+		t.Fatalf("first task: %s", got)
+	}
+	if len(s.pools) != 1 {
+		t.Fatalf("%d frame pools kept after the task ended, want 1", len(s.pools))
+	}
+	a := s.Go("a", false, body("second", 2))
+	b := s.Go("b", false, body("third", 3))
+	if len(s.pools) != 0 {
+		t.Fatalf("the pool was not taken by the next task")
+	}
+	var got []string
+	for _, tk := range []*Task{a, b, a, b, a, b, a, b} {
+		ev, ok := s.StepTask(tk)
+		if !ok {
+			t.Fatalf("%s cannot run", tk.Name)
+		}
+		got = append(got, ev.Task+":"+ev.Kind.String()+":"+ev.Func+":"+ev.Err+":"+fmt.Sprint(ev.Args))
+	}
+	want := "a:call:second::[] b:call:third::[] a:call:second_v::[] b:call:third_v::[] " +
+		"a:return:second_v::[{ret 2}] b:return:third_v::[{ret 3}] a:return:second:EIO:[] b:return:third:EIO:[]"
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("interleaved:\n got %s\nwant %s", g, want)
 	}
 }

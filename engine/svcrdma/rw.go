@@ -6,6 +6,7 @@ package svcrdma
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/verbs"
@@ -19,7 +20,7 @@ func (x *Xprt) getRWCtxt(t *sched.Task, sges int) (ctxt *RWCtxt) {
 		if ctxt == nil {
 			ret(errNoMem)
 		} else {
-			ret(fmt.Sprintf("rw#%d", ctxt.ID))
+			ret("rw#" + strconv.Itoa(ctxt.ID))
 		}
 	}()
 	if n := len(x.RWCache); n > 0 {

@@ -306,5 +306,11 @@ func (x *Xprt) mrPut(mr *MRState) {
 	x.mrPool = append([]*MRState{mr}, x.mrPool...)
 }
 
-func hex(v uint64) string   { return "0x" + strconv.FormatUint(v, 16) }
-func hex32(v uint32) string { return "0x" + strconv.FormatUint(uint64(v), 16) }
+// hex and hex32 format a key or an address as the kernel's tracepoints
+// print it ("0x1f000"), in one allocation.
+func hex(v uint64) string {
+	var b [18]byte
+	return string(strconv.AppendUint(append(b[:0], "0x"...), v, 16))
+}
+
+func hex32(v uint32) string { return hex(uint64(v)) }

@@ -71,11 +71,61 @@ func Fmt(kv ...any) []Arg {
 		return nil
 	}
 	args := make([]Arg, 0, len(kv)/2)
+	// Integers and booleans are formatted into one buffer and cut from one
+	// string: every event formats its arguments, and most are numbers.
+	var (
+		scratch [128]byte
+		ends    [16]int // where each of the first args' value ends in b; -1: not in b
+	)
+	b := scratch[:0]
+	inB := false
 	for i := 0; i+1 < len(kv); i += 2 {
 		k, _ := kv[i].(string)
+		n := len(args)
+		if n < len(ends) {
+			var ok bool
+			if b, ok = appendPlain(b, kv[i+1]); ok {
+				ends[n], inB = len(b), true
+				args = append(args, Arg{Key: k})
+				continue
+			}
+			ends[n] = -1
+		}
 		args = append(args, Arg{Key: k, Val: Sprint(kv[i+1])})
 	}
+	if inB {
+		all, start := string(b), 0
+		for i := range args[:min(len(args), len(ends))] {
+			if ends[i] >= 0 {
+				args[i].Val, start = all[start:ends[i]], ends[i]
+			}
+		}
+	}
 	return args
+}
+
+// appendPlain appends v as fmt.Sprint does when it is an integer or a
+// boolean of a built-in type, and reports whether it was one.
+func appendPlain(b []byte, v any) ([]byte, bool) {
+	switch x := v.(type) {
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), true
+	case int64:
+		return strconv.AppendInt(b, x, 10), true
+	case int32:
+		return strconv.AppendInt(b, int64(x), 10), true
+	case uint64:
+		return strconv.AppendUint(b, x, 10), true
+	case uint32:
+		return strconv.AppendUint(b, uint64(x), 10), true
+	case uint16:
+		return strconv.AppendUint(b, uint64(x), 10), true
+	case uint8:
+		return strconv.AppendUint(b, uint64(x), 10), true
+	case bool:
+		return strconv.AppendBool(b, x), true
+	}
+	return b, false
 }
 
 // Sprint is fmt.Sprint(v) without fmt for the plain types trace points pass

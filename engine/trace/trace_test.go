@@ -115,3 +115,30 @@ func TestSprintMatchesFmt(t *testing.T) {
 type nilStringer struct{ s *string }
 
 func (n *nilStringer) String() string { return *n.s }
+
+// TestFmtMatchesSprint: Fmt gives each value what Sprint gives it, whether
+// it is cut from the shared buffer of numbers or formatted alone, past the
+// first 16 arguments too, and drops a key without a value.
+func TestFmtMatchesSprint(t *testing.T) {
+	type named uint32
+	vals := []any{"s", 7, "", uint64(1<<63 + 5), true, named(3), fmt.Errorf("boom"), int32(-7), 1.5, uint8(0), nil, -1 << 40}
+	for len(vals) < 40 {
+		vals = append(vals, len(vals)*1000, fmt.Sprintf("v%d", len(vals)))
+	}
+	var kv []any
+	for i, v := range vals {
+		kv = append(kv, fmt.Sprintf("k%d", i), v)
+	}
+	args := Fmt(append(kv, "dangling")...)
+	if len(args) != len(vals) {
+		t.Fatalf("%d args for %d pairs", len(args), len(vals))
+	}
+	for i, v := range vals {
+		if want := (Arg{Key: fmt.Sprintf("k%d", i), Val: fmt.Sprint(v)}); args[i] != want {
+			t.Errorf("arg %d = %+v, want %+v", i, args[i], want)
+		}
+	}
+	if Fmt() != nil {
+		t.Errorf("Fmt() is not nil")
+	}
+}
