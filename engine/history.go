@@ -1,0 +1,35 @@
+package engine
+
+import "github.com/rdmalab/rdmalab/engine/trace"
+
+// histBlock is how many events one block of the history holds.
+const histBlock = 1000
+
+// history keeps the newest maxHistory events, oldest first, in blocks
+// allocated as the session grows: growing never copies what is kept.
+type history struct {
+	blocks [][]trace.Event // filled front to back; a ring once all are full
+	head   int             // the oldest event's slot, once the ring is full
+	n      int
+}
+
+// at is the ith oldest event kept.
+func (h *history) at(i int) *trace.Event {
+	s := (h.head + i) % maxHistory
+	return &h.blocks[s/histBlock][s%histBlock]
+}
+
+// push keeps ev, letting the oldest event go once maxHistory are kept.
+func (h *history) push(ev trace.Event) {
+	if h.n < maxHistory {
+		b := h.n / histBlock
+		if b == len(h.blocks) {
+			h.blocks = append(h.blocks, make([]trace.Event, histBlock))
+		}
+		h.blocks[b][h.n%histBlock] = ev
+		h.n++
+		return
+	}
+	*h.at(0) = ev
+	h.head = (h.head + 1) % maxHistory
+}
