@@ -53,15 +53,13 @@ type Task struct {
 	Handler bool
 
 	s       *Scheduler
-	next    func() (trace.Event, bool)
-	stop    func()
-	yield   func(trace.Event) bool
+	r       *runner // the coroutine running the task's body
 	depth   int
 	frames  []string
-	pool    []*frame // by depth: the frames calls reuse
 	cond    func() bool
 	waitFor string
 	done    bool
+	ended   bool // the body returned
 	started bool
 }
 
@@ -71,7 +69,7 @@ type Scheduler struct {
 	current *Task
 	focus   *Task
 	seq     uint64
-	pools   [][]*frame // frames of finished tasks, for new tasks to reuse
+	idle    []*runner // runners of finished tasks, for new tasks to take
 	// Quiet asks the model to skip formatting event arguments (benchmarks);
 	// events are still emitted so interleavings stay the same.
 	Quiet bool
@@ -83,32 +81,75 @@ func New() *Scheduler { return &Scheduler{} }
 // Go creates a task running body. It starts on the first Step that picks it.
 func (s *Scheduler) Go(name string, handler bool, body func(t *Task)) *Task {
 	t := &Task{Name: name, Handler: handler, s: s}
-	if n := len(s.pools); n > 0 {
-		// A completion handler is a short task: it takes the frames a
-		// finished one left rather than allocating its own.
-		t.pool, s.pools = s.pools[n-1], s.pools[:n-1]
-		for _, f := range t.pool {
-			f.t = t
-		}
+	var r *runner
+	if n := len(s.idle); n > 0 {
+		// A completion handler is a short task: it takes the coroutine
+		// (and the call frames) a finished one left rather than new ones.
+		r, s.idle = s.idle[n-1], s.idle[:n-1]
+	} else {
+		r = newRunner()
 	}
-	seq := func(yield func(trace.Event) bool) {
-		t.yield = yield
-		defer func() {
-			r := recover()
-			if r == nil || r == errAbort {
-				return
-			}
-			// A bug in the model must not end the session: report it as a
-			// fault event and end the task.
-			t.cond = nil
-			yield(trace.Event{Kind: trace.Fault, Func: "engine panic",
-				Text: fmt.Sprintf("%v (task %s ended)\n%s", r, t.Name, debug.Stack())})
-		}()
-		body(t)
+	r.t, r.body = t, body
+	for _, f := range r.frames {
+		f.t = t
 	}
-	t.next, t.stop = iter.Pull(seq)
+	t.r = r
 	s.tasks = append(s.tasks, t)
 	return t
+}
+
+// maxIdle bounds the runners a Scheduler keeps for new tasks.
+const maxIdle = 8
+
+// taskEnd is the event a runner yields when its task's body has returned;
+// it never leaves the scheduler.
+const taskEnd = trace.Kind(0xff)
+
+// runner is a coroutine that runs task bodies one after another, with the
+// call frames they use (kept per depth).
+type runner struct {
+	next   func() (trace.Event, bool)
+	stop   func()
+	yield  func(trace.Event) bool
+	t      *Task
+	body   func(*Task)
+	frames []*frame
+}
+
+func newRunner() *runner {
+	r := &runner{}
+	r.next, r.stop = iter.Pull(func(yield func(trace.Event) bool) {
+		r.yield = yield
+		for r.run() {
+			if !yield(trace.Event{Kind: taskEnd}) {
+				return
+			}
+		}
+	})
+	return r
+}
+
+// run runs the current task's body. It reports whether the runner may
+// take another task: not once it was stopped, nor after a panic.
+func (r *runner) run() (again bool) {
+	t := r.t
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		again = false
+		if p == errAbort {
+			return
+		}
+		// A bug in the model must not end the session: report it as a
+		// fault event and end the task.
+		t.cond = nil
+		r.yield(trace.Event{Kind: trace.Fault, Func: "engine panic",
+			Text: fmt.Sprintf("%v (task %s ended)\n%s", p, t.Name, debug.Stack())})
+	}()
+	r.body(t)
+	return true
 }
 
 // Tasks lists the live tasks in creation order.
@@ -176,7 +217,10 @@ func (s *Scheduler) StepTask(t *Task) (trace.Event, bool) {
 			return trace.Event{}, false
 		}
 		t.started = true
-		ev, more := t.next()
+		ev, more := t.r.next()
+		if more && ev.Kind == taskEnd {
+			more, t.ended = false, true
+		}
 		if !more {
 			s.finish(t)
 			if s.Runnable() {
@@ -198,12 +242,15 @@ func (s *Scheduler) StepTask(t *Task) (trace.Event, bool) {
 
 func (s *Scheduler) finish(t *Task) {
 	t.done = true
-	t.stop()
-	// The task's code has ended: none of its frames can return any more.
-	if len(t.pool) > 0 && len(s.pools) < 8 {
-		s.pools = append(s.pools, t.pool)
+	if r := t.r; t.ended && len(s.idle) < maxIdle {
+		// The body has returned: none of its frames can return any more,
+		// and the coroutine waits for the next task.
+		r.t, r.body = nil, nil
+		s.idle = append(s.idle, r)
+	} else {
+		r.stop()
 	}
-	t.pool = nil
+	t.r = nil
 	for i, x := range s.tasks {
 		if x == t {
 			s.tasks = append(s.tasks[:i], s.tasks[i+1:]...)
@@ -223,6 +270,10 @@ func (s *Scheduler) Close() {
 	for len(s.tasks) > 0 {
 		s.finish(s.tasks[0])
 	}
+	for _, r := range s.idle {
+		r.stop()
+	}
+	s.idle = nil
 }
 
 // runnable: not finished and either not waiting or its condition now holds.
@@ -264,7 +315,7 @@ func (t *Task) Emit(ev trace.Event) {
 	if ev.Kind != trace.Call && ev.Kind != trace.Return {
 		ev.Depth = t.depth
 	}
-	if !t.yield(ev) {
+	if !t.r.yield(ev) {
 		panic(errAbort)
 	}
 }
@@ -332,7 +383,7 @@ func (t *Task) enter(fn string, kv []any) *frame {
 		ev.Args = trace.Fmt(kv...)
 	}
 	t.frames = append(t.frames, fn)
-	for len(t.pool) <= t.depth {
+	for len(t.r.frames) <= t.depth {
 		f := &frame{t: t}
 		f.retErr = func(err *error) {
 			ev := f.leave()
@@ -354,9 +405,9 @@ func (t *Task) enter(fn string, kv []any) *frame {
 			}
 			f.t.Emit(ev)
 		}
-		t.pool = append(t.pool, f)
+		t.r.frames = append(t.r.frames, f)
 	}
-	f := t.pool[t.depth]
+	f := t.r.frames[t.depth]
 	f.fn = fn
 	t.Emit(ev)
 	t.depth++

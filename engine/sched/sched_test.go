@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -160,9 +161,9 @@ func TestPanicBecomesFaultAndCloseUnwinds(t *testing.T) {
 }
 
 // TestFramesOfFinishedTasksReused: a task that starts after another
-// finished reuses its call frames; its returns are its own, with the
-// names and values of its own calls, and they interleave with a live
-// task's at the same depth.
+// finished reuses its coroutine and call frames; its returns are its own,
+// with the names and values of its own calls, and they interleave with a
+// live task's at the same depth.
 func TestFramesOfFinishedTasksReused(t *testing.T) {
 	s := New()
 	body := func(name string, v int) func(*Task) {
@@ -180,13 +181,13 @@ func TestFramesOfFinishedTasksReused(t *testing.T) {
 	if got := strings.Join(drain(s), " "); got != "cq:call:first: cq:call:first_v: cq:return:first_v: cq:return:first:EIO" {
 		t.Fatalf("first task: %s", got)
 	}
-	if len(s.pools) != 1 {
-		t.Fatalf("%d frame pools kept after the task ended, want 1", len(s.pools))
+	if len(s.idle) != 1 {
+		t.Fatalf("%d runners kept after the task ended, want 1", len(s.idle))
 	}
 	a := s.Go("a", false, body("second", 2))
 	b := s.Go("b", false, body("third", 3))
-	if len(s.pools) != 0 {
-		t.Fatalf("the pool was not taken by the next task")
+	if len(s.idle) != 0 {
+		t.Fatalf("the runner was not taken by the next task")
 	}
 	var got []string
 	for _, tk := range []*Task{a, b, a, b, a, b, a, b} {
@@ -200,5 +201,53 @@ func TestFramesOfFinishedTasksReused(t *testing.T) {
 		"a:return:second_v::[{ret 2}] b:return:third_v::[{ret 3}] a:return:second:EIO:[] b:return:third:EIO:[]"
 	if g := strings.Join(got, " "); g != want {
 		t.Errorf("interleaved:\n got %s\nwant %s", g, want)
+	}
+}
+
+// TestRunnersReusedAndClosed: sequential handler tasks share one
+// coroutine, a task after a panicking one runs on a fresh one, and Close
+// ends the idle coroutines too.
+func TestRunnersReusedAndClosed(t *testing.T) {
+	before := runtime.NumGoroutine()
+	s := New()
+	for i := 0; i < 5; i++ {
+		s.Go("cq", true, func(t *Task) {
+			t.WaitUntil("never first", func() bool { return true })
+			t.Point("handled", "i", i)
+		})
+		if got := strings.Join(drain(s), " "); got != "cq:point:handled:" {
+			t.Fatalf("task %d: %s", i, got)
+		}
+	}
+	if len(s.idle) != 1 {
+		t.Fatalf("%d idle runners after five sequential tasks, want 1", len(s.idle))
+	}
+	if n := runtime.NumGoroutine() - before; n != 1 {
+		t.Errorf("%d coroutines for five sequential tasks, want 1", n)
+	}
+	s.Go("cq", true, func(t *Task) { panic("boom") })
+	if got := strings.Join(drain(s), " "); !strings.HasPrefix(got, ":fault:engine panic:") {
+		t.Fatalf("panicking task: %s", got)
+	}
+	if len(s.idle) != 0 {
+		t.Fatalf("the runner of a panicked task went back idle")
+	}
+	s.Go("cq", true, func(t *Task) { t.Point("after") })
+	s.Go("nfsd0", false, func(t *Task) {
+		for {
+			t.Point("loop")
+		}
+	})
+	var got []string
+	for i := 0; i < 3; i++ {
+		ev, _ := s.Step()
+		got = append(got, ev.Task+":"+ev.Func)
+	}
+	if g := strings.Join(got, " "); g != "cq:after nfsd0:loop nfsd0:loop" {
+		t.Fatalf("after the panic: %s", g)
+	}
+	s.Close()
+	if n := runtime.NumGoroutine() - before; n != 0 {
+		t.Errorf("%d coroutines left after Close", n)
 	}
 }

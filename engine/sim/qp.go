@@ -206,14 +206,35 @@ func (q *qp) PostSend(wr *verbs.SendWR) (*verbs.SendWR, error) {
 		return wr, fmt.Errorf("sim: post send on qp %d in state %v: %w", q.num, q.state, verbs.EINVAL)
 	}
 	defer f.autoRun()
+	// The chain's WQEs and their SGEs are cut from two arrays, sized for
+	// the WRs the send queue has room for (a longer chain fails there).
+	nwr, nsge := 0, 0
+	for w := wr; w != nil && nwr < q.cap.MaxSendWR-len(q.sq); w = w.Next {
+		nwr++
+		nsge += len(w.SGList)
+	}
+	slots := make([]sendSlot, nwr)
+	sges := make([]verbs.SGE, nsge)
 	for w := wr; w != nil; w = w.Next {
 		n, err := q.checkSend(w)
 		if err != nil {
 			return w, fmt.Errorf("sim: post send on qp %d: wr_id %#x: %w", q.num, w.WRID, err)
 		}
-		q.enqueueSend(w, n)
+		var slot *sendSlot
+		if len(slots) > 0 {
+			slot, slots = &slots[0], slots[1:]
+		} else {
+			slot = new(sendSlot)
+		}
+		sges = q.enqueueSend(w, n, slot, sges)
 	}
 	return nil, nil
+}
+
+// sendSlot is the memory of one posted send WR: its WQE and operation.
+type sendSlot struct {
+	o  op
+	wq swqe
 }
 
 func (q *qp) checkSend(w *verbs.SendWR) (uint64, error) {
@@ -260,31 +281,26 @@ func isLocal(o verbs.WROpcode) bool {
 	return o == verbs.WRLocalInv || o == verbs.WRRegMR
 }
 
-// enqueueSend copies w into the send queue and schedules its operation.
-func (q *qp) enqueueSend(w *verbs.SendWR, n uint64) {
+// enqueueSend copies w into the send queue, in slot and the front of
+// sges, and schedules its operation; it returns the rest of sges.
+func (q *qp) enqueueSend(w *verbs.SendWR, n uint64, slot *sendSlot, sges []verbs.SGE) []verbs.SGE {
 	f := q.dev.f
-	// The WQE and its operation are one allocation; a short SGList is
-	// copied into the WQE itself.
-	b := &struct {
-		o    op
-		wq   swqe
-		sges [2]verbs.SGE
-	}{}
-	wq := &b.wq
+	wq := &slot.wq
 	wq.wr = *w
 	wq.wr.Next = nil
 	switch {
 	case len(w.SGList) == 0:
 		wq.wr.SGList = nil
-	case len(w.SGList) <= len(b.sges):
-		wq.wr.SGList = append(b.sges[:0:len(w.SGList)], w.SGList...)
+	case len(w.SGList) <= len(sges):
+		wq.wr.SGList = append(sges[:0:len(w.SGList)], w.SGList...)
+		sges = sges[len(w.SGList):]
 	default:
 		wq.wr.SGList = append([]verbs.SGE(nil), w.SGList...)
 	}
 	wq.signaled, wq.bytes = w.Signaled || q.sigAll, n
 	q.sq = append(q.sq, wq)
 
-	o := &b.o
+	o := &slot.o
 	*o = op{id: f.nextID, qp: q, w: wq, flush: q.state == verbs.QPSErr}
 	f.nextID++
 	if o.flush || isLocal(w.Opcode) {
@@ -299,6 +315,7 @@ func (q *qp) enqueueSend(w *verbs.SendWR, n uint64) {
 	o.due = max(f.now, q.lastDone) + o.cost
 	q.lastDone = o.due
 	f.enqueue(o)
+	return sges
 }
 
 // PostRecv is ibv_post_recv: allowed from INIT on (EINVAL in RESET), with
