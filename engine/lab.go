@@ -242,6 +242,9 @@ func appendBounded[T any](s []T, v T, n int) []T {
 // payload bytes.
 func (l *Lab) keepTransfer(t sim.Transfer) {
 	c := l.payloads.kept(t.Payload)
+	if b, shared, ok := l.payloads.share(t.Payload, c); ok {
+		t.Payload, c = b, shared
+	}
 	if len(l.transfers) >= maxTransfers {
 		// appendBounded drops the oldest quarter: uncount their bytes.
 		for i, old := range l.transfers[:len(l.transfers)-maxTransfers+maxTransfers/4] {

@@ -1,22 +1,47 @@
 package engine
 
+import (
+	"bytes"
+	"hash/maphash"
+)
+
 // payloads holds the payload copies of the transfers the lab keeps
 // (Transfers) in chunks reused once every payload in them is dropped, so
 // recording the wire in a long session does not allocate and clear a new
-// buffer for every operation that crosses it.
+// buffer for every operation that crosses it. A payload whose bytes are
+// already kept (a lab moves the same file data again and again) shares
+// them: its copy is cut back, and the recording touches no new memory.
 type payloads struct {
 	cur     *chunk
 	free    []*chunk
 	pending []given // handed out, not yet kept, in order
 	made    int     // chunks allocated
+	seen    map[uint64]keptRef
+	seed    maphash.Seed
 }
 
 // chunk is one buffer payloads are cut from, front to back.
 type chunk struct {
 	buf  []byte
 	off  int
-	live int // payloads cut from it still kept or pending
+	live int    // payloads cut from it still kept or pending
+	gen  uint64 // bumped when the chunk is free to be cut again
 }
+
+// keptRef is a kept payload others may share, valid while its chunk is
+// in the generation it was cut in.
+type keptRef struct {
+	b   []byte
+	c   *chunk
+	gen uint64
+}
+
+const (
+	// minShare is the smallest payload worth looking up.
+	minShare = 1024
+	// maxSeen bounds the kept payloads remembered for sharing.
+	maxSeen = 4096
+)
 
 // given is one payload handed out: its first byte identifies it when it
 // comes back to be kept.
@@ -51,9 +76,12 @@ func (p *payloads) alloc(n int) []byte {
 
 // next starts a new current chunk: a free one, or a new one.
 func (p *payloads) next() {
-	if old := p.cur; old != nil && old.live == 0 && len(p.free) < maxFree {
-		old.off = 0
-		p.free = append(p.free, old)
+	if old := p.cur; old != nil && old.live == 0 {
+		old.gen++ // free to cut again, or let go
+		if len(p.free) < maxFree {
+			old.off = 0
+			p.free = append(p.free, old)
+		}
 	}
 	if n := len(p.free); n > 0 {
 		p.cur = p.free[n-1]
@@ -89,8 +117,44 @@ func (p *payloads) drop(c *chunk) {
 		return
 	}
 	c.live--
-	if c.live == 0 && c != p.cur && len(p.free) < maxFree {
-		c.off = 0
-		p.free = append(p.free, c)
+	if c.live == 0 && c != p.cur {
+		c.gen++ // free to cut again, or let go
+		if len(p.free) < maxFree {
+			c.off = 0
+			p.free = append(p.free, c)
+		}
 	}
+}
+
+// share looks for a kept payload with the bytes of b, just kept from chunk
+// c. When there is one, b's copy is cut back and the kept bytes and their
+// chunk, counted once more, come back to be kept in b's stead.
+func (p *payloads) share(b []byte, c *chunk) ([]byte, *chunk, bool) {
+	if c == nil || len(b) < minShare {
+		return nil, nil, false
+	}
+	if p.seen == nil {
+		p.seen, p.seed = map[uint64]keptRef{}, maphash.MakeSeed()
+	}
+	h := maphash.Bytes(p.seed, b)
+	r, ok := p.seen[h]
+	if ok && r.c.gen == r.gen && bytes.Equal(r.b, b) && p.cutBack(b, c) {
+		r.c.live++
+		return r.b, r.c, true
+	}
+	if len(p.seen) >= maxSeen {
+		clear(p.seen)
+	}
+	p.seen[h] = keptRef{b, c, c.gen}
+	return nil, nil, false
+}
+
+// cutBack undoes the cut of b from c when it is the last one made.
+func (p *payloads) cutBack(b []byte, c *chunk) bool {
+	if c != p.cur || c.off < len(b) || &c.buf[c.off-len(b)] != &b[0] {
+		return false
+	}
+	c.off -= len(b)
+	c.live--
+	return true
 }

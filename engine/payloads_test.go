@@ -102,3 +102,99 @@ func TestKeptPayloadsReuseChunks(t *testing.T) {
 		}
 	}
 }
+
+// Payloads with the same bytes share one copy, and every kept payload
+// keeps its bytes whatever is shared, dropped and cut again around it.
+func TestPayloadsShareKeepTheirBytes(t *testing.T) {
+	var p payloads
+	type kept struct {
+		b    []byte
+		want []byte
+		c    *chunk
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	contents := func(n int, v int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i*7 + v)
+		}
+		return b
+	}
+	var live []kept
+	shared := 0
+	for i := 0; i < 20_000; i++ {
+		n := []int{100, 1024, 4096, 20480, 65536}[rng.IntN(5)]
+		v := rng.IntN(4) // a few contents repeat...
+		if rng.IntN(3) == 0 {
+			v = 4 + i // ...others are new
+		}
+		want := contents(n, v)
+		b := p.alloc(n)
+		copy(b, want)
+		c := p.kept(b)
+		if sb, sc, ok := p.share(b, c); ok {
+			if &sb[0] == &b[0] || sc == nil {
+				t.Fatalf("payload %d shared with itself", i)
+			}
+			b, c = sb, sc
+			shared++
+		}
+		live = append(live, kept{b, want, c})
+		for len(live) > 0 && rng.IntN(2) > 0 {
+			k := rng.IntN(len(live))
+			p.drop(live[k].c)
+			live = append(live[:k], live[k+1:]...)
+		}
+		if i%101 == 0 {
+			for _, k := range live {
+				if !bytes.Equal(k.b, k.want) {
+					t.Fatalf("after %d payloads a kept one (%d bytes) was overwritten", i, len(k.b))
+				}
+			}
+		}
+	}
+	if shared < 5_000 {
+		t.Errorf("%d payloads shared, want most of the repeated ones", shared)
+	}
+	for _, k := range live {
+		p.drop(k.c)
+	}
+	for _, c := range append(p.free, p.cur) {
+		if c.live != 0 {
+			t.Errorf("a chunk has %d live payloads after every one was dropped", c.live)
+		}
+	}
+}
+
+// Recording the same WRITE over and over shares its data: the lab keeps
+// 64 MiB of transfers in a few chunks, and the kept payloads are still
+// what crossed the wire.
+func TestKeptPayloadsShared(t *testing.T) {
+	l := newLab(t, func(s *Settings) { s.AutoComplete = true })
+	l.Sched.Quiet = true
+	for i := 0; i < 100; i++ {
+		if _, err := l.Write(1<<20, ChunkOpts{}); err != nil {
+			t.Fatal(err)
+		}
+		l.Continue()
+	}
+	if l.capture.dropped == 0 || l.transferBytes < maxTransferBytes-(2<<20) {
+		t.Fatalf("100 MiB of WRITEs kept %d bytes and dropped %d transfers", l.transferBytes, l.capture.dropped)
+	}
+	if l.payloads.made > 2 {
+		t.Errorf("%d chunks made to keep 100 copies of one WRITE", l.payloads.made)
+	}
+	want := Pattern(l.Set.Seed, 0, 1<<20)
+	reads := 0
+	for _, tr := range l.transfers {
+		if tr.Op.Opcode == verbs.WRRDMARead && tr.Op.Node == "server" {
+			reads++
+			if len(tr.Payload) != tr.Op.Bytes || !bytes.Contains(want, tr.Payload) {
+				t.Fatalf("a kept RDMA READ payload (%d bytes) is not WRITE data", len(tr.Payload))
+			}
+		}
+	}
+	if reads < 1000 {
+		t.Errorf("%d RDMA READs kept", reads)
+	}
+}
