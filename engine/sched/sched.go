@@ -70,6 +70,7 @@ type Scheduler struct {
 	focus   *Task
 	seq     uint64
 	idle    []*runner // runners of finished tasks, for new tasks to take
+	slab    []trace.Arg
 	// Quiet asks the model to skip formatting event arguments (benchmarks);
 	// events are still emitted so interleavings stay the same.
 	Quiet bool
@@ -309,6 +310,21 @@ func (t *Task) Frames() []string { return t.frames }
 // Quiet reports whether event arguments may be left out.
 func (t *Task) Quiet() bool { return t.s.Quiet }
 
+// args formats kv as trace.Fmt does, into Args cut from a slab the
+// scheduler refills: an event's arguments cost no allocation of their own.
+func (s *Scheduler) args(kv []any) []trace.Arg {
+	n := len(kv) / 2
+	if n == 0 {
+		return nil
+	}
+	if cap(s.slab)-len(s.slab) < n {
+		s.slab = make([]trace.Arg, 0, max(256, n))
+	}
+	start := len(s.slab)
+	s.slab = trace.AppendFmt(s.slab, kv...)
+	return s.slab[start:len(s.slab):len(s.slab)]
+}
+
 // Emit hands ev to the stepper and suspends the task until it is picked.
 func (t *Task) Emit(ev trace.Event) {
 	ev.Task = t.Name
@@ -324,7 +340,7 @@ func (t *Task) Emit(ev trace.Event) {
 func (t *Task) Point(fn string, kv ...any) {
 	ev := trace.Event{Kind: trace.Point, Func: fn}
 	if !t.s.Quiet {
-		ev.Args = trace.Fmt(kv...)
+		ev.Args = t.s.args(kv)
 	}
 	t.Emit(ev)
 }
@@ -380,7 +396,7 @@ func (f *frame) leave() trace.Event {
 func (t *Task) enter(fn string, kv []any) *frame {
 	ev := trace.Event{Kind: trace.Call, Func: fn, Depth: t.depth}
 	if !t.s.Quiet {
-		ev.Args = trace.Fmt(kv...)
+		ev.Args = t.s.args(kv)
 	}
 	t.frames = append(t.frames, fn)
 	for len(t.r.frames) <= t.depth {
@@ -401,7 +417,9 @@ func (t *Task) enter(fn string, kv []any) *frame {
 				}
 			case nil:
 			default:
-				ev.Args = []trace.Arg{{Key: "ret", Val: trace.Sprint(x)}}
+				if !f.t.s.Quiet {
+					ev.Args = f.t.s.args([]any{"ret", x})
+				}
 			}
 			f.t.Emit(ev)
 		}

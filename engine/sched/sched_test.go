@@ -251,3 +251,45 @@ func TestRunnersReusedAndClosed(t *testing.T) {
 		t.Errorf("%d coroutines left after Close", n)
 	}
 }
+
+// TestEventArgsKeptApart: the arguments of events cut from the
+// scheduler's slab stay each event's own, across refills of the slab and
+// when a consumer appends to them.
+func TestEventArgsKeptApart(t *testing.T) {
+	s := New()
+	s.Go("nfsd0", false, func(t *Task) {
+		for i := 0; ; i++ {
+			switch i % 3 {
+			case 0:
+				t.Point("p", "i", i, "s", fmt.Sprint("v", i), "big", 1<<40+i)
+			case 1:
+				ret := t.CallV("c", "i", i)
+				ret(i * 2)
+			}
+		}
+	})
+	var evs []trace.Event
+	for len(evs) < 2000 {
+		ev, _ := s.Step()
+		evs = append(evs, ev)
+	}
+	evs[0].Args = append(evs[0].Args, trace.Arg{Key: "extra", Val: "x"})
+	for n, ev := range evs {
+		got := fmt.Sprint(ev.Args)
+		var want string
+		switch i := n / 3 * 3; {
+		case n == 0:
+			want = "[{i 0} {s v0} {big 1099511627776} {extra x}]"
+		case n%3 == 0:
+			want = fmt.Sprintf("[{i %d} {s v%d} {big %d}]", i, i, 1<<40+i)
+		case n%3 == 1:
+			want = fmt.Sprintf("[{i %d}]", i+1)
+		default:
+			want = fmt.Sprintf("[{ret %d}]", (i+1)*2)
+		}
+		if got != want {
+			t.Fatalf("event %d (%s): args %s, want %s", n, ev.Func, got, want)
+		}
+	}
+	s.Close()
+}

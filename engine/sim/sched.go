@@ -102,8 +102,11 @@ func (f *Fabric) deliverNext() (Op, bool) {
 		return Op{}, false
 	}
 	o := f.pending[0]
-	f.pending[0] = nil
-	f.pending = f.pending[1:]
+	// Shift down rather than reslice: the queue keeps its capacity and
+	// the next insert does not allocate.
+	n := copy(f.pending, f.pending[1:])
+	f.pending[n] = nil
+	f.pending = f.pending[:n]
 	f.now = max(f.now, o.due)
 	t := f.execute(o)
 	if f.tap != nil {

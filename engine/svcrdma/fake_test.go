@@ -1,6 +1,7 @@
 package svcrdma
 
 import (
+	"fmt"
 	"time"
 
 	"testing"
@@ -171,4 +172,24 @@ func (h *harness) lastPosted() []*verbs.SendWR {
 		out = append(out, w)
 	}
 	return out
+}
+
+// TestListHeadInPlace: pushFront and popFront keep a list's order, head
+// first, and reuse its memory.
+func TestListHeadInPlace(t *testing.T) {
+	var l []int
+	for i := 1; i <= 4; i++ {
+		l = pushFront(l, i)
+	}
+	if fmt.Sprint(l) != "[4 3 2 1]" {
+		t.Fatalf("after four pushes: %v", l)
+	}
+	base := &l[:cap(l)][0]
+	v, l := popFront(l)
+	if v != 4 || fmt.Sprint(l) != "[3 2 1]" {
+		t.Fatalf("pop: %d, left %v", v, l)
+	}
+	if l = pushFront(l, 5); fmt.Sprint(l) != "[5 3 2 1]" || &l[0] != base {
+		t.Fatalf("push after pop: %v, moved %v", l, &l[0] != base)
+	}
 }

@@ -217,3 +217,23 @@ func errnoOf(err error) verbs.Errno {
 	}
 	return verbs.EIO
 }
+
+// pushFront puts v at the head of list s in place, as list_add and
+// llist_add do, growing s only when it is full.
+func pushFront[T any](s []T, v T) []T {
+	var zero T
+	s = append(s, zero)
+	copy(s[1:], s)
+	s[0] = v
+	return s
+}
+
+// popFront takes the head of the non-empty list s, shifting the rest down
+// so that s keeps its capacity.
+func popFront[T any](s []T) (T, []T) {
+	v := s[0]
+	n := copy(s, s[1:])
+	var zero T
+	s[n] = zero
+	return v, s[:n]
+}

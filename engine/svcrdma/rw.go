@@ -6,6 +6,7 @@ package svcrdma
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/rdmalab/rdmalab/engine/sched"
@@ -24,8 +25,7 @@ func (x *Xprt) getRWCtxt(t *sched.Task, sges int) (ctxt *RWCtxt) {
 		}
 	}()
 	if n := len(x.RWCache); n > 0 {
-		ctxt = x.RWCache[0]
-		x.RWCache = x.RWCache[1:]
+		ctxt, x.RWCache = popFront(x.RWCache)
 		ctxt.Where = "building"
 		t.Point("llist_del_first", "rw", ctxt.ID, "cached_left", len(x.RWCache))
 	} else {
@@ -68,7 +68,7 @@ func (x *Xprt) getRWCtxt(t *sched.Task, sges int) (ctxt *RWCtxt) {
 // putRWCtxt is svc_rdma_put_rw_ctxt: free the chained table, push on the cache.
 func (x *Xprt) putRWCtxt(t *sched.Task, ctxt *RWCtxt) {
 	ctxt.SGL, ctxt.NEnts, ctxt.Chained, ctxt.Where = nil, 0, false, "cache"
-	x.RWCache = append([]*RWCtxt{ctxt}, x.RWCache...)
+	x.RWCache = pushFront(x.RWCache, ctxt)
 	t.Point("svc_rdma_put_rw_ctxt", "rw", ctxt.ID, "cached", len(x.RWCache))
 }
 
@@ -125,19 +125,20 @@ func (x *Xprt) ccInit(t *sched.Task, cc *ChunkCtxt) {
 // them on the cache in one batch, the first built ending on top.
 func (x *Xprt) ccRelease(t *sched.Task, cc *ChunkCtxt, dir Dir) {
 	defer t.Call("svc_rdma_cc_release", "cid", cc.CID, "sqecount", cc.SQECount, "ctxts", len(cc.RWCtxts), "dir", dir)(nil)
-	var batch []*RWCtxt
-	// The kernel walks the list with svc_rdma_next_ctxt until it is empty.
-	for _, c := range cc.RWCtxts {
+	batch := make([]*RWCtxt, len(cc.RWCtxts))
+	// The kernel walks the list with svc_rdma_next_ctxt until it is empty;
+	// each ctxt goes on the head of the batch.
+	for i, c := range cc.RWCtxts {
 		x.rdmaRWCtxDestroy(&c.RW)
 		c.SGL, c.NEnts, c.Chained, c.Where = nil, 0, false, "release batch"
-		batch = append([]*RWCtxt{c}, batch...)
+		batch[len(batch)-1-i] = c
 		t.Point("__svc_rdma_put_rw_ctxt", "rw", c.ID, "onto", "the release batch")
 	}
 	cc.RWCtxts = nil
 	for _, c := range batch {
 		c.Where = "cache"
 	}
-	x.RWCache = append(batch, x.RWCache...)
+	x.RWCache = slices.Insert(x.RWCache, 0, batch...)
 	if len(batch) > 0 {
 		t.Point("llist_add_batch", "ctxts", len(batch), "cached", len(x.RWCache))
 	}

@@ -204,8 +204,8 @@ func (x *Xprt) rdmaRWInitMRWRs(t *sched.Task, ctx *RWCtx, sgl []SGE, remote uint
 			t.Pointf("ib_mr_pool_get", "MR pool empty")
 			return 0, errAgain
 		}
-		mr := x.mrPool[0]
-		x.mrPool = x.mrPool[1:]
+		var mr *MRState
+		mr, x.mrPool = popFront(x.mrPool)
 		// ib_map_mr_sg: entries after the first must start page aligned and
 		// entries before the last must end on a page boundary.
 		for j, s := range group {
@@ -303,7 +303,7 @@ func (x *Xprt) putRegsBack(ctx *RWCtx) {
 
 // mrPut is ib_mr_pool_put: push on the head (LIFO).
 func (x *Xprt) mrPut(mr *MRState) {
-	x.mrPool = append([]*MRState{mr}, x.mrPool...)
+	x.mrPool = pushFront(x.mrPool, mr)
 }
 
 // hex and hex32 format a key or an address as the kernel's tracepoints

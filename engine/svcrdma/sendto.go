@@ -21,11 +21,11 @@ func (x *Xprt) sendCtxtGet(t *sched.Task) *SendCtxt {
 	}
 	var s *SendCtxt
 	if n := len(x.SendCache); n > 0 {
-		s = x.SendCache[0]
-		x.SendCache = x.SendCache[1:]
+		s, x.SendCache = popFront(x.SendCache)
 	} else {
 		x.sendCreated++
 		s = &SendCtxt{ID: x.sendCreated}
+		s.cqe = CQE{Name: "svc_rdma_wc_send", done: func(t *sched.Task, wc verbs.WC) { x.wcSend(t, s, wc) }}
 		x.sends = append(x.sends, s)
 		s.Hdr = &Page{ID: -s.ID, Label: fmt.Sprintf("hdr%d", s.ID), Data: make([]byte, x.Cfg.MaxReqSize)}
 		if addr, err := x.pd.DMAMap(s.Hdr.Data); err == nil {
@@ -35,10 +35,11 @@ func (x *Xprt) sendCtxtGet(t *sched.Task) *SendCtxt {
 	x.ccInit(t, &s.ReplyInfo.CC)
 	s.ReplyInfo = WriteInfo{CC: s.ReplyInfo.CC}
 	s.SendWR = WR{Op: verbs.WRSend, Signaled: true, Owner: "send"}
-	s.SendWR.CQE = &CQE{Name: "svc_rdma_wc_send", done: func(t *sched.Task, wc verbs.WC) { x.wcSend(t, s, wc) }}
+	s.SendWR.CQE = &s.cqe
 	s.WRChain = &s.SendWR
 	s.SQECount = 1
-	s.Pages = nil
+	clear(s.Pages)
+	s.Pages = s.Pages[:0] // sc_pages is an array in the ctxt
 	s.Pos = 0
 	s.HdrLen = 0
 	s.Kind = ""
@@ -58,8 +59,9 @@ func (x *Xprt) sendCtxtPut(t *sched.Task, s *SendCtxt) {
 		x.putPage(p)
 	}
 	t.Point("svc_rdma_send_ctxt_put", "send", s.ID, "pages_released", len(s.Pages))
-	s.Pages = nil
-	x.SendCache = append([]*SendCtxt{s}, x.SendCache...)
+	clear(s.Pages)
+	s.Pages = s.Pages[:0]
+	x.SendCache = pushFront(x.SendCache, s)
 }
 
 // wcSend is svc_rdma_wc_send: SQEs back first, then (the patch) the

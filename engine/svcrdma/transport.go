@@ -124,6 +124,7 @@ type SendCtxt struct {
 	Pos        uint64
 	XID        uint32
 	Kind       string // "reply", "RDMA_ERROR", "backchannel"
+	cqe        CQE    // sc_cqe, set up once when the ctxt is made
 }
 
 // Rqst is the part of struct svc_rqst the transport uses: one per nfsd thread.

@@ -70,7 +70,11 @@ func Fmt(kv ...any) []Arg {
 	if len(kv) == 0 {
 		return nil
 	}
-	args := make([]Arg, 0, len(kv)/2)
+	return AppendFmt(make([]Arg, 0, len(kv)/2), kv...)
+}
+
+// AppendFmt appends to args the Args Fmt makes of kv, one per pair.
+func AppendFmt(args []Arg, kv ...any) []Arg {
 	// Integers and booleans are formatted into one buffer and cut from one
 	// string: every event formats its arguments, and most are numbers.
 	var (
@@ -78,10 +82,10 @@ func Fmt(kv ...any) []Arg {
 		ends    [16]int // where each of the first args' value ends in b; -1: not in b
 	)
 	b := scratch[:0]
-	inB := false
+	base, inB := len(args), false
 	for i := 0; i+1 < len(kv); i += 2 {
 		k, _ := kv[i].(string)
-		n := len(args)
+		n := len(args) - base
 		if n < len(ends) {
 			var ok bool
 			if b, ok = appendPlain(b, kv[i+1]); ok {
@@ -95,9 +99,9 @@ func Fmt(kv ...any) []Arg {
 	}
 	if inB {
 		all, start := string(b), 0
-		for i := range args[:min(len(args), len(ends))] {
+		for i := range args[base:min(len(args), base+len(ends))] {
 			if ends[i] >= 0 {
-				args[i].Val, start = all[start:ends[i]], ends[i]
+				args[base+i].Val, start = all[start:ends[i]], ends[i]
 			}
 		}
 	}
