@@ -66,15 +66,16 @@ func (l *Lab) WriteCapture(w io.Writer) (packets int, err error) {
 	if l.Fabric == nil {
 		return 0, ErrNoWire
 	}
-	opts := l.captureOptions(l.transfers)
-	if len(l.transfers) > 0 && (l.capture.dropped > 0 || l.capture.paused) {
-		opts.Start = l.transfers[0].Due
+	kept := l.transfers.items()
+	opts := l.captureOptions(kept)
+	if len(kept) > 0 && (l.capture.dropped > 0 || l.capture.paused) {
+		opts.Start = kept[0].Due
 	}
 	pw, err := wire.NewPcapWriter(w, opts)
 	if err != nil {
 		return 0, err
 	}
-	for _, t := range l.transfers {
+	for _, t := range kept {
 		if err := pw.Write(t); err != nil {
 			return pw.Packets(), err
 		}

@@ -60,9 +60,9 @@ type Lab struct {
 	last          trace.Event
 	sinks         []func(trace.Event)
 	completions   []snap.Completion
-	transfers     []sim.Transfer
-	transferChunk []*chunk // the chunk of each kept transfer's payload
-	payloads      payloads // payloads.go
+	transfers     fifo[sim.Transfer]
+	transferChunk fifo[*chunk] // the chunk of each kept transfer's payload
+	payloads      payloads     // payloads.go
 	transferBytes int
 	capture       captureState // capture.go
 	xptID         uint64
@@ -227,7 +227,7 @@ func (l *Lab) SetCapture(on bool) {
 // Transfers lists what crossed the wire (the seam the captures package
 // turns into packets). A payload's bytes are reused once the bounds drop
 // its transfer: copy what is kept longer than the next commands.
-func (l *Lab) Transfers() []sim.Transfer { return l.transfers }
+func (l *Lab) Transfers() []sim.Transfer { return l.transfers.items() }
 
 // appendBounded appends v and, once s holds n items, drops the oldest
 // quarter at once so the cost stays constant per append.
@@ -245,26 +245,31 @@ func (l *Lab) keepTransfer(t sim.Transfer) {
 	if b, shared, ok := l.payloads.share(t.Payload, c); ok {
 		t.Payload, c = b, shared
 	}
-	if len(l.transfers) >= maxTransfers {
-		// appendBounded drops the oldest quarter: uncount their bytes.
-		for i, old := range l.transfers[:len(l.transfers)-maxTransfers+maxTransfers/4] {
-			l.transferBytes -= len(old.Payload)
-			l.payloads.drop(l.transferChunk[i])
-			l.capture.dropped++
-		}
+	if n := l.transfers.len(); n >= maxTransfers {
+		// Drop the oldest quarter at once, so the cost stays constant per
+		// transfer.
+		l.dropTransfers(n - maxTransfers + maxTransfers/4)
 	}
-	l.transfers = appendBounded(l.transfers, t, maxTransfers)
-	l.transferChunk = appendBounded(l.transferChunk, c, maxTransfers)
+	l.transfers.push(t)
+	l.transferChunk.push(c)
 	l.transferBytes += len(t.Payload)
-	for l.transferBytes > maxTransferBytes && len(l.transfers) > 1 {
-		l.transferBytes -= len(l.transfers[0].Payload)
-		l.transfers[0] = sim.Transfer{} // let its payload go
-		l.transfers = l.transfers[1:]
-		l.payloads.drop(l.transferChunk[0])
-		l.transferChunk[0] = nil
-		l.transferChunk = l.transferChunk[1:]
-		l.capture.dropped++
+	k, bytes := 0, l.transferBytes
+	for kept := l.transfers.items(); bytes > maxTransferBytes && k < len(kept)-1; k++ {
+		bytes -= len(kept[k].Payload)
 	}
+	l.dropTransfers(k)
+}
+
+// dropTransfers lets the k oldest kept transfers go.
+func (l *Lab) dropTransfers(k int) {
+	chunks := l.transferChunk.items()
+	for i, old := range l.transfers.items()[:k] {
+		l.transferBytes -= len(old.Payload)
+		l.payloads.drop(chunks[i])
+	}
+	l.transfers.drop(k)
+	l.transferChunk.drop(k)
+	l.capture.dropped += k
 }
 
 func (l *Lab) record(ev trace.Event) trace.Event {

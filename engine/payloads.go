@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 )
 
@@ -41,6 +42,8 @@ const (
 	minShare = 1024
 	// maxSeen bounds the kept payloads remembered for sharing.
 	maxSeen = 4096
+	// keyEnds is how many bytes of each end of a payload its key hashes.
+	keyEnds = 64
 )
 
 // given is one payload handed out: its first byte identifies it when it
@@ -136,8 +139,18 @@ func (p *payloads) share(b []byte, c *chunk) ([]byte, *chunk, bool) {
 	if p.seen == nil {
 		p.seen, p.seed = map[uint64]keptRef{}, maphash.MakeSeed()
 	}
-	h := maphash.Bytes(p.seed, b)
-	r, ok := p.seen[h]
+	// The key hashes the length and both ends only: a hit is checked
+	// byte for byte, and payloads alike at their ends but not between
+	// merely take each other's place in seen.
+	var h maphash.Hash
+	h.SetSeed(p.seed)
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(b)))
+	h.Write(n[:])
+	h.Write(b[:keyEnds])
+	h.Write(b[len(b)-keyEnds:])
+	key := h.Sum64()
+	r, ok := p.seen[key]
 	if ok && r.c.gen == r.gen && bytes.Equal(r.b, b) && p.cutBack(b, c) {
 		r.c.live++
 		return r.b, r.c, true
@@ -145,7 +158,7 @@ func (p *payloads) share(b []byte, c *chunk) ([]byte, *chunk, bool) {
 	if len(p.seen) >= maxSeen {
 		clear(p.seen)
 	}
-	p.seen[h] = keptRef{b, c, c.gen}
+	p.seen[key] = keptRef{b, c, c.gen}
 	return nil, nil, false
 }
 

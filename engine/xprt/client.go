@@ -211,6 +211,7 @@ type Client struct {
 	byXID   map[uint32]*Call // live and recent
 	recvs   map[uint64][]byte
 	recvMRs map[uint64]verbs.MR
+	spare   []byte // a handled reply's receive buffer, for postRecv
 	nextWR  uint64
 }
 
@@ -259,7 +260,13 @@ func (c *Client) Connect(remoteNode string, remoteQPN uint32, mtu, receives int)
 }
 
 func (c *Client) postRecv() error {
-	buf := make([]byte, c.Inline)
+	// A handled reply's buffer is posted again, as xprtrdma reposts its
+	// rpcrdma_rep buffers.
+	buf := c.spare
+	c.spare = nil
+	if len(buf) != c.Inline {
+		buf = make([]byte, c.Inline)
+	}
 	mr, err := c.pd.RegMR(buf, verbs.AccessLocalWrite)
 	if err != nil {
 		return fmt.Errorf("xprt: register receive buffer: %w", err)
@@ -571,6 +578,9 @@ func (c *Client) HandleRecvWC(wc verbs.WC) string {
 	if err := c.postRecv(); err != nil {
 		return err.Error()
 	}
+	// Everything kept of the reply is copied out of buf: the next Receive
+	// may take it.
+	defer func() { c.spare = buf }()
 	data := buf[:wc.ByteLen]
 	var h rpcrdma.Header
 	n, err := h.Decode(data, rpcrdma.DecodeOptions{})
