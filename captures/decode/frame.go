@@ -47,6 +47,53 @@ type frameDecoder struct {
 	last      *gopacket.DecodingLayerParser // parsers[lastFirst]
 	lastFirst gopacket.LayerType
 	decoded   []gopacket.LayerType
+	noFast    bool // every frame through the parser (tests compare the two)
+	truncated bool // a layer said so while the fast path ran (DecodeFeedback)
+}
+
+// SetTruncated is gopacket.DecodeFeedback for the fast path.
+func (d *frameDecoder) SetTruncated() { d.truncated = true }
+
+// fast decodes the usual RoCEv2 frame — Ethernet, IPv4, UDP to port 4791,
+// a BTH and its payload — calling each layer's DecodeFromBytes in turn as
+// the DecodingLayerParser does, without its container lookups and
+// interface calls. It reports false, and the parser decodes the frame
+// again, for any other frame, and for any error, truncation or panic, so
+// that what the parser says of those stays its own.
+func (d *frameDecoder) fast(data []byte) (ok bool) {
+	const eth, minIP = 14, 20
+	if d.noFast || len(data) < eth+minIP+8+ib.BTHLen+ib.ICRCLen ||
+		data[12] != 0x08 || data[13] != 0x00 || data[eth]>>4 != 4 || data[eth+9] != 17 {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	d.truncated = false
+	if d.eth.DecodeFromBytes(data, d) != nil || d.eth.NextLayerType() != layers.LayerTypeIPv4 {
+		return false
+	}
+	if d.ip4.DecodeFromBytes(d.eth.Payload, d) != nil || d.ip4.NextLayerType() != layers.LayerTypeUDP || len(d.ip4.Payload) == 0 {
+		return false
+	}
+	if d.udp.DecodeFromBytes(d.ip4.Payload, d) != nil || d.udp.DstPort != ib.UDPPortRoCEv2 ||
+		d.udp.NextLayerType() != ib.LayerTypeBTH || len(d.udp.Payload) == 0 {
+		return false
+	}
+	if d.bth.DecodeFromBytes(d.udp.Payload, d) != nil || d.truncated {
+		return false
+	}
+	d.decoded = append(d.decoded[:0], layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeUDP, ib.LayerTypeBTH)
+	if len(d.bth.Payload) == 0 {
+		return true // the parser stops where a layer leaves nothing
+	}
+	if d.bth.NextLayerType() != gopacket.LayerTypePayload || d.pay.DecodeFromBytes(d.bth.Payload, d) != nil || d.truncated {
+		return false
+	}
+	d.decoded = append(d.decoded, gopacket.LayerTypePayload)
+	return true
 }
 
 func (d *frameDecoder) parser(first gopacket.LayerType) *gopacket.DecodingLayerParser {
@@ -86,14 +133,18 @@ func (d *frameDecoder) decode(rec *pcapfile.Record, p *Packet) {
 		p.Err = &FrameError{Frame: rec.Frame, Layer: "link", Msg: safe.Text(err.Error())}
 		return
 	}
-	parser := d.parser(first)
-	err = parser.DecodeLayers(data, &d.decoded)
-	p.Layers = d.decoded
-	if parser.Truncated {
-		p.Truncated = true
-	}
-	if err != nil {
-		p.Err = d.frameError(rec, first, err)
+	if first == layers.LayerTypeEthernet && d.fast(data) {
+		p.Layers = d.decoded
+	} else {
+		parser := d.parser(first)
+		err = parser.DecodeLayers(data, &d.decoded)
+		p.Layers = d.decoded
+		if parser.Truncated {
+			p.Truncated = true
+		}
+		if err != nil {
+			p.Err = d.frameError(rec, first, err)
+		}
 	}
 	d.fill(p)
 	d.checkCRCs(p)

@@ -3,6 +3,7 @@ package decode
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -27,6 +28,18 @@ func everyOutput(t *testing.T, p *Packet) {
 		t.Fatalf("frame %d: -V wrote\n%s\nTree says\n%s", p.Frame, got, want)
 	}
 	(&Filter{qps: []uint32{1}, xids: []uint32{1}}).Match(p)
+}
+
+// packetText is everything the outputs print of p, its line, tree and
+// JSON object, and the layers decoded.
+func packetText(p *Packet) string {
+	b := fmt.Appendf(nil, "%v truncated=%v err=%v\n", p.Layers, p.Truncated, p.Err)
+	b = appendLine(b, p)
+	var tw treeWriter
+	b = tw.appendTree(b, p)
+	var w jsonw
+	appendJSON(&w, p)
+	return string(append(b, w.b...))
 }
 
 // finishOutputs renders what comes after the packets.
@@ -90,11 +103,19 @@ func FuzzDecodeFrames(f *testing.F) {
 		roceFrame(f, 2, 1, &ib.BTH{Opcode: 0x51, DestQP: 0x31, PSN: 10, RDETH: ib.RDETH{EECnxt: 9}, AETH: ackAETH(1)}, nil))
 	f.Add(uint8(0), toMSGP(append([]byte(nil), frames[3]...), 1024, 4096), toMSGP(append([]byte(nil), frames[5]...), 0, 0))
 	f.Fuzz(func(t *testing.T, link uint8, a, b []byte) {
-		d := NewDecoder()
+		// slow decodes every frame through gopacket's parser: the fast
+		// path must give the same packets.
+		d, slow := NewDecoder(), NewDecoder()
+		slow.fd.noFast = true
 		for i, data := range [][]byte{a, b, a, b} {
 			rec := pcapfile.Record{Frame: i + 1, LinkType: fuzzLinks[int(link)%len(fuzzLinks)], Data: data,
 				Info: gopacket.CaptureInfo{CaptureLength: len(data), Length: len(data)}}
-			everyOutput(t, d.Decode(&rec))
+			p := d.Decode(&rec)
+			everyOutput(t, p)
+			got := packetText(p)
+			if want := packetText(slow.Decode(&rec)); got != want {
+				t.Fatalf("frame %d: the fast path decoded\n%s\nthe parser\n%s", i+1, got, want)
+			}
 		}
 		finishOutputs(t, d.Analyzer())
 	})
