@@ -22,7 +22,7 @@ func appendJSON(w *jsonw, p *Packet) {
 	w.open('{')
 	w.int("frame.number", p.Frame)
 	w.epoch("frame.time_epoch", p.Time.Unix(), p.Time.Nanosecond())
-	w.float("frame.time_relative", p.Rel.Seconds())
+	w.seconds("frame.time_relative", p.Rel)
 	w.int("frame.len", p.WireLen)
 	w.int("frame.cap_len", p.CapLen)
 	w.int("rdmalab.frame.offset", int(p.Offset))
@@ -54,6 +54,56 @@ func appendJSON(w *jsonw, p *Packet) {
 var encapJSON = [...]string{"", "RoCEv2", "RoCEv1", "InfiniBand"}
 
 func jsonNetwork(w *jsonw, p *Packet) {
+	// Most frames repeat their connection's addresses and ports: those of
+	// the usual Ethernet, IPv4, UDP frame are written once per connection
+	// and direction, and copied after.
+	var key netKey
+	cached := p.Eth != nil && p.IPv4 != nil && p.UDP != nil && len(p.Eth.SrcMAC) == 6 && len(p.Eth.DstMAC) == 6 &&
+		p.Src.IP.Is4() && p.Dst.IP.Is4()
+	if cached {
+		key = netKey{src: p.Src.IP.As4(), dst: p.Dst.IP.As4(), tos: p.IPv4.TOS, ttl: p.IPv4.TTL,
+			sport: p.SrcPort, dport: p.DstPort}
+		copy(key.smac[:], p.Eth.SrcMAC)
+		copy(key.dmac[:], p.Eth.DstMAC)
+		for i := range w.nets {
+			if e := &w.nets[i]; e.ok && e.key == key {
+				w.sep("")
+				w.b = append(w.b, e.text...)
+				return
+			}
+		}
+	}
+	start := len(w.b)
+	jsonNetworkFields(w, p)
+	if cached {
+		e := &w.nets[w.nextNet]
+		w.nextNet = (w.nextNet + 1) % len(w.nets)
+		e.key, e.ok = key, true
+		text := w.b[start:]
+		if text[0] == ',' {
+			text = text[1:] // sep writes it when it is needed
+		}
+		e.text = append(e.text[:0], text...)
+	}
+}
+
+// netKey is what the JSON fields of an Ethernet, IPv4, UDP frame's
+// network layers say.
+type netKey struct {
+	smac, dmac   [6]byte
+	src, dst     [4]byte
+	tos, ttl     uint8
+	sport, dport uint16
+}
+
+// netEntry is the JSON text of a netKey's fields, without a comma before.
+type netEntry struct {
+	key  netKey
+	ok   bool
+	text []byte
+}
+
+func jsonNetworkFields(w *jsonw, p *Packet) {
 	if p.Eth != nil {
 		w.mac("eth.src", p.Eth.SrcMAC)
 		w.mac("eth.dst", p.Eth.DstMAC)

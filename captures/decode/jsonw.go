@@ -2,6 +2,7 @@ package decode
 
 import (
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rdmalab/rdmalab/proto/safe"
@@ -15,6 +16,9 @@ type jsonw struct {
 	// a comma before it: false right after an object or array opens,
 	// true after a value or a closing bracket.
 	comma bool
+	// The network fields of the connections written last (jsonNetwork).
+	nets    [4]netEntry
+	nextNet int
 }
 
 func (w *jsonw) reset() { w.b, w.comma = w.b[:0], false }
@@ -57,6 +61,17 @@ func (w *jsonw) str(key, v string)         { w.sep(key); w.b = appendJSONString(
 func (w *jsonw) float(key string, v float64) {
 	w.sep(key)
 	w.b = strconv.AppendFloat(w.b, v, 'f', 9, 64)
+}
+
+// seconds writes a duration in seconds with nine decimals, as float does
+// with d.Seconds(): exact in integers up to 11 days, where a float64 of
+// seconds still holds every nanosecond.
+func (w *jsonw) seconds(key string, d time.Duration) {
+	if d < 0 || d >= 1e6*time.Second {
+		w.float(key, d.Seconds())
+		return
+	}
+	w.epoch(key, int64(d/time.Second), int(d%time.Second))
 }
 
 // epoch writes a time as seconds since 1970 with nine decimals, exactly.
