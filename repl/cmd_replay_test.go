@@ -42,7 +42,7 @@ func TestReplayQP(t *testing.T) {
 	}
 
 	for line, want := range map[string]string{
-		"replay two.pcap --qp 0x99": "two.pcap: no transport has queue pair 0x000099 (without --qp, the transcript's xprt lines name each transport's)",
+		"replay two.pcap --qp 0x99": "two.pcap: no transport has queue pair 0x000099; the capture's have 0x000011; 0x000013",
 		"replay two.pcap --qp frog": "--qp frog: not a queue pair number (1 to 0xffffff, as 0x11 or 17)",
 		"replay two.pcap --qp 0":    "--qp 0: not a queue pair number",
 		"replay two.pcap --qp":      "--qp needs a value (QPN)",

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,6 +89,29 @@ func (b *builder) learn(r *record) {
 	b.byFlow[f] = c
 	b.conns = append(b.conns, c)
 	b.connOf(f) // its peer, if known
+}
+
+// qps names the queue pairs of the transports learned: "0x000013 and
+// 0x000011", a transport's separated by semicolons, the first eight.
+func (b *builder) qps() string {
+	var parts []string
+	for i, c := range b.conns {
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("%d more", len(b.conns)-i))
+			break
+		}
+		var qps []string
+		for _, f := range []*decode.Flow{c.cflow, c.sflow} {
+			if f == nil {
+				continue
+			}
+			if q := fmt.Sprintf("0x%06x", f.Key.QP); !slices.Contains(qps, q) {
+				qps = append(qps, q)
+			}
+		}
+		parts = append(parts, strings.Join(qps, " and "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // connOf is the transport of flow f, or nil; it learns f's peer.

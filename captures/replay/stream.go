@@ -175,6 +175,7 @@ func (tl *Timeline) pump() bool {
 			tl.b.brk()
 		}
 		tl.learned, tl.others = len(b.conns), b.others
+		tl.learnedQPs = b.qps()
 		b.letGo()
 		tl.src, tl.b = nil, nil
 		return false

@@ -124,9 +124,11 @@ type Timeline struct {
 	started bool
 	done    bool
 	nsteps  int
-	learned int    // transports seen, followed or not
-	others  int    // frames of queue pairs not replayed
-	qp      uint32 // the QP followed alone (ReadOptions.QP)
+	learned int // transports seen, followed or not
+	// learnedQPs names their queue pairs, for a --qp that matches none.
+	learnedQPs string
+	others     int    // frames of queue pairs not replayed
+	qp         uint32 // the QP followed alone (ReadOptions.QP)
 	// sink, when set, takes each step as it is built instead of the
 	// Timeline keeping it (a transcript); st is its transport's picture.
 	sink func(tl *Timeline, s *Step, evs []trace.Event, st *state)
@@ -244,7 +246,7 @@ func open(r io.Reader, closer io.Closer, name string, o ReadOptions, sink func(*
 	if tl.nsteps == 0 && tl.done {
 		switch {
 		case len(tl.Conns) == 0 && o.QP != 0 && tl.learned > 0:
-			return nil, fmt.Errorf("%s: no transport has queue pair 0x%06x (without --qp, the transcript's xprt lines name each transport's)", name, o.QP)
+			return nil, fmt.Errorf("%s: no transport has queue pair 0x%06x; the capture's have %s", name, o.QP, tl.learnedQPs)
 		case tl.Err != nil:
 			return nil, fmt.Errorf("%w (and the file is damaged: %v)", ErrNoRPC, tl.Err)
 		case tl.Err == nil:

@@ -101,7 +101,9 @@ func TestEveryTransport(t *testing.T) {
 	if len(one.Conns) != 1 || len(one.RPCs) != len(alone[2].RPCs) || !slices.Equal(kinds(one, 0), kinds(alone[2], 0)) || one.others == 0 {
 		t.Errorf("--qp 0x13: %d transports, %d RPCs, %d steps, %d frames left out", len(one.Conns), len(one.RPCs), one.NumSteps(), one.others)
 	}
-	if _, err := ReadWith(bytes.NewReader(twoXprts(t)), "two.pcap", ReadOptions{QP: 0x99}); err == nil || !strings.Contains(err.Error(), "no transport has queue pair 0x000099") {
+	// A --qp that matches nothing is told the queue pairs there are.
+	if _, err := ReadWith(bytes.NewReader(twoXprts(t)), "two.pcap", ReadOptions{QP: 0x99}); err == nil ||
+		!strings.Contains(err.Error(), "no transport has queue pair 0x000099; the capture's have 0x000011; 0x000013") {
 		t.Errorf("--qp 0x99: %v", err)
 	}
 }
