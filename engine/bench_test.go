@@ -9,11 +9,13 @@ import (
 
 // benchLab is a quiet lab with automatic completion: the events are still
 // emitted (so the scheduling is the same) but not formatted, and the wire
-// is not recorded.
+// is not recorded. Like the REPL's, its client recycles the chunk buffers
+// of old calls: the benchmarks keep no call but the last.
 func benchLab(b *testing.B) *Lab {
 	l := newLab(b, func(s *Settings) { s.AutoComplete = true })
 	l.Sched.Quiet = true
 	l.SetCapture(false)
+	l.Client.Recycle = true
 	return l
 }
 

@@ -186,3 +186,59 @@ func TestDRCBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestRecycledChunkBuffers: with Client.Recycle, a READ's Write chunk
+// buffers go to a later call once the READ shrinks to a summary; the
+// later call sees zeroes until the server writes, then its own data, and
+// the summary keeps its head.
+func TestRecycledChunkBuffers(t *testing.T) {
+	l := newLab(t, func(s *Settings) { s.AutoComplete = true })
+	l.Client.Recycle = true
+	want := Pattern(l.Set.Seed, 0, 20000)
+	read := func() *xprt.Call {
+		t.Helper()
+		k, err := l.Read(20000, ChunkOpts{Segments: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	w, err := l.Write(20000, ChunkOpts{Segments: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Continue()
+	r1 := read()
+	l.Continue()
+	first := map[*byte]bool{}
+	for _, s := range r1.Segs {
+		first[&s.Buf[:1][0]] = true
+	}
+	writeRead(t, l, 4, 512) // r1 leaves the whole calls
+	r2 := read()
+	reused := 0
+	for _, s := range r2.Segs {
+		if first[&s.Buf[:1][0]] {
+			reused++
+		}
+		if !bytes.Equal(s.Data(), make([]byte, len(s.Data()))) {
+			t.Errorf("%s of the new READ holds old bytes before the server wrote", s.Kind)
+		}
+	}
+	if reused != len(r2.Segs) {
+		t.Errorf("%d of %d Write chunk buffers reused", reused, len(r2.Segs))
+	}
+	l.Continue()
+	if !r2.Done || !bytes.Equal(r2.Reply.WriteChunks[0], want) {
+		t.Fatalf("the READ into recycled buffers got %d bytes, done %v", len(r2.Reply.WriteChunks[0]), r2.Done)
+	}
+	if sum := l.Client.CallByXID(r1.XID); sum == nil || !sum.Summary || !bytes.Equal(sum.Segs[0].Data(), want[:xprt.SummaryHead]) {
+		t.Errorf("the recycled call's summary lost its head")
+	}
+	// The WRITE registered the caller's data: it is never recycled.
+	for _, s := range w.Segs {
+		if !bytes.Equal(s.Data(), want[:len(s.Data())]) && !bytes.Contains(want, s.Data()) {
+			t.Errorf("the WRITE's %s was overwritten", s.Kind)
+		}
+	}
+}

@@ -167,6 +167,9 @@ func (s *Session) rebuild(set engine.Settings) error {
 		s.lab.Close()
 	}
 	s.lab, s.set = lab, set
+	// The session reads calls through the client's lists only, so the
+	// client may reuse the buffers of calls it has summarized.
+	lab.Client.Recycle = true
 	lab.Subscribe(s.onEvent)
 	return nil
 }

@@ -101,6 +101,7 @@ type Segment struct {
 	MR      verbs.MR // deregistered once the call finished
 	Kind    string   // "read chunk 1", "call chunk", "write chunk 0", "reply chunk"
 	summary bool
+	own     bool // Buf was made by the client, not the caller's data
 }
 
 // Data is the segment's bytes (what the server reads or has written); in
@@ -128,7 +129,8 @@ type Call struct {
 	Err                 string // a failure the client saw (send error, RDMA_ERROR, disconnect)
 	// Summary marks the copy the client keeps of an older finished call:
 	// no message (Spec.Msg, Read chunk Data), segments cut to their head,
-	// no reply chunk data. The caller's own *Call stays whole.
+	// no reply chunk data. The caller's own *Call stays whole, unless the
+	// client recycles (Client.Recycle).
 	Summary  bool
 	sendBuf  []byte
 	sendMR   verbs.MR
@@ -202,7 +204,13 @@ type Client struct {
 	RecvCQ verbs.CQ
 
 	// Inline is the largest Send the server accepts (its Receive size).
-	Inline  int
+	Inline int
+	// Recycle lets the client reuse the buffers it made for a call's
+	// chunks once the call shrinks to a summary, as a client reuses the
+	// pages of a finished I/O: set it only when no caller keeps a *Call
+	// (or its data) past the next few finished calls, as the REPL, which
+	// reads calls through Calls and CallByXID, does not.
+	Recycle bool
 	Credits uint32 // credits the server granted in its last reply
 	nextXID uint32
 	made    uint64
@@ -211,7 +219,8 @@ type Client struct {
 	byXID   map[uint32]*Call // live and recent
 	recvs   map[uint64][]byte
 	recvMRs map[uint64]verbs.MR
-	spare   []byte // a handled reply's receive buffer, for postRecv
+	spare   []byte   // a handled reply's receive buffer, for postRecv
+	free    [][]byte // chunk buffers of summarized calls, with Recycle
 	nextWR  uint64
 }
 
@@ -316,10 +325,11 @@ func (c *Client) register(kind string, data []byte, s SegSpec, access verbs.Acce
 		return nil, fmt.Errorf("xprt: %s: bad segment length %d / page offset %d", kind, s.Len, s.PageOff)
 	}
 	var buf []byte
-	if s.PageOff == 0 && len(data) == s.Len {
+	own := !(s.PageOff == 0 && len(data) == s.Len)
+	if !own {
 		buf = data
 	} else {
-		buf = make([]byte, s.PageOff+s.Len)
+		buf = c.buffer(s.PageOff + s.Len)
 		copy(buf[s.PageOff:], data)
 	}
 	mr, err := c.pd.RegMR(buf, access)
@@ -327,8 +337,47 @@ func (c *Client) register(kind string, data []byte, s SegSpec, access verbs.Acce
 		return nil, fmt.Errorf("xprt: register %s: %w", kind, err)
 	}
 	seg := &Segment{Segment: rpcrdma.Segment{Handle: mr.RKey(), Length: uint32(s.Len), Offset: mr.Addr() + uint64(s.PageOff)},
-		Buf: buf, PageOff: s.PageOff, MR: mr, Kind: kind}
+		Buf: buf, PageOff: s.PageOff, MR: mr, Kind: kind, own: own}
 	return seg, nil
+}
+
+// Recycled chunk buffers are kept up to maxFree of them, each at most
+// maxFreeLen bytes.
+const (
+	maxFree    = 8
+	maxFreeLen = 4 << 20
+)
+
+// buffer is n zeroed bytes: the smallest recycled buffer that holds them
+// without being over twice their size, else a new one.
+func (c *Client) buffer(n int) []byte {
+	best := -1
+	for i, b := range c.free {
+		if cap(b) >= n && cap(b) <= 2*n && (best < 0 || cap(b) < cap(c.free[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return make([]byte, n)
+	}
+	buf := c.free[best][:n]
+	c.free = slices.Delete(c.free, best, best+1)
+	clear(buf)
+	return buf
+}
+
+// recycle keeps the chunk buffers the client made for k, a whole call
+// that has just shrunk to a summary, for later calls.
+func (c *Client) recycle(k *Call) {
+	for _, s := range k.Segs {
+		if !s.own || cap(s.Buf) > maxFreeLen {
+			continue
+		}
+		if len(c.free) == maxFree {
+			c.free = slices.Delete(c.free, 0, 1) // the oldest goes
+		}
+		c.free = append(c.free, s.Buf[:0])
+	}
 }
 
 // split cuts data across segments; their lengths must cover it exactly.
@@ -678,6 +727,9 @@ func (c *Client) finish(k *Call) {
 	if i := len(c.recent) - 1 - wholeCalls; i >= 0 && !c.recent[i].Summary {
 		old := c.recent[i]
 		sum := old.summary()
+		if c.Recycle {
+			c.recycle(old)
+		}
 		c.recent[i] = sum
 		if c.byXID[old.XID] == old {
 			c.byXID[old.XID] = sum
