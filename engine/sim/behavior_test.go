@@ -501,3 +501,30 @@ func TestDeliverNextAs(t *testing.T) {
 		t.Errorf("a forced REM_ACCESS_ERR left the responder in %v", p.b.qp.State())
 	}
 }
+
+// TestPendingCountFollowsPending: PendingCount, read without the lock, is
+// len(Pending()) after posts, executions, RNR retries and a disconnect.
+func TestPendingCountFollowsPending(t *testing.T) {
+	o := defaultOpts()
+	o.rnrRetry = 3
+	p := newPair(t, Config{Seed: 27}, o)
+	check := func(when string, want int) {
+		t.Helper()
+		if n, m := p.f.PendingCount(), len(p.f.Pending()); n != m || n != want {
+			t.Fatalf("%s: PendingCount %d, Pending %d, want %d", when, n, m, want)
+		}
+	}
+	check("at first", 0)
+	postSend(t, p.a.qp, &verbs.SendWR{WRID: 1, Opcode: verbs.WRSend}, &verbs.SendWR{WRID: 2, Opcode: verbs.WRSend, Signaled: true})
+	postSend(t, p.b.qp, &verbs.SendWR{WRID: 3, Opcode: verbs.WRRDMAWrite})
+	check("after three posts", 3)
+	if op, _ := p.f.DeliverNext(); !op.Retry {
+		t.Fatalf("the first Send was not NAKed for want of a receive: %+v", op)
+	}
+	check("after an RNR retry is queued", 3)
+	postRecv(t, p.b.qp, 9)
+	p.f.DeliverNext()
+	check("after a Send lands", 2)
+	p.f.Disconnect("server")
+	check("after a disconnect", 0)
+}

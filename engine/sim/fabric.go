@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rdmalab/rdmalab/engine/verbs"
@@ -57,10 +58,12 @@ type Fabric struct {
 	qpns    map[uint32]*qp     // every QP number ever handed out
 
 	pending []*op // ordered by (due, id)
-	nextID  uint64
-	faults  []fault
-	force   verbs.Status // DeliverNextAs: the status the next execution takes
-	forcing bool
+	// npending is len(pending), kept at each change for PendingCount.
+	npending atomic.Int64
+	nextID   uint64
+	faults   []fault
+	force    verbs.Status // DeliverNextAs: the status the next execution takes
+	forcing  bool
 
 	tap    Tap
 	outbox []Transfer // executed under the lock, handed to tap by unlock
@@ -174,12 +177,9 @@ func (f *Fabric) Pending() []Op {
 	return out
 }
 
-// PendingCount is len(Pending()) without the copy.
-func (f *Fabric) PendingCount() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.pending)
-}
+// PendingCount is len(Pending()) without the copy, or the lock: the Lab
+// asks before every step.
+func (f *Fabric) PendingCount() int { return int(f.npending.Load()) }
 
 // DeliverNext executes the next pending operation: it advances the clock
 // to its due time, moves the bytes and writes the completions on both

@@ -65,11 +65,13 @@ func (f *Fabric) cost(opc verbs.WROpcode, n uint64) time.Duration {
 func (f *Fabric) enqueue(o *op) {
 	i := sort.Search(len(f.pending), func(i int) bool { return o.before(f.pending[i]) })
 	f.pending = slices.Insert(f.pending, i, o)
+	f.npending.Store(int64(len(f.pending)))
 }
 
 // removeOps drops q's pending operations.
 func (f *Fabric) removeOps(q *qp) {
 	f.pending = slices.DeleteFunc(f.pending, func(o *op) bool { return o.qp == q })
+	f.npending.Store(int64(len(f.pending)))
 }
 
 // requeue schedules o's retry at due and pushes q's later operations back
@@ -84,6 +86,7 @@ func (f *Fabric) requeue(o *op, due time.Duration) {
 		}
 		return false
 	})
+	f.npending.Store(int64(len(f.pending)))
 	o.due = due
 	prev := due
 	for _, p := range mine { // already in posting order
@@ -107,6 +110,7 @@ func (f *Fabric) deliverNext() (Op, bool) {
 	n := copy(f.pending, f.pending[1:])
 	f.pending[n] = nil
 	f.pending = f.pending[:n]
+	f.npending.Store(int64(n))
 	f.now = max(f.now, o.due)
 	t := f.execute(o)
 	if f.tap != nil {
