@@ -107,6 +107,9 @@ func runReplay(ctx context.Context, o replayOptions, stdout, stderr io.Writer) i
 				fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
 				return exitRuntime
 			}
+			if err := tl.StorageErr(); err != nil {
+				fmt.Fprintf(stderr, "rdmalab replay: note: %s; the steps were kept in memory instead\n", safe.Text(err.Error()))
+			}
 		}
 	} else {
 		// A transcript keeps about 30 MB live whatever the capture's

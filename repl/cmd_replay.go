@@ -9,6 +9,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/captures/replay"
 	"github.com/rdmalab/rdmalab/internal/cli"
+	"github.com/rdmalab/rdmalab/proto/safe"
 	"github.com/rdmalab/rdmalab/viz"
 )
 
@@ -101,6 +102,9 @@ func runReplayCmd(c *Ctx, a Args, out io.Writer) error {
 		defer func() { s.cur = cur }()
 		if err := viz.RunReplay(context.Background(), screen, tl, path, maxExpand); err != nil {
 			return fmt.Errorf("the view stopped: %w", err)
+		}
+		if err := tl.StorageErr(); err != nil {
+			fmt.Fprintf(out, "note: %s; the steps were kept in memory instead\n", safe.Text(err.Error()))
 		}
 	default:
 		o := replay.Options{ByRPC: a.Has("rpc"), Events: a.Has("events"), JSON: c.JSON}

@@ -289,7 +289,9 @@ func decodeSteps(raw []byte) ([]Step, error) {
 		} else if n > 0 {
 			r.fail()
 		}
-		steps = append(steps, s)
+		if r.err == nil {
+			steps = append(steps, s) // not a step cut short
+		}
 	}
 	return steps, r.err
 }

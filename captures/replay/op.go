@@ -264,35 +264,46 @@ func (o op) apply(s *state) error {
 				s.addChain(c)
 			}
 		case opRWCreated:
-			s.rwCreated = r.int()
+			if n := r.int(); r.err == nil {
+				s.rwCreated = n
+			}
 		case opPostSeq:
-			s.postSeq = max(s.postSeq, r.uvarint())
+			if n := r.uvarint(); r.err == nil {
+				s.postSeq = max(s.postSeq, n)
+			}
 		case opAddReply:
 			rp := replyState{xid: uint32(r.uvarint()), proc: r.str(), pos: r.uvarint(), acked: r.bool()}
 			if r.err == nil {
 				s.addReply(rp)
 			}
 		case opSetCall:
-			id, st := r.int(), r.str()
-			s.setCall(id, st)
+			if id, st := r.int(), r.str(); r.err == nil {
+				s.setCall(id, st)
+			}
 		case opDropRead:
-			s.dropRead(r.int())
+			if id := r.int(); r.err == nil {
+				s.dropRead(id)
+			}
 		case opLand:
 			id, off, n, src := r.int(), r.int(), r.int(), r.str()
 			if rs := s.readOf(id); rs != nil && r.err == nil {
 				rs.land(off, n, src)
 			}
 		case opReadDone:
-			if rs := s.readOf(r.int()); rs != nil {
-				rs.done = true
+			if id := r.int(); r.err == nil {
+				if rs := s.readOf(id); rs != nil {
+					rs.done = true
+				}
 			}
 		case opRemoveChain:
-			id, owner := r.int(), r.str()
-			s.removeChain(id, owner)
+			if id, owner := r.int(), r.str(); r.err == nil {
+				s.removeChain(id, owner)
+			}
 		case opAcked:
-			pos := r.uvarint()
-			s.ackedPos = max(s.ackedPos, pos)
-			s.ackReply(pos)
+			if pos := r.uvarint(); r.err == nil {
+				s.ackedPos = max(s.ackedPos, pos)
+				s.ackReply(pos)
+			}
 		default:
 			r.fail()
 			return fmt.Errorf("op code %d at %d bytes from the end", code, len(r.b))

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"hash/crc32"
 	"os"
 	"sync"
 )
@@ -23,16 +24,19 @@ type spill struct {
 	mem    int // bytes of blocks kept in memory
 	f      *os.File
 	off    int64
-	failed bool // no file: memory only
+	failed bool  // no file, or it stopped taking blocks: memory from then on
+	err    error // why, for the user
 	closed bool
 }
 
 // blockRef is where a sealed block is: in memory, or n bytes at off of
-// the spill file.
+// the spill file, whose CRC-32 is sum (raw DEFLATE has no check of its
+// own, and a damaged block must not decode as steps).
 type blockRef struct {
 	mem []byte
 	off int64
 	n   int
+	sum uint32
 }
 
 // put keeps b and returns where it is.
@@ -48,12 +52,13 @@ func (s *spill) put(b []byte) blockRef {
 		return blockRef{mem: b}
 	}
 	if _, err := s.f.WriteAt(b, s.off); err != nil {
-		s.f.Close()
-		s.f, s.failed = nil, true
+		// A full disk, most likely: the blocks already written still
+		// read back, so the file stays open; the rest stay in memory.
+		s.failed, s.err = true, fmt.Errorf("the replay's spill file: %w", err)
 		s.mem += len(b)
 		return blockRef{mem: b}
 	}
-	r := blockRef{off: s.off, n: len(b)}
+	r := blockRef{off: s.off, n: len(b), sum: crc32.ChecksumIEEE(b)}
 	s.off += int64(len(b))
 	return r
 }
@@ -65,13 +70,13 @@ func (s *spill) open() bool {
 	}
 	f, err := os.CreateTemp("", "rdmalab-replay-*")
 	if err != nil {
-		s.failed = true
+		s.failed, s.err = true, fmt.Errorf("the replay's spill file: %w", err)
 		return false
 	}
 	// Unlinked at once: nothing is left behind, however the program ends.
 	if err := os.Remove(f.Name()); err != nil {
 		f.Close()
-		s.failed = true
+		s.failed, s.err = true, fmt.Errorf("the replay's spill file: %w", err)
 		return false
 	}
 	s.f = f
@@ -93,11 +98,28 @@ func (s *spill) get(r blockRef) ([]byte, error) {
 	if _, err := f.ReadAt(b, r.off); err != nil {
 		return nil, fmt.Errorf("the replay's spill file: %w", err)
 	}
+	if crc32.ChecksumIEEE(b) != r.sum {
+		return nil, fmt.Errorf("the replay's spill file: the block at byte %d is damaged (its CRC-32 differs)", r.off)
+	}
 	return b, nil
+}
+
+// Err says why the blocks stayed in memory, when a spill file could not
+// be made or written; nil otherwise.
+func (s *spill) Err() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }
 
 // close lets go of the file; blocks in it no longer read.
 func (s *spill) close() {
+	if s == nil {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true

@@ -215,6 +215,11 @@ func (tl *Timeline) Close() {
 	tl.store.close()
 }
 
+// StorageErr says why steps past the first megabyte stayed in memory
+// rather than in the spill file (it could not be made, or stopped taking
+// them); nil when the file served or was not needed.
+func (tl *Timeline) StorageErr() error { return tl.store.Err() }
+
 // transports is how many transports there are as far as the decoder has
 // read (the builder runs behind it).
 func (tl *Timeline) transports() int {
