@@ -49,3 +49,19 @@ func TestPadCountsRunes(t *testing.T) {
 		}
 	}
 }
+
+func TestJSONSecondsIsFloat(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	ds := []time.Duration{0, 1, 999_999_999, time.Second, 1e6*time.Second - 1, 1e6 * time.Second, -1, 1 << 62}
+	for range 200_000 {
+		ds = append(ds, time.Duration(r.Int64N(int64(2e6*time.Second))))
+	}
+	for _, d := range ds {
+		var got, want jsonw
+		got.seconds("t", d)
+		want.float("t", d.Seconds())
+		if string(got.b) != string(want.b) {
+			t.Fatalf("seconds(%d ns) = %s, the float gives %s", int64(d), got.b, want.b)
+		}
+	}
+}
