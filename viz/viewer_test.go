@@ -147,9 +147,16 @@ func TestViewerKeysAct(t *testing.T) {
 	go func() {
 		for _, r := range "sncfC" {
 			s.InjectKey(tcell.KeyRune, r, tcell.ModNone)
-			// Wait for the action to come back before the next key: one
-			// action runs at a time.
-			time.Sleep(20 * time.Millisecond)
+		}
+		// Keys typed during an action are queued, and q drops the queue
+		// (it waits only for the running one): quit once all five ran.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			src.mu.Lock()
+			n := len(src.acts)
+			src.mu.Unlock()
+			if n >= 5 {
+				break
+			}
 		}
 		s.InjectKey(tcell.KeyRune, 'q', tcell.ModNone)
 	}()
