@@ -37,6 +37,21 @@ func script10k() string {
 	return strings.Repeat(cycle, 10_000/strings.Count(cycle, "\n"))
 }
 
+// runBenchScript runs script in a new session as `rdmalab run` does, the
+// transcript going to io.Discard, and returns the session to look at.
+func runBenchScript(b *testing.B, script string) *Session {
+	s, err := NewSession(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var errs bytes.Buffer
+	failed, err := s.RunScript(strings.NewReader(script), "bench", io.Discard, ScriptOptions{Stderr: &errs})
+	if err != nil || failed != 0 {
+		b.Fatalf("%d failed: %v %s", failed, err, errs.String())
+	}
+	return s
+}
+
 // BenchmarkScript10k runs a 10 000-command script with the trace on, as
 // `rdmalab run` does (the transcript goes to io.Discard).
 func BenchmarkScript10k(b *testing.B) {
@@ -46,16 +61,7 @@ func BenchmarkScript10k(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		s, err := NewSession(Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		var errs bytes.Buffer
-		failed, err := s.RunScript(strings.NewReader(script), "bench", io.Discard, ScriptOptions{Stderr: &errs})
-		if err != nil || failed != 0 {
-			b.Fatalf("%d failed: %v %s", failed, err, errs.String())
-		}
-		s.Close()
+		runBenchScript(b, script).Close()
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/10_000, "µs/command")
 }
@@ -112,15 +118,7 @@ func benchRunScript(b *testing.B, auto bool) {
 	script, commands := ioScript(calls, auto)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		s, err := NewSession(Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		var errs bytes.Buffer
-		failed, err := s.RunScript(strings.NewReader(script), "bench", io.Discard, ScriptOptions{Stderr: &errs})
-		if err != nil || failed != 0 {
-			b.Fatalf("%d failed: %v %s", failed, err, errs.String())
-		}
+		s := runBenchScript(b, script)
 		if n := len(s.lab.Client.Calls()); n == 0 {
 			b.Fatal("no call was made")
 		}

@@ -11,15 +11,8 @@ import (
 // click needs) and the rows.
 func drawPackets(t *testing.T, m *Model, w, h int) (*loop, []string) {
 	t.Helper()
-	s := tcell.NewSimulationScreen("UTF-8")
-	if err := s.Init(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Fini)
-	s.SetSize(w, h)
-	placed := Draw(s, m, NewTheme(256))
-	s.Show()
-	return &loop{m: m, placed: placed}, rows(s)
+	_, r, placed := renderPlaced(t, m, NewTheme(256), w, h)
+	return &loop{m: m, placed: placed}, r
 }
 
 func rowWith(rows []string, s string) int {

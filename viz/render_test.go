@@ -7,9 +7,17 @@ import (
 	"github.com/gdamore/tcell/v2"
 )
 
-// render draws m on a w×h simulation screen and returns the screen, its
-// rows as text (trailing spaces cut) and the placements.
+// render draws m on a w×h simulation screen and returns the screen and
+// its rows as text (trailing spaces cut).
 func render(t testing.TB, m *Model, th Theme, w, h int) (tcell.SimulationScreen, []string) {
+	t.Helper()
+	s, r, _ := renderPlaced(t, m, th, w, h)
+	return s, r
+}
+
+// renderPlaced is render that also returns where Draw placed things (what
+// a click needs).
+func renderPlaced(t testing.TB, m *Model, th Theme, w, h int) (tcell.SimulationScreen, []string, []Placement) {
 	t.Helper()
 	s := tcell.NewSimulationScreen("UTF-8")
 	if err := s.Init(); err != nil {
@@ -17,9 +25,9 @@ func render(t testing.TB, m *Model, th Theme, w, h int) (tcell.SimulationScreen,
 	}
 	t.Cleanup(s.Fini)
 	s.SetSize(w, h)
-	Draw(s, m, th)
+	placed := Draw(s, m, th)
 	s.Show()
-	return s, rows(s)
+	return s, rows(s), placed
 }
 
 // rows is the shown screen, one string a row, trailing spaces cut.
