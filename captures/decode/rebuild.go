@@ -316,8 +316,9 @@ func (r *RPC) summarizeReply(b []byte) {
 	case !r.HaveProc:
 		r.ReplySummary = "RPC reply (the call is not in the capture)"
 	default:
-		r.ReplySummary = nfs.SummarizeReply(r.Prog, r.Vers, r.Proc, b[n:])
-		if f, ok := nfs.ReplyFields(r.Prog, r.Vers, r.Proc, b[n:]); ok {
+		sum, f, ok := nfs.SummarizeReplyFields(r.Prog, r.Vers, r.Proc, b[n:])
+		r.ReplySummary = sum
+		if ok {
 			r.ReplyNFS = &f
 		}
 	}

@@ -111,6 +111,12 @@ func CallFields(prog, vers, proc uint32, body []byte) (f Fields, ok bool) {
 // and Stable (committed). NFSv4: Status, OpStatus, Ops, and for READ EOF
 // and DataLen, WRITE Count and Stable (committed).
 func ReplyFields(prog, vers, proc uint32, body []byte) (f Fields, ok bool) {
+	return replyFields(prog, vers, proc, body, nil)
+}
+
+// replyFields is ReplyFields; when sum is not nil and the results carry
+// strings, the walk that collects them also writes the summary into sum.
+func replyFields(prog, vers, proc uint32, body []byte, sum *summary) (f Fields, ok bool) {
 	if prog != ProgNFS || (vers != 3 && vers != 4) {
 		return f, false
 	}
@@ -140,8 +146,14 @@ func ReplyFields(prog, vers, proc uint32, body []byte) (f Fields, ok bool) {
 		}
 		switch Proc3(proc) {
 		case Proc3ReadLink, Proc3ReadDir, Proc3ReadDirPlus:
-			s := summary{strs: &f.Strings}
-			replyResults3(&s, Proc3(proc), body)
+			if sum == nil {
+				s := summary{strs: &f.Strings}
+				replyResults3(&s, Proc3(proc), body)
+				break
+			}
+			sum.strs = &f.Strings
+			sum.reply3(proc, body)
+			sum.strs = nil
 		}
 	case vers == 4 && proc == 1:
 		var c Compound4Res

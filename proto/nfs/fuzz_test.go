@@ -122,13 +122,16 @@ func FuzzCompound(f *testing.F) {
 }
 
 // FuzzSummarize summarizes any input as every NFSv3 procedure and as an
-// NFSv4 COMPOUND, call and reply: no panics, and a summary that starts
-// with the version.
+// NFSv4 COMPOUND, call and reply: no panics, a summary that starts with
+// the version, and SummarizeReplyFields gives what SummarizeReply and
+// ReplyFields give apart.
 func FuzzSummarize(f *testing.F) {
 	f.Add(uint8(7), write86)
 	f.Add(uint8(6), read69)
 	f.Add(uint8(1), read99)
 	f.Add(uint8(1), read102)
+	f.Add(uint8(16), (&ReadDir3Res{Status: NFS3OK, Entries: []Entry3{{1, ".", 1}, {2, "a\x1b[2J", 2}}}).AppendTo(nil))
+	f.Add(uint8(17), (&ReadDirPlus3Res{Status: NFS3OK, Entries: []EntryPlus3{{Name: "x"}}}).AppendTo(nil))
 	f.Fuzz(func(t *testing.T, proc uint8, in []byte) {
 		for _, vers := range []uint32{3, 4} {
 			for _, s := range []string{
@@ -138,6 +141,14 @@ func FuzzSummarize(f *testing.F) {
 				if !strings.HasPrefix(s, "V3 ") && !strings.HasPrefix(s, "V4 ") {
 					t.Fatalf("summary %q", s)
 				}
+			}
+			sum, fl, ok := SummarizeReplyFields(ProgNFS, vers, uint32(proc%23), in)
+			wantFl, wantOK := ReplyFields(ProgNFS, vers, uint32(proc%23), in)
+			if want := SummarizeReply(ProgNFS, vers, uint32(proc%23), in); sum != want {
+				t.Fatalf("one pass: summary %q, apart %q", sum, want)
+			}
+			if ok != wantOK || !reflect.DeepEqual(fl, wantFl) {
+				t.Fatalf("one pass: fields %+v %v, apart %+v %v", fl, ok, wantFl, wantOK)
 			}
 		}
 	})

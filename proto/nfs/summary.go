@@ -55,16 +55,40 @@ func SummarizeCall(prog, vers, proc uint32, body []byte) string {
 // (sent in a Write chunk).
 func SummarizeReply(prog, vers, proc uint32, body []byte) string {
 	var s summary
+	summarizeReply(&s, prog, vers, proc, body)
+	return s.String()
+}
+
+// SummarizeReplyFields is SummarizeReply and ReplyFields in one: the
+// results that carry strings (READLINK, READDIR, READDIRPLUS) are walked
+// once for both.
+func SummarizeReplyFields(prog, vers, proc uint32, body []byte) (sum string, f Fields, ok bool) {
+	s := summary{}
+	f, ok = replyFields(prog, vers, proc, body, &s)
+	if s.b.Len() == 0 {
+		summarizeReply(&s, prog, vers, proc, body)
+	}
+	return s.String(), f, ok
+}
+
+// summarizeReply writes SummarizeReply's text into s.
+func summarizeReply(s *summary, prog, vers, proc uint32, body []byte) {
 	switch {
 	case prog == ProgNFS && vers == 3:
-		s.printf("V3 %s Reply", Proc3(proc))
-		s.err = replyResults3(&s, Proc3(proc), body)
+		s.reply3(proc, body)
 	case prog == ProgNFS && vers == 4:
-		summarizeReply4(&s, proc, body)
+		summarizeReply4(s, proc, body)
 	default:
 		s.printf("V%d %s Reply", vers, otherProcName(prog, vers, proc))
 	}
-	return s.String()
+}
+
+// reply3 writes the summary of an NFSv3 reply.
+func (s *summary) reply3(proc uint32, body []byte) {
+	s.b.WriteString("V3 ")
+	s.b.WriteString(Proc3(proc).String())
+	s.b.WriteString(" Reply")
+	s.err = replyResults3(s, Proc3(proc), body)
 }
 
 // summary collects the text and the first decoding error and, when strs
@@ -289,14 +313,16 @@ func replyResults3(s *summary, proc Proc3, body []byte) error {
 		w = xdr.NewWalker(body)
 		res.walk(&w)
 		for _, e := range res.Entries {
-			s.printf(" %s", s.text(fieldEntry3Name, e.Name))
+			s.b.WriteByte(' ')
+			s.b.WriteString(s.text(fieldEntry3Name, e.Name))
 		}
 	case Proc3ReadDirPlus:
 		var res ReadDirPlus3Res
 		w = xdr.NewWalker(body)
 		res.walk(&w)
 		for _, e := range res.Entries {
-			s.printf(" %s", s.text(fieldEntryPlusName, e.Name))
+			s.b.WriteByte(' ')
+			s.b.WriteString(s.text(fieldEntryPlusName, e.Name))
 		}
 	}
 	return w.Err()
