@@ -27,6 +27,10 @@ type Options struct {
 	// that carry a whole RPC message (a position-zero Read chunk, a Reply
 	// chunk) are always kept.
 	DropChunkData bool
+	// SkipCRCs leaves every ICRC and VCRC unchecked (CRCUnknown, with
+	// the wire's value), and so unnoted: for an output that shows
+	// neither, like --rpc without --check.
+	SkipCRCs bool
 	// MaxExpand bounds how far a gzip capture may decompress
 	// (pcapfile.Options.MaxExpand; 0: pcapfile's default).
 	MaxExpand int64

@@ -226,3 +226,42 @@ func TestRDMAError(t *testing.T) {
 		t.Errorf("frame 6: %s", d.lines[5])
 	}
 }
+
+// TestSkipCRCs: with Options.SkipCRCs a bad ICRC is neither checked nor
+// noted, every ICRC is unknown with the wire's value, and what --rpc
+// prints is what it prints with the CRCs checked.
+func TestSkipCRCs(t *testing.T) {
+	path := mutate(t, func(fs []capFrame) []capFrame { fs[7].data[70] ^= 1; return fs }, 8)
+	decode := func(opt Options) (crcs []CRCCheck, table string, bad int) {
+		an, err := ReadFileWith(path, opt, func(p *Packet) error {
+			crcs = append(crcs, p.ICRC)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := writeRPCTable(&b, an.RPCs()); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range an.Notes() {
+			if n.Kind == NoteBadICRC {
+				bad++
+			}
+		}
+		return crcs, b.String(), bad
+	}
+	checked, want, wantBad := decode(Options{})
+	skipped, got, gotBad := decode(Options{SkipCRCs: true})
+	if checked[7].State != CRCBad || wantBad != 1 || gotBad != 0 {
+		t.Fatalf("frame 8: ICRC %v checked; bad-ICRC notes %d checked, %d skipped", checked[7].State, wantBad, gotBad)
+	}
+	for i, c := range skipped {
+		if c.State != CRCUnknown || c.Wire != checked[i].Wire {
+			t.Fatalf("frame %d skipped: %+v, checked %+v", i+1, c, checked[i])
+		}
+	}
+	if got != want {
+		t.Errorf("RPC table with CRCs skipped:\n%s\nchecked:\n%s", got, want)
+	}
+}

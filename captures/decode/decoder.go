@@ -25,7 +25,11 @@ func NewDecoder() *Decoder { return NewDecoderWith(Options{}) }
 
 // NewDecoderWith returns a decoder for one capture that keeps what opt
 // says.
-func NewDecoderWith(opt Options) *Decoder { return &Decoder{an: NewAnalyzerWith(opt)} }
+func NewDecoderWith(opt Options) *Decoder {
+	d := &Decoder{an: NewAnalyzerWith(opt)}
+	d.fd.skipCRCs = opt.SkipCRCs
+	return d
+}
 
 // Analyzer returns the transport analysis the decoder feeds.
 func (d *Decoder) Analyzer() *Analyzer { return d.an }

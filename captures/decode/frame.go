@@ -48,6 +48,7 @@ type frameDecoder struct {
 	lastFirst gopacket.LayerType
 	decoded   []gopacket.LayerType
 	noFast    bool // every frame through the parser (tests compare the two)
+	skipCRCs  bool // Options.SkipCRCs
 	truncated bool // a layer said so while the fast path ran (DecodeFeedback)
 }
 
@@ -147,7 +148,21 @@ func (d *frameDecoder) decode(rec *pcapfile.Record, p *Packet) {
 		}
 	}
 	d.fill(p)
+	if d.skipCRCs {
+		d.uncheckedCRCs(p)
+		return
+	}
 	d.checkCRCs(p)
+}
+
+// uncheckedCRCs records the CRC fields a packet has without checking them.
+func (d *frameDecoder) uncheckedCRCs(p *Packet) {
+	if p.LRH != nil && p.LRH.HasVCRC {
+		p.VCRC = CRCCheck{State: CRCUnknown, Wire: uint32(p.LRH.VCRC)}
+	}
+	if p.BTH != nil && p.Encap != EncapNone {
+		p.ICRC = CRCCheck{State: CRCUnknown, Wire: p.BTH.ICRC}
+	}
 }
 
 // frameError locates a layer's error in the frame. The parser lists only

@@ -7,6 +7,7 @@ package decode
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/rdmalab/rdmalab/proto/ib"
@@ -14,11 +15,10 @@ import (
 )
 
 func writeRPCTable(w io.Writer, rpcs []*RPC) error {
-	var sb strings.Builder
+	var b []byte
 	for _, r := range rpcs {
-		sb.Reset()
-		rpcBlock(&sb, r)
-		if _, err := io.WriteString(w, sb.String()); err != nil {
+		b = appendRPCBlock(b[:0], r)
+		if _, err := w.Write(b); err != nil {
 			return err
 		}
 	}
@@ -26,26 +26,67 @@ func writeRPCTable(w io.Writer, rpcs []*RPC) error {
 	return err
 }
 
-func rpcBlock(sb *strings.Builder, r *RPC) {
-	fmt.Fprintf(sb, "RPC %d  XID 0x%08x  %v → %v\n", r.ID, r.XID, r.Client, r.Server)
+// appendRPCBlock appends r's block. Like the packet lines it is appended,
+// not formatted with fmt: --rpc prints a block for every RPC of a capture.
+func appendRPCBlock(b []byte, r *RPC) []byte {
+	b = append(b, "RPC "...)
+	b = appendInt(b, r.ID)
+	b = append(b, "  XID "...)
+	b = append0x(b, uint64(r.XID), 8)
+	b = append(b, "  "...)
+	b = r.Client.appendTo(b)
+	b = append(b, " → "...)
+	b = r.Server.appendTo(b)
+	b = append(b, '\n')
 	if c := r.Call; c != nil {
-		fmt.Fprintf(sb, "  call   frame %-6d %s  [%s%s]\n", c.Frame, tableSummary(r.CallSummary), c.Header.Proc, ackText(c))
+		b = appendMessageLine(b, "  call   frame ", c, r.CallSummary, false)
+		b = append(b, "]\n"...)
 	} else {
-		sb.WriteString("  call   not in the capture\n")
+		b = append(b, "  call   not in the capture\n"...)
 	}
 	ops := opsBySegment(r)
 	for _, c := range r.chunks() {
-		chunkLines(sb, ops, c)
+		b = appendChunkLines(b, ops, c)
 	}
 	if m := r.Reply; m != nil {
-		lat := ""
+		b = appendMessageLine(b, "  reply  frame ", m, r.ReplySummary, true)
+		b = append(b, ']')
 		if r.Call != nil {
-			lat = fmt.Sprintf("  latency %.3f ms", m.Time.Sub(r.Call.Time).Seconds()*1e3)
+			b = append(b, "  latency "...)
+			b = strconv.AppendFloat(b, m.Time.Sub(r.Call.Time).Seconds()*1e3, 'f', 3, 64)
+			b = append(b, " ms"...)
 		}
-		fmt.Fprintf(sb, "  reply  frame %-6d %s  [%s, credits %d%s]%s\n", m.Frame, tableSummary(r.ReplySummary), m.Header.Proc, m.Header.Credit, ackText(m), lat)
+		b = append(b, '\n')
 	} else {
-		sb.WriteString("  reply  none in the capture\n")
+		b = append(b, "  reply  none in the capture\n"...)
 	}
+	return b
+}
+
+// appendMessageLine appends a call's or reply's line up to its closing
+// bracket: "  reply  frame %-6d %s  [%s, credits %d%s", a call's without
+// the credits.
+func appendMessageLine(b []byte, head string, m *RPCMessage, summary string, credits bool) []byte {
+	b = append(b, head...)
+	at := len(b)
+	b = padRight(appendInt(b, m.Frame), at, 6)
+	b = append(b, ' ')
+	b = append(b, tableSummary(summary)...)
+	b = append(b, "  ["...)
+	b = append(b, m.Header.Proc.String()...)
+	if credits {
+		b = append(b, ", credits "...)
+		b = appendUint(b, uint64(m.Header.Credit))
+	}
+	if m.Msg == nil || m.Msg.AckFrame == 0 {
+		return append(b, ", not acknowledged in the capture"...)
+	}
+	return appendAcked(b, m.Msg.AckFrame)
+}
+
+// appendAcked appends ", acknowledged in FRAME".
+func appendAcked(b []byte, frame int) []byte {
+	return appendInt(append(b, ", acknowledged in "...), frame)
 }
 
 // maxTableSummary bounds an NFS summary in the RPC table: a READDIR
@@ -63,13 +104,6 @@ func tableSummary(s string) string {
 		return s
 	}
 	return fmt.Sprintf("%s … (+%d more)", s[:cut], len(strings.Fields(s[cut:])))
-}
-
-func ackText(m *RPCMessage) string {
-	if m.Msg == nil || m.Msg.AckFrame == 0 {
-		return ", not acknowledged in the capture"
-	}
-	return fmt.Sprintf(", acknowledged in %d", m.Msg.AckFrame)
 }
 
 // segName names a segment of an RPC: chunk kind, chunk index, segment.
@@ -94,46 +128,81 @@ func opsBySegment(r *RPC) map[segName][]*Message {
 	return ops
 }
 
-func chunkLines(sb *strings.Builder, ops map[segName][]*Message, c *Chunk) {
+func appendChunkLines(b []byte, ops map[segName][]*Message, c *Chunk) []byte {
 	switch c.Kind {
 	case ChunkRead:
-		fmt.Fprintf(sb, "  read chunk %d at position %d\n", c.Index, c.Position)
+		b = append(b, "  read chunk "...)
+		b = appendInt(b, c.Index)
+		b = append(b, " at position "...)
+		b = appendUint(b, uint64(c.Position))
+		b = append(b, '\n')
 	case ChunkWrite:
-		fmt.Fprintf(sb, "  write chunk %d\n", c.Index)
+		b = append(b, "  write chunk "...)
+		b = appendInt(b, c.Index)
+		b = append(b, '\n')
 	case ChunkReply:
-		sb.WriteString("  reply chunk\n")
+		b = append(b, "  reply chunk\n"...)
 	}
 	verb := "RDMA WRITE"
 	if c.Kind == ChunkRead {
 		verb = "RDMA READ"
 	}
 	for j, s := range c.Segments {
-		want := ""
+		b = append(b, "    segment "...)
+		b = appendInt(b, j)
+		b = append(b, ": handle "...)
+		b = append0x(b, uint64(s.Handle), 8)
+		b = append(b, ", "...)
+		b = appendUint(b, uint64(s.Length))
+		b = append(b, " bytes at "...)
+		b = append0x(b, s.Offset, 16)
+		b = append(b, ": "...)
+		b = appendInt(b, s.Placed)
+		b = append(b, " bytes seen"...)
 		if s.HasWritten {
-			want = fmt.Sprintf(", reply says %d written", s.Written)
+			b = append(b, ", reply says "...)
+			b = appendUint(b, uint64(s.Written))
+			b = append(b, " written"...)
 		}
-		fmt.Fprintf(sb, "    segment %d: handle 0x%08x, %d bytes at 0x%016x: %d bytes seen%s\n",
-			j, s.Handle, s.Length, s.Offset, s.Placed, want)
+		b = append(b, '\n')
 		for _, m := range ops[segName{c.Kind, c.Index, j}] {
 			if (m.Kind == ib.KindReadRequest) != (c.Kind == ChunkRead) {
 				continue // a READ of a Write chunk, a WRITE into a Read chunk: --check reports it
 			}
+			b = append(b, "      "...)
+			b = append(b, verb...)
+			b = append(b, " in "...)
+			b = appendInt(b, m.FirstFrame)
 			if c.Kind == ChunkRead {
-				fmt.Fprintf(sb, "      %s in %d (+%d, %d bytes), responses %d–%d: %d bytes%s\n", verb,
-					m.FirstFrame, m.Chunk.Offset, m.DMALen, m.RespFirstFrame, m.RespLastFrame, m.RespBytes, ackSuffix(m))
+				b = append(b, " (+"...)
+				b = appendUint(b, uint64(m.Chunk.Offset))
+				b = append(b, ", "...)
+				b = appendUint(b, uint64(m.DMALen))
+				b = append(b, " bytes), responses "...)
+				b = appendInt(b, m.RespFirstFrame)
+				b = append(b, "–"...)
+				b = appendInt(b, m.RespLastFrame)
+				b = append(b, ": "...)
+				b = appendInt(b, m.RespBytes)
+				b = append(b, " bytes"...)
 			} else {
-				fmt.Fprintf(sb, "      %s in %d–%d (+%d): %d bytes in %d packets%s\n", verb,
-					m.FirstFrame, m.LastFrame, m.Chunk.Offset, m.Len, m.Packets, ackSuffix(m))
+				b = append(b, "–"...)
+				b = appendInt(b, m.LastFrame)
+				b = append(b, " (+"...)
+				b = appendUint(b, uint64(m.Chunk.Offset))
+				b = append(b, "): "...)
+				b = appendInt(b, m.Len)
+				b = append(b, " bytes in "...)
+				b = appendInt(b, m.Packets)
+				b = append(b, " packets"...)
 			}
+			if m.AckFrame != 0 {
+				b = appendAcked(b, m.AckFrame)
+			}
+			b = append(b, '\n')
 		}
 	}
-}
-
-func ackSuffix(m *Message) string {
-	if m.AckFrame == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", acknowledged in %d", m.AckFrame)
+	return b
 }
 
 // appendRPCJSON appends one JSON object describing r.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rdmalab/rdmalab/internal/testutil"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 func TestTableSummary(t *testing.T) {
@@ -73,5 +74,120 @@ func TestRPCTableStreams(t *testing.T) {
 		if firstAt == 0 || firstAt > frames/2 {
 			t.Errorf("%s: the first RPC was printed at frame %d of %d", name, firstAt, frames)
 		}
+	}
+}
+
+// fmtRPCBlock is the RPC block as the fmt verbs that define its layout
+// write it: appendRPCBlock must give the same text.
+func fmtRPCBlock(r *RPC) string {
+	var sb strings.Builder
+	ack := func(frame int) string {
+		if frame == 0 {
+			return ""
+		}
+		return fmt.Sprintf(", acknowledged in %d", frame)
+	}
+	msgAck := func(m *RPCMessage) string {
+		if m.Msg == nil || m.Msg.AckFrame == 0 {
+			return ", not acknowledged in the capture"
+		}
+		return ack(m.Msg.AckFrame)
+	}
+	fmt.Fprintf(&sb, "RPC %d  XID 0x%08x  %v → %v\n", r.ID, r.XID, r.Client, r.Server)
+	if c := r.Call; c != nil {
+		fmt.Fprintf(&sb, "  call   frame %-6d %s  [%s%s]\n", c.Frame, tableSummary(r.CallSummary), c.Header.Proc, msgAck(c))
+	} else {
+		sb.WriteString("  call   not in the capture\n")
+	}
+	ops := opsBySegment(r)
+	for _, c := range r.chunks() {
+		switch c.Kind {
+		case ChunkRead:
+			fmt.Fprintf(&sb, "  read chunk %d at position %d\n", c.Index, c.Position)
+		case ChunkWrite:
+			fmt.Fprintf(&sb, "  write chunk %d\n", c.Index)
+		case ChunkReply:
+			sb.WriteString("  reply chunk\n")
+		}
+		for j, s := range c.Segments {
+			want := ""
+			if s.HasWritten {
+				want = fmt.Sprintf(", reply says %d written", s.Written)
+			}
+			fmt.Fprintf(&sb, "    segment %d: handle 0x%08x, %d bytes at 0x%016x: %d bytes seen%s\n",
+				j, s.Handle, s.Length, s.Offset, s.Placed, want)
+			for _, m := range ops[segName{c.Kind, c.Index, j}] {
+				switch {
+				case (m.Kind == ib.KindReadRequest) != (c.Kind == ChunkRead):
+				case c.Kind == ChunkRead:
+					fmt.Fprintf(&sb, "      RDMA READ in %d (+%d, %d bytes), responses %d–%d: %d bytes%s\n",
+						m.FirstFrame, m.Chunk.Offset, m.DMALen, m.RespFirstFrame, m.RespLastFrame, m.RespBytes, ack(m.AckFrame))
+				default:
+					fmt.Fprintf(&sb, "      RDMA WRITE in %d–%d (+%d): %d bytes in %d packets%s\n",
+						m.FirstFrame, m.LastFrame, m.Chunk.Offset, m.Len, m.Packets, ack(m.AckFrame))
+				}
+			}
+		}
+	}
+	if m := r.Reply; m != nil {
+		lat := ""
+		if r.Call != nil {
+			lat = fmt.Sprintf("  latency %.3f ms", m.Time.Sub(r.Call.Time).Seconds()*1e3)
+		}
+		fmt.Fprintf(&sb, "  reply  frame %-6d %s  [%s, credits %d%s]%s\n", m.Frame, tableSummary(r.ReplySummary),
+			m.Header.Proc, m.Header.Credit, msgAck(m), lat)
+	} else {
+		sb.WriteString("  reply  none in the capture\n")
+	}
+	return sb.String()
+}
+
+// TestRPCBlockAsFmt checks the appended RPC block against fmt's, on every
+// RPC of the test captures and again with their numbers pushed to the
+// edges: widths overflowed, the largest values, a negative latency, a
+// long summary, a missing call or reply.
+func TestRPCBlockAsFmt(t *testing.T) {
+	n := 0
+	for _, name := range []string{"nfs3-rdma.pcap", "nfs4.1-rdma.pcap", "sim-nfs3.pcap", "rdmacm-rping.pcap"} {
+		an, err := ReadFile(testutil.Capture(t, name), func(*Packet) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range an.RPCs() {
+			check := func(what string) {
+				t.Helper()
+				n++
+				if got, want := string(appendRPCBlock([]byte("x"), r)), "x"+fmtRPCBlock(r); got != want {
+					t.Fatalf("%s RPC %d %s:\n%s\nfmt:\n%s", name, r.ID, what, got, want)
+				}
+			}
+			check("as decoded")
+			r.ID, r.XID = 1<<40, 0xffffffff
+			r.CallSummary = strings.Repeat("entry ", 40)
+			for _, c := range r.chunks() {
+				c.Index, c.Position = 12345, 0xffffffff
+				for i := range c.Segments {
+					s := c.Segments[i]
+					s.Handle, s.Length, s.Offset, s.Placed = 0xffffffff, 0xffffffff, 1<<64-1, 1234567
+					s.Written, s.HasWritten = 0xffffffff, !s.HasWritten
+				}
+			}
+			for _, l := range [][]*Message{r.Reads, r.Writes} {
+				for _, m := range l {
+					m.FirstFrame, m.LastFrame, m.Len, m.Packets, m.AckFrame = 9999999, 10000000, 1<<31, 7, 12
+					m.RespFirstFrame, m.RespLastFrame, m.RespBytes, m.DMALen = 1, 2, 0, 0xffffffff
+				}
+			}
+			if r.Reply != nil && r.Call != nil {
+				r.Reply.Frame, r.Reply.Header.Credit = 1234567, 0xffffffff
+				r.Reply.Time = r.Call.Time.Add(-1234567890)
+			}
+			check("at the edges")
+			r.Call, r.Reply = nil, nil
+			check("without call and reply")
+		}
+	}
+	if n < 30 {
+		t.Fatalf("only %d blocks checked", n)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // Output is what Write prints of a capture: the forms of `rdmalab decode`.
@@ -48,7 +47,8 @@ func write(out *bufio.Writer, path string, o Output) (int, error) {
 	// Keep only what this run prints: every output streams in bounded
 	// memory whatever the size of the capture, --rpc printing each RPC
 	// once it is settled.
-	keep := Options{DropRPCs: true, DropNotes: !o.Check, DropChunkData: true, MaxExpand: o.MaxExpand}
+	keep := Options{DropRPCs: true, DropNotes: !o.Check, DropChunkData: true, MaxExpand: o.MaxExpand,
+		SkipCRCs: o.RPCs && !o.Check}
 	rs := rpcStream{o: o, out: out, next: 1, pending: map[int]*RPC{}}
 	if o.Fields != nil && o.Fields.Header && packets {
 		if _, err := out.Write(o.Fields.appendHeader(nil)); err != nil {
@@ -183,8 +183,7 @@ func (s *rpcStream) print(r *RPC) error {
 		_, err := s.out.Write(s.jw.b)
 		return err
 	}
-	var sb strings.Builder
-	rpcBlock(&sb, r)
-	_, err := s.out.WriteString(sb.String())
+	s.buf = appendRPCBlock(s.buf[:0], r)
+	_, err := s.out.Write(s.buf)
 	return err
 }
