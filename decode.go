@@ -124,6 +124,8 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 			}
 		} else if *display != "" {
 			return c.usageError(stderr, "--filter %s is a display filter: give it to -Y alone, or join the two with &&", *filter)
+		} else if o.RPCs && *filter != "" {
+			return c.usageError(stderr, "--filter %s is a display filter, which selects packets, not RPCs: --filter xid=N selects an RPC", *filter)
 		} else {
 			*display = *filter
 		}

@@ -30,6 +30,8 @@ func TestDecodeUsage(t *testing.T) {
 		{[]string{"--filter", "opcode=frobnicate", nfs3}, exitUsage, "unknown opcode name"},
 		{[]string{"-Y", "infiniband.bth.psnn >= 1", nfs3}, exitUsage, "column 1: unknown field \"infiniband.bth.psnn\" (did you mean infiniband.bth.psn?)\n    infiniband.bth.psnn >= 1\n    ^~~~~~~~~~~~~~~~~~~\n"},
 		{[]string{"-Y", "ip.src == 192.0.2.1 &&", nfs3}, exitUsage, "column 23: the expression ends too early"},
+		{[]string{"--rpc", "-Y", "rpc", nfs3}, exitUsage, "-Y selects packets, not RPCs"},
+		{[]string{"--rpc", "--filter", "rdmalab.icrc_bad", nfs3}, exitUsage, "is a display filter, which selects packets, not RPCs"},
 		{[]string{"-T", "pdml", nfs3}, exitUsage, "only -T fields is supported"},
 		{[]string{"-T", "fields", nfs3}, exitUsage, "-T fields needs at least one -e FIELD"},
 		{[]string{"-T", "fields", "-e", "ip.srcc", nfs3}, exitUsage, "-e ip.srcc: unknown field (did you mean ip.src?)"},
