@@ -58,6 +58,8 @@ type Message struct {
 
 	Chunk *ChunkRef   // where an RDMA WRITE or READ lands, if a call advertised it
 	RPC   *RPCMessage // the RPC-over-RDMA message a SEND carried
+
+	ref uint32 // 1 + its place in the message table of the Index that keeps it (0: none)
 }
 
 // Name describes m in a few words ("SEND #3", "RDMA WRITE #2").

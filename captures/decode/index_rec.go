@@ -1,0 +1,430 @@
+package decode
+
+// What the Index keeps of each frame: 24 bytes with no pointers (the
+// collector never scans them), and side tables for the frames that do not
+// fit: a long or far frame, an ACK's acknowledgements, an analysis that
+// cannot be rebuilt from a few numbers.
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
+)
+
+// frameRec is one frame: where it is, its capture header, and its
+// analysis, most of which is rebuilt from Msg, the flow, the packet and a
+// few numbers.
+type frameRec struct {
+	off        uint32 // data offset after its block's first frame's
+	dt         uint32 // nanoseconds after its block's first frame
+	msg        uint32 // 1 + place of Analysis.Msg in Index.msgs (0: none)
+	chunkDelta uint32 // Chunk.Offset - Msg.Chunk.Offset
+	capLen     uint16
+	wireLen    uint16
+	flow       uint16 // Flow.ID - 1, with recFlow
+	flags      uint16
+}
+
+const (
+	recFlow    = 1 << iota // flow is set
+	recPSNOK               // PSN {ok, this packet's PSN}; else not checked
+	recChunk               // Chunk is Msg.Chunk moved by chunkDelta, as long as the payload
+	recPast                // ... and runs past its segment
+	recLenMsg              // ... and as long as Msg.Chunk (a READ request)
+	recNotes               // the notes are in Index.notes
+	recAck                 // Ack is in Index.acks
+	recFull                // the whole analysis is in Index.full
+	recWideHdr             // place, time and lengths are in Index.wide
+	recWideIdx             // MsgIndex is in Index.wide; else the PSN's distance from Msg's first
+	recWideLen             // Chunk.Len is in Index.wide
+)
+
+const blockLen = 1 << 14
+
+// maxFrames is as many frames as an Index keeps (side tables count them in
+// uint32).
+const maxFrames = math.MaxUint32
+
+// block is blockLen frames, with the place and time its frames' are
+// counted from.
+type block struct {
+	off  int64 // data offset of its first frame
+	sec  int64 // capture time of its first frame
+	nsec uint32
+	recs []frameRec
+}
+
+// wideRec is what does not fit in a frame's frameRec (the flags say which
+// fields count).
+type wideRec struct {
+	off, recOff     int64 // data and record offsets
+	sec             int64
+	nsec            uint32
+	lt              uint8
+	capLen, wireLen int
+	msgIndex        int32
+	chunkLen        uint32
+}
+
+// ackRec is an ACK's AckInfo but for what its packet says (syndrome, PSN,
+// MSN): its acknowledged messages are Index.acked[previous end:end].
+type ackRec struct {
+	expected uint32
+	end      uint32
+	known    bool
+	old      bool
+}
+
+// side maps some frame indexes, added in ascending order, to values.
+type side[T any] struct {
+	at  []uint32
+	val []T
+}
+
+func (s *side[T]) add(i int, v T) {
+	s.at = append(s.at, uint32(i))
+	s.val = append(s.val, v)
+}
+
+// find returns the place of frame i's value, or -1.
+func (s *side[T]) find(i int) int {
+	if k, ok := slices.BinarySearch(s.at, uint32(i)); ok {
+		return k
+	}
+	return -1
+}
+
+// frameHead is a frame's capture header, rebuilt.
+type frameHead struct {
+	off, recOff     int64
+	time            time.Time
+	capLen, wireLen int
+	lt              pcapfile.LinkType
+}
+
+func (x *Index) rec(i int) *frameRec { return &x.blocks[i/blockLen].recs[i%blockLen] }
+
+// wideOf returns frame i's wideRec; the caller has seen a recWide flag.
+func (x *Index) wideOf(i int) *wideRec {
+	if k := x.wide.find(i); k >= 0 {
+		return &x.wide.val[k]
+	}
+	return &wideRec{}
+}
+
+// head rebuilds the capture header of frame i.
+func (x *Index) head(i int) frameHead {
+	fr := x.rec(i)
+	if fr.flags&recWideHdr != 0 {
+		w := x.wideOf(i)
+		return frameHead{off: w.off, recOff: w.recOff, time: time.Unix(w.sec, int64(w.nsec)).UTC(),
+			capLen: w.capLen, wireLen: w.wireLen, lt: x.lts[min(int(w.lt), len(x.lts)-1)]}
+	}
+	b := &x.blocks[i/blockLen]
+	off := b.off + int64(fr.off)
+	ns := int64(b.nsec) + int64(fr.dt)
+	return frameHead{off: off, recOff: off - x.hdr, time: time.Unix(b.sec+ns/1e9, ns%1e9).UTC(),
+		capLen: int(fr.capLen), wireLen: int(fr.wireLen), lt: x.lts[0]}
+}
+
+// add records one decoded frame.
+func (x *Index) add(rec *pcapfile.Record, p *Packet) {
+	i := x.n
+	ts := rec.Info.Timestamp
+	sec, nsec := ts.Unix(), uint32(ts.Nanosecond())
+	if i == 0 {
+		x.first = p.Time
+		x.hdr = rec.DataOff - rec.Offset
+	}
+	if i%blockLen == 0 {
+		x.blocks = append(x.blocks, block{off: rec.DataOff, sec: sec, nsec: nsec, recs: make([]frameRec, 0, blockLen)})
+	}
+	b := &x.blocks[len(x.blocks)-1]
+	lt := x.linkIndex(rec.LinkType)
+	var fr frameRec
+	w := wideRec{off: rec.DataOff, recOff: rec.Offset, sec: sec, nsec: nsec, lt: lt,
+		capLen: rec.Info.CaptureLength, wireLen: rec.Info.Length}
+	dt, inTime := since(b.sec, b.nsec, sec, nsec)
+	if d := rec.DataOff - b.off; d >= 0 && d <= math.MaxUint32 && inTime && lt == 0 && rec.DataOff-rec.Offset == x.hdr &&
+		w.capLen >= 0 && w.capLen <= math.MaxUint16 && w.wireLen >= 0 && w.wireLen <= math.MaxUint16 {
+		fr.off, fr.dt, fr.capLen, fr.wireLen = uint32(d), dt, uint16(w.capLen), uint16(w.wireLen)
+	} else {
+		fr.flags |= recWideHdr
+	}
+	x.keep(i, &fr, &w, p)
+	if fr.flags&(recWideHdr|recWideIdx|recWideLen) != 0 {
+		x.wide.add(i, w)
+	}
+	b.recs = append(b.recs, fr)
+	x.n++
+}
+
+// since returns how many nanoseconds (sec, nsec) is after (bsec, bnsec),
+// and whether that fits a uint32.
+func since(bsec int64, bnsec uint32, sec int64, nsec uint32) (uint32, bool) {
+	ds := sec - bsec
+	if ds < 0 || ds > 5 {
+		return 0, false
+	}
+	d := ds*1e9 + int64(nsec) - int64(bnsec)
+	if d < 0 || d > math.MaxUint32 {
+		return 0, false
+	}
+	return uint32(d), true
+}
+
+func (x *Index) linkIndex(lt pcapfile.LinkType) uint8 {
+	for i, t := range x.lts {
+		if t == lt {
+			return uint8(i)
+		}
+	}
+	if len(x.lts) == 255 {
+		return 255 // shown as the last one: 255 link types is a hostile file
+	}
+	x.lts = append(x.lts, lt)
+	return uint8(len(x.lts) - 1)
+}
+
+// keep stores p's analysis in fr (and w): compactly when analysis can
+// give it back exactly, as a copy otherwise.
+func (x *Index) keep(i int, fr *frameRec, w *wideRec, p *Packet) {
+	an := &p.Analysis
+	if x.compact(i, fr, w, p) && x.keepNotes(i, fr, an.Notes) {
+		return
+	}
+	full := *an
+	full.Notes = slices.Clone(an.Notes)
+	x.full.add(i, &full)
+	*fr = frameRec{off: fr.off, dt: fr.dt, capLen: fr.capLen, wireLen: fr.wireLen, flags: fr.flags&recWideHdr | recFull}
+}
+
+// keepNotes keeps a compact frame's notes beside the frame records: a
+// hostile capture can be nothing but malformed frames, and a copy of each
+// one's analysis would be many times the record.
+func (x *Index) keepNotes(i int, fr *frameRec, notes []Note) bool {
+	if len(notes) == 0 {
+		return true
+	}
+	if len(x.noteList)+len(notes) > math.MaxInt32 {
+		return false
+	}
+	x.noteList = append(x.noteList, notes...)
+	x.notes.add(i, int32(len(x.noteList)))
+	fr.flags |= recNotes
+	return true
+}
+
+// msgRef returns m's place in x.msgs plus one, adding it (0: the table is
+// full).
+func (x *Index) msgRef(m *Message) uint32 {
+	if m.ref == 0 && len(x.msgs) < math.MaxUint32 {
+		x.msgs = append(x.msgs, m)
+		m.ref = uint32(len(x.msgs))
+	}
+	return m.ref
+}
+
+// msgIndexOf is the usual MsgIndex of a packet with that BTH in m: its
+// PSN's distance from m's first.
+func msgIndexOf(m *Message, bth *ib.BTH) int {
+	if m == nil || bth == nil {
+		return 0
+	}
+	return psnDiff(bth.PSN, m.FirstPSN)
+}
+
+// compact reports whether analysis can give p's analysis back from fr and
+// w, its notes apart, and fills them in.
+func (x *Index) compact(i int, fr *frameRec, w *wideRec, p *Packet) bool {
+	an := &p.Analysis
+	bth := p.BTH
+	if an.RPC != nil || an.NotRPC != "" || an.Short || an.CM != nil || an.TCP.Known {
+		return false
+	}
+	if f := an.Flow; f != nil {
+		fl := x.dec.an.Flows
+		if f.ID < 1 || f.ID > len(fl) || fl[f.ID-1] != f || f.ID-1 > math.MaxUint16 {
+			return false
+		}
+		fr.flow = uint16(f.ID - 1)
+		fr.flags |= recFlow
+	}
+	switch ps := an.PSN; {
+	case ps == PSNCheck{}:
+	case bth != nil && ps == PSNCheck{Status: PSNOK, Expected: bth.PSN}:
+		fr.flags |= recPSNOK
+	default:
+		return false
+	}
+	m := an.Msg
+	if m != nil {
+		if fr.msg = x.msgRef(m); fr.msg == 0 {
+			return false
+		}
+	}
+	if an.MsgIndex != msgIndexOf(m, bth) {
+		if int(int32(an.MsgIndex)) != an.MsgIndex {
+			return false
+		}
+		w.msgIndex = int32(an.MsgIndex)
+		fr.flags |= recWideIdx
+	}
+	if !x.compactChunk(fr, w, an.Chunk, m, bth) {
+		return false
+	}
+	if a := an.Ack; a != nil {
+		if !x.keepAck(i, a, bth) {
+			return false
+		}
+		fr.flags |= recAck
+	}
+	return true
+}
+
+// compactChunk puts c, the chunk of a packet of m, in fr and w.
+func (x *Index) compactChunk(fr *frameRec, w *wideRec, c ChunkRef, m *Message, bth *ib.BTH) bool {
+	if c == (ChunkRef{}) {
+		return true
+	}
+	if m == nil || m.Chunk == nil {
+		return false
+	}
+	mc := m.Chunk
+	if c.RPC != mc.RPC || c.Kind != mc.Kind || c.Chunk != mc.Chunk || c.Segment != mc.Segment ||
+		c.Offset < mc.Offset || c.Offset-mc.Offset > math.MaxUint32 || c.Len < 0 || c.Len > math.MaxUint32 {
+		return false
+	}
+	fr.flags |= recChunk
+	fr.chunkDelta = uint32(c.Offset - mc.Offset)
+	switch {
+	case bth != nil && c.Len == len(bth.Payload):
+	case c.Len == mc.Len:
+		fr.flags |= recLenMsg
+	default:
+		w.chunkLen = uint32(c.Len)
+		fr.flags |= recWideLen
+	}
+	if c.Past {
+		fr.flags |= recPast
+	}
+	return true
+}
+
+// keepAck keeps a: what bth says it can take from there.
+func (x *Index) keepAck(i int, a *AckInfo, bth *ib.BTH) bool {
+	if bth == nil || a.Syndrome != bth.AETH.Syndrome || a.PSN != bth.PSN || a.MSN != bth.AETH.MSN ||
+		len(x.acked)+len(a.Acked) > math.MaxUint32 {
+		return false
+	}
+	n := len(x.acked)
+	for _, m := range a.Acked {
+		ref := x.msgRef(m)
+		if ref == 0 {
+			x.acked = x.acked[:n]
+			return false
+		}
+		x.acked = append(x.acked, ref)
+	}
+	x.acks.add(i, ackRec{expected: a.ExpectedMSN, end: uint32(len(x.acked)), known: a.MSNKnown, old: a.Old})
+	return true
+}
+
+// fullOf returns the analysis kept whole of frame i (flag recFull).
+func (x *Index) fullOf(i int) *Analysis {
+	if k := x.full.find(i); k >= 0 {
+		return x.full.val[k]
+	}
+	return &Analysis{}
+}
+
+// ackedOf returns the references of the messages frame i's ACK
+// acknowledges (flag recAck), and its ackRec.
+func (x *Index) ackedOf(i int) ([]uint32, ackRec) {
+	k := x.acks.find(i)
+	if k < 0 {
+		return nil, ackRec{}
+	}
+	start := uint32(0)
+	if k > 0 {
+		start = x.acks.val[k-1].end
+	}
+	r := x.acks.val[k]
+	return x.acked[start:r.end], r
+}
+
+// analysis rebuilds the analysis of frame i into an (bth: the packet's
+// BTH).
+func (x *Index) analysis(i int, bth *ib.BTH, an *Analysis) {
+	fr := x.rec(i)
+	if fr.flags&recFull != 0 {
+		*an = *x.fullOf(i)
+		an.Notes = slices.Clip(an.Notes) // appending must not write into the copy kept
+		return
+	}
+	*an = Analysis{}
+	if fr.msg != 0 {
+		an.Msg = x.msgs[fr.msg-1]
+	}
+	an.MsgIndex = msgIndexOf(an.Msg, bth)
+	var w *wideRec
+	if fr.flags&(recWideIdx|recWideLen) != 0 {
+		w = x.wideOf(i)
+	}
+	if fr.flags&recWideIdx != 0 {
+		an.MsgIndex = int(w.msgIndex)
+	}
+	if fr.flags&recFlow != 0 {
+		an.Flow = x.dec.an.Flows[fr.flow]
+	}
+	if fr.flags&recPSNOK != 0 && bth != nil {
+		an.PSN = PSNCheck{Status: PSNOK, Expected: bth.PSN}
+	}
+	if fr.flags&recChunk != 0 && an.Msg != nil && an.Msg.Chunk != nil {
+		c := *an.Msg.Chunk
+		c.Offset += uint64(fr.chunkDelta)
+		switch {
+		case fr.flags&recLenMsg != 0:
+		case fr.flags&recWideLen != 0:
+			c.Len = int(w.chunkLen)
+		case bth != nil:
+			c.Len = len(bth.Payload)
+		}
+		c.Past = fr.flags&recPast != 0
+		an.Chunk = c
+	}
+	if fr.flags&recAck != 0 && bth != nil {
+		refs, r := x.ackedOf(i)
+		a := &AckInfo{Syndrome: bth.AETH.Syndrome, PSN: bth.PSN, MSN: bth.AETH.MSN, ExpectedMSN: r.expected,
+			MSNKnown: r.known, Old: r.old}
+		a.Acked = a.acked[:0]
+		for _, ref := range refs {
+			a.Acked = append(a.Acked, x.msgs[ref-1])
+		}
+		an.Ack = a
+	}
+	if fr.flags&recNotes != 0 {
+		if k := x.notes.find(i); k >= 0 {
+			start := int32(0)
+			if k > 0 {
+				start = x.notes.val[k-1]
+			}
+			an.Notes = slices.Clip(x.noteList[start:x.notes.val[k]]) // appending must not write into the list
+		}
+	}
+}
+
+// msgOf returns the message frame i belongs to.
+func (x *Index) msgOf(i int) *Message {
+	fr := x.rec(i)
+	switch {
+	case fr.flags&recFull != 0:
+		return x.fullOf(i).Msg
+	case fr.msg != 0:
+		return x.msgs[fr.msg-1]
+	}
+	return nil
+}
