@@ -40,6 +40,7 @@ const (
 	recWideHdr             // place, time and lengths are in Index.wide
 	recWideIdx             // MsgIndex is in Index.wide; else the PSN's distance from Msg's first
 	recWideLen             // Chunk.Len is in Index.wide
+	recRPC                 // RPC is Msg.RPC (the packet that completed a SEND)
 )
 
 const blockLen = 1 << 14
@@ -242,8 +243,14 @@ func msgIndexOf(m *Message, bth *ib.BTH) int {
 func (x *Index) compact(i int, fr *frameRec, w *wideRec, p *Packet) bool {
 	an := &p.Analysis
 	bth := p.BTH
-	if an.RPC != nil || an.NotRPC != "" || an.Short || an.CM != nil || an.TCP.Known {
+	if an.NotRPC != "" || an.Short || an.CM != nil || an.TCP.Known {
 		return false
+	}
+	if an.RPC != nil {
+		if an.Msg == nil || an.Msg.RPC != an.RPC {
+			return false
+		}
+		fr.flags |= recRPC
 	}
 	if f := an.Flow; f != nil {
 		fl := x.dec.an.Flows
@@ -370,6 +377,9 @@ func (x *Index) analysis(i int, bth *ib.BTH, an *Analysis) {
 		an.Msg = x.msgs[fr.msg-1]
 	}
 	an.MsgIndex = msgIndexOf(an.Msg, bth)
+	if fr.flags&recRPC != 0 && an.Msg != nil {
+		an.RPC = an.Msg.RPC
+	}
 	var w *wideRec
 	if fr.flags&(recWideIdx|recWideLen) != 0 {
 		w = x.wideOf(i)

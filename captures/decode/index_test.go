@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -153,9 +154,14 @@ func TestIndexKeepsAnalysis(t *testing.T) {
 		t.Errorf("only %d of %d packets kept compactly", compact, total)
 	}
 	// Every way of keeping a frame was tried.
-	for b, name := range []string{"flow", "PSN ok", "chunk", "past", "len msg", "notes", "ack", "full", "wide header", "wide index"} {
-		if flags[b] == 0 {
-			t.Errorf("no frame kept with %s", name)
+	for _, f := range []struct {
+		flag uint16
+		name string
+	}{{recFlow, "flow"}, {recPSNOK, "PSN ok"}, {recChunk, "chunk"}, {recPast, "past"}, {recLenMsg, "len msg"},
+		{recNotes, "notes"}, {recAck, "ack"}, {recFull, "full"}, {recWideHdr, "wide header"}, {recWideIdx, "wide index"},
+		{recRPC, "RPC"}} {
+		if flags[bits.TrailingZeros16(f.flag)] == 0 {
+			t.Errorf("no frame kept with %s", f.name)
 		}
 	}
 }
