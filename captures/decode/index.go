@@ -3,7 +3,7 @@ package decode
 // Index: a capture opened for a UI that pages through it. Opening returns
 // at once; a goroutine decodes and analyses the file from start to end and
 // keeps, per frame, where its bytes are and a compact record of what the
-// analysis said about it (24 bytes a frame and no pointers, never the
+// analysis said about it (16 bytes a frame and no pointers, never the
 // frame itself; index_rec.go).
 // Summary, Detail and Bytes read the frame again from the file and decode
 // it on demand, so the first screen of a capture of any size is there
@@ -60,6 +60,9 @@ type Index struct {
 	// by frame index what does not fit in a record.
 	msgs     []*Message
 	wide     side[wideRec]
+	wires    side[uint32] // wire lengths other than the capture length
+	flows    side[uint16] // Flow.ID - 1 where Msg does not say
+	deltas   side[uint32] // Chunk.Offset - Msg.Chunk.Offset where MsgIndex does not say
 	full     side[*Analysis]
 	acks     side[ackRec]
 	acked    []uint32    // ACKs' acknowledged messages, as msgs references

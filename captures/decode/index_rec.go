@@ -1,6 +1,6 @@
 package decode
 
-// What the Index keeps of each frame: 24 bytes with no pointers (the
+// What the Index keeps of each frame: 16 bytes with no pointers (the
 // collector never scans them), and side tables for the frames that do not
 // fit: a long or far frame, an ACK's acknowledgements, an analysis that
 // cannot be rebuilt from a few numbers.
@@ -18,29 +18,30 @@ import (
 // analysis, most of which is rebuilt from Msg, the flow, the packet and a
 // few numbers.
 type frameRec struct {
-	off        uint32 // data offset after its block's first frame's
-	dt         uint32 // nanoseconds after its block's first frame
-	msg        uint32 // 1 + place of Analysis.Msg in Index.msgs (0: none)
-	chunkDelta uint32 // Chunk.Offset - Msg.Chunk.Offset
-	capLen     uint16
-	wireLen    uint16
-	flow       uint16 // Flow.ID - 1, with recFlow
-	flags      uint16
+	off    uint32 // data offset after its block's first frame's
+	dt     uint32 // nanoseconds after its block's first frame
+	msg    uint32 // 1 + place of Analysis.Msg in Index.msgs (0: none)
+	capLen uint16 // the wire length too, unless recWire
+	flags  uint16
 }
 
 const (
-	recFlow    = 1 << iota // flow is set
-	recPSNOK               // PSN {ok, this packet's PSN}; else not checked
-	recChunk               // Chunk is Msg.Chunk moved by chunkDelta, as long as the payload
-	recPast                // ... and runs past its segment
-	recLenMsg              // ... and as long as Msg.Chunk (a READ request)
-	recNotes               // the notes are in Index.notes
-	recAck                 // Ack is in Index.acks
-	recFull                // the whole analysis is in Index.full
-	recWideHdr             // place, time and lengths are in Index.wide
-	recWideIdx             // MsgIndex is in Index.wide; else the PSN's distance from Msg's first
-	recWideLen             // Chunk.Len is in Index.wide
-	recRPC                 // RPC is Msg.RPC (the packet that completed a SEND)
+	recFlowMsg  = 1 << iota // Flow is Msg.Flow (a request)
+	recFlowPeer             // Flow is Msg.Flow.Peer (a response)
+	recFlowSide             // Flow is in Index.flows
+	recPSNOK                // PSN {ok, this packet's PSN}; else not checked
+	recChunk                // Chunk is Msg.Chunk moved MsgIndex payloads on, as long as the payload
+	recDelta                // ... but moved by Index.deltas
+	recPast                 // ... and runs past its segment
+	recLenMsg               // ... and as long as Msg.Chunk (a READ request)
+	recNotes                // the notes are in Index.notes
+	recAck                  // Ack is in Index.acks
+	recFull                 // the whole analysis is in Index.full
+	recRPC                  // RPC is Msg.RPC (the packet that completed a SEND)
+	recWire                 // the wire length is in Index.wires
+	recWideHdr              // place, time and lengths are in Index.wide
+	recWideIdx              // MsgIndex is in Index.wide; else the PSN's distance from Msg's first
+	recWideLen              // Chunk.Len is in Index.wide
 )
 
 const blockLen = 1 << 14
@@ -128,7 +129,17 @@ func (x *Index) head(i int) frameHead {
 	off := b.off + int64(fr.off)
 	ns := int64(b.nsec) + int64(fr.dt)
 	return frameHead{off: off, recOff: off - x.hdr, time: time.Unix(b.sec+ns/1e9, ns%1e9).UTC(),
-		capLen: int(fr.capLen), wireLen: int(fr.wireLen), lt: x.lts[0]}
+		capLen: int(fr.capLen), wireLen: x.wireLen(i, fr), lt: x.lts[0]}
+}
+
+// wireLen is the wire length of compact frame i.
+func (x *Index) wireLen(i int, fr *frameRec) int {
+	if fr.flags&recWire != 0 {
+		if k := x.wires.find(i); k >= 0 {
+			return int(x.wires.val[k])
+		}
+	}
+	return int(fr.capLen)
 }
 
 // add records one decoded frame.
@@ -150,8 +161,12 @@ func (x *Index) add(rec *pcapfile.Record, p *Packet) {
 		capLen: rec.Info.CaptureLength, wireLen: rec.Info.Length}
 	dt, inTime := since(b.sec, b.nsec, sec, nsec)
 	if d := rec.DataOff - b.off; d >= 0 && d <= math.MaxUint32 && inTime && lt == 0 && rec.DataOff-rec.Offset == x.hdr &&
-		w.capLen >= 0 && w.capLen <= math.MaxUint16 && w.wireLen >= 0 && w.wireLen <= math.MaxUint16 {
-		fr.off, fr.dt, fr.capLen, fr.wireLen = uint32(d), dt, uint16(w.capLen), uint16(w.wireLen)
+		w.capLen >= 0 && w.capLen <= math.MaxUint16 && w.wireLen >= 0 && w.wireLen <= math.MaxUint32 {
+		fr.off, fr.dt, fr.capLen = uint32(d), dt, uint16(w.capLen)
+		if w.wireLen != w.capLen {
+			x.wires.add(i, uint32(w.wireLen))
+			fr.flags |= recWire
+		}
 	} else {
 		fr.flags |= recWideHdr
 	}
@@ -200,7 +215,7 @@ func (x *Index) keep(i int, fr *frameRec, w *wideRec, p *Packet) {
 	full := *an
 	full.Notes = slices.Clone(an.Notes)
 	x.full.add(i, &full)
-	*fr = frameRec{off: fr.off, dt: fr.dt, capLen: fr.capLen, wireLen: fr.wireLen, flags: fr.flags&recWideHdr | recFull}
+	*fr = frameRec{off: fr.off, dt: fr.dt, capLen: fr.capLen, flags: fr.flags&(recWideHdr|recWire) | recFull}
 }
 
 // keepNotes keeps a compact frame's notes beside the frame records: a
@@ -252,13 +267,20 @@ func (x *Index) compact(i int, fr *frameRec, w *wideRec, p *Packet) bool {
 		}
 		fr.flags |= recRPC
 	}
-	if f := an.Flow; f != nil {
+	m := an.Msg
+	flowSide := false
+	switch f := an.Flow; {
+	case f == nil:
+	case m != nil && m.Flow == f:
+		fr.flags |= recFlowMsg
+	case m != nil && m.Flow != nil && m.Flow.Peer == f:
+		fr.flags |= recFlowPeer // a flow's peer never changes once known
+	default:
 		fl := x.dec.an.Flows
 		if f.ID < 1 || f.ID > len(fl) || fl[f.ID-1] != f || f.ID-1 > math.MaxUint16 {
 			return false
 		}
-		fr.flow = uint16(f.ID - 1)
-		fr.flags |= recFlow
+		flowSide = true
 	}
 	switch ps := an.PSN; {
 	case ps == PSNCheck{}:
@@ -267,7 +289,6 @@ func (x *Index) compact(i int, fr *frameRec, w *wideRec, p *Packet) bool {
 	default:
 		return false
 	}
-	m := an.Msg
 	if m != nil {
 		if fr.msg = x.msgRef(m); fr.msg == 0 {
 			return false
@@ -280,7 +301,8 @@ func (x *Index) compact(i int, fr *frameRec, w *wideRec, p *Packet) bool {
 		w.msgIndex = int32(an.MsgIndex)
 		fr.flags |= recWideIdx
 	}
-	if !x.compactChunk(fr, w, an.Chunk, m, bth) {
+	delta, ok := x.compactChunk(fr, w, an.Chunk, an.MsgIndex, m, bth)
+	if !ok {
 		return false
 	}
 	if a := an.Ack; a != nil {
@@ -289,24 +311,45 @@ func (x *Index) compact(i int, fr *frameRec, w *wideRec, p *Packet) bool {
 		}
 		fr.flags |= recAck
 	}
+	// Nothing can fail past here.
+	if flowSide {
+		x.flows.add(i, uint16(an.Flow.ID-1))
+		fr.flags |= recFlowSide
+	}
+	if fr.flags&recDelta != 0 {
+		x.deltas.add(i, delta)
+	}
 	return true
 }
 
-// compactChunk puts c, the chunk of a packet of m, in fr and w.
-func (x *Index) compactChunk(fr *frameRec, w *wideRec, c ChunkRef, m *Message, bth *ib.BTH) bool {
+// chunkDelta is where the usual packet of a message (in order, every one
+// before it full) starts in its message's segment.
+func chunkDelta(msgIndex int, bth *ib.BTH) uint64 {
+	if bth == nil || msgIndex < 0 {
+		return 0
+	}
+	return uint64(msgIndex) * uint64(len(bth.Payload))
+}
+
+// compactChunk puts c, the chunk of a packet of m, in fr and w; its
+// offset in m, when not the usual one (recDelta), is for Index.deltas.
+func (x *Index) compactChunk(fr *frameRec, w *wideRec, c ChunkRef, msgIndex int, m *Message, bth *ib.BTH) (uint32, bool) {
 	if c == (ChunkRef{}) {
-		return true
+		return 0, true
 	}
 	if m == nil || m.Chunk == nil {
-		return false
+		return 0, false
 	}
 	mc := m.Chunk
 	if c.RPC != mc.RPC || c.Kind != mc.Kind || c.Chunk != mc.Chunk || c.Segment != mc.Segment ||
 		c.Offset < mc.Offset || c.Offset-mc.Offset > math.MaxUint32 || c.Len < 0 || c.Len > math.MaxUint32 {
-		return false
+		return 0, false
 	}
 	fr.flags |= recChunk
-	fr.chunkDelta = uint32(c.Offset - mc.Offset)
+	delta := c.Offset - mc.Offset
+	if delta != chunkDelta(msgIndex, bth) {
+		fr.flags |= recDelta
+	}
 	switch {
 	case bth != nil && c.Len == len(bth.Payload):
 	case c.Len == mc.Len:
@@ -318,7 +361,7 @@ func (x *Index) compactChunk(fr *frameRec, w *wideRec, c ChunkRef, m *Message, b
 	if c.Past {
 		fr.flags |= recPast
 	}
-	return true
+	return uint32(delta), true
 }
 
 // keepAck keeps a: what bth says it can take from there.
@@ -387,15 +430,26 @@ func (x *Index) analysis(i int, bth *ib.BTH, an *Analysis) {
 	if fr.flags&recWideIdx != 0 {
 		an.MsgIndex = int(w.msgIndex)
 	}
-	if fr.flags&recFlow != 0 {
-		an.Flow = x.dec.an.Flows[fr.flow]
+	switch {
+	case fr.flags&recFlowMsg != 0 && an.Msg != nil:
+		an.Flow = an.Msg.Flow
+	case fr.flags&recFlowPeer != 0 && an.Msg != nil && an.Msg.Flow != nil:
+		an.Flow = an.Msg.Flow.Peer
+	case fr.flags&recFlowSide != 0:
+		if k := x.flows.find(i); k >= 0 {
+			an.Flow = x.dec.an.Flows[x.flows.val[k]]
+		}
 	}
 	if fr.flags&recPSNOK != 0 && bth != nil {
 		an.PSN = PSNCheck{Status: PSNOK, Expected: bth.PSN}
 	}
 	if fr.flags&recChunk != 0 && an.Msg != nil && an.Msg.Chunk != nil {
 		c := *an.Msg.Chunk
-		c.Offset += uint64(fr.chunkDelta)
+		if fr.flags&recDelta == 0 {
+			c.Offset += chunkDelta(an.MsgIndex, bth)
+		} else if k := x.deltas.find(i); k >= 0 {
+			c.Offset += uint64(x.deltas.val[k])
+		}
 		switch {
 		case fr.flags&recLenMsg != 0:
 		case fr.flags&recWideLen != 0:

@@ -157,9 +157,10 @@ func TestIndexKeepsAnalysis(t *testing.T) {
 	for _, f := range []struct {
 		flag uint16
 		name string
-	}{{recFlow, "flow"}, {recPSNOK, "PSN ok"}, {recChunk, "chunk"}, {recPast, "past"}, {recLenMsg, "len msg"},
-		{recNotes, "notes"}, {recAck, "ack"}, {recFull, "full"}, {recWideHdr, "wide header"}, {recWideIdx, "wide index"},
-		{recRPC, "RPC"}} {
+	}{{recFlowMsg, "flow of Msg"}, {recFlowPeer, "flow of Msg's peer"}, {recFlowSide, "flow beside"},
+		{recPSNOK, "PSN ok"}, {recChunk, "chunk"}, {recDelta, "chunk offset beside"}, {recPast, "past"},
+		{recLenMsg, "len msg"}, {recNotes, "notes"}, {recAck, "ack"}, {recFull, "full"}, {recRPC, "RPC"},
+		{recWire, "wire length beside"}, {recWideHdr, "wide header"}, {recWideIdx, "wide index"}} {
 		if flags[bits.TrailingZeros16(f.flag)] == 0 {
 			t.Errorf("no frame kept with %s", f.name)
 		}
