@@ -99,11 +99,12 @@ func beforeAnalysis(tree string) string {
 }
 
 // What the index keeps of a frame gives back the same capture header and
-// the same analysis, field for field, compact or not: over every capture,
-// a damaged one (notes, bad ICRC, truncation, a WRITE past its segment, a
-// NAK, a malformed BTH) and one whose times and sizes do not fit a record.
+// the same analysis, field for field, compact or not, at once and once the
+// whole file is indexed: over every capture, the simulator's, a damaged
+// one (notes, bad ICRC, truncation, a WRITE past its segment, a NAK, a
+// malformed BTH) and one whose times and sizes do not fit a record.
 func TestIndexKeepsAnalysis(t *testing.T) {
-	paths := append(testutil.AllCaptures(t), damagedCapture(t), wideCapture(t))
+	paths := append(testutil.AllCaptures(t), testutil.Capture(t, "sim-nfs3.pcap"), damagedCapture(t), wideCapture(t))
 	var flags [16]int
 	compact, total := 0, 0
 	for _, path := range paths {
@@ -113,6 +114,8 @@ func TestIndexKeepsAnalysis(t *testing.T) {
 			t.Fatal(err)
 		}
 		var recs []pcapfile.Record
+		var wants []Analysis
+		var bths []*ib.BTH // only PSNs, AETHs and payload lengths are read again
 		var rec pcapfile.Record
 		for r.Next(&rec) == nil {
 			p := x.dec.Decode(&rec)
@@ -127,6 +130,14 @@ func TestIndexKeepsAnalysis(t *testing.T) {
 			if !reflect.DeepEqual(an, want) {
 				t.Fatalf("%s frame %d: kept\n%+v\nwant\n%+v", path, p.Frame, an, want)
 			}
+			want.Notes = slices.Clone(want.Notes)
+			wants = append(wants, want)
+			var bth *ib.BTH
+			if p.BTH != nil {
+				b := *p.BTH
+				bth = &b
+			}
+			bths = append(bths, bth)
 			rec.Data = nil
 			recs = append(recs, rec)
 			fr := x.rec(i)
@@ -141,6 +152,17 @@ func TestIndexKeepsAnalysis(t *testing.T) {
 			}
 		}
 		r.Close()
+		x.dec.Finish()
+		for i, want := range wants {
+			var an Analysis
+			x.analysis(i, bths[i], &an)
+			if len(want.Notes) == 0 {
+				an.Notes = nil
+			}
+			if !reflect.DeepEqual(an, want) {
+				t.Fatalf("%s frame %d at the end: kept\n%+v\nwant\n%+v", path, i+1, an, want)
+			}
+		}
 		for i, rec := range recs {
 			h := x.head(i)
 			got := frameHead{off: rec.DataOff, recOff: rec.Offset, time: rec.Info.Timestamp.UTC(),

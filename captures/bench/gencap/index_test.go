@@ -10,8 +10,8 @@ import (
 )
 
 // maxIndexPerFrame bounds what an Index of a sim capture keeps per frame
-// once done: 24-byte frame records, and the messages, RPCs and ACKs its
-// analysis keeps (about 80 bytes a frame; 143 when a frame's record held
+// once done: 16-byte frame records, and the messages, RPCs and ACKs its
+// analysis keeps (about 80 bytes a frame; 150 when a frame's record held
 // pointers to its message and a copy of its analysis).
 const maxIndexPerFrame = 100
 
