@@ -106,26 +106,33 @@ func (x *Index) belongs(i int) (*RPC, Role, ChunkKind, int) {
 			return r.RPC, RoleReply, 0, 0
 		}
 	}
-	var acked []*Message
 	switch {
 	case full != nil && full.Ack != nil:
-		acked = full.Ack.Acked
+		for k := len(full.Ack.Acked) - 1; k >= 0; k-- {
+			if r := ackedRPC(full.Ack.Acked[k]); r != nil {
+				return r, RoleAck, 0, 0
+			}
+		}
 	case fr.flags&recAck != 0:
 		refs, _ := x.ackedOf(i)
-		for _, ref := range refs {
-			acked = append(acked, x.msgs[ref-1])
-		}
-	}
-	for k := len(acked) - 1; k >= 0; k-- {
-		m := acked[k]
-		if m.RPC != nil && m.RPC.RPC != nil {
-			return m.RPC.RPC, RoleAck, 0, 0
-		}
-		if m.Chunk != nil && m.Chunk.RPC != nil {
-			return m.Chunk.RPC, RoleAck, 0, 0
+		for k := len(refs) - 1; k >= 0; k-- {
+			if r := ackedRPC(x.msgs[refs[k]-1]); r != nil {
+				return r, RoleAck, 0, 0
+			}
 		}
 	}
 	return nil, RoleNone, 0, 0
+}
+
+// ackedRPC is the RPC an acknowledged message belongs to, if any.
+func ackedRPC(m *Message) *RPC {
+	if m.RPC != nil && m.RPC.RPC != nil {
+		return m.RPC.RPC
+	}
+	if m.Chunk != nil && m.Chunk.RPC != nil {
+		return m.Chunk.RPC
+	}
+	return nil
 }
 
 // Place says where packet i belongs.
