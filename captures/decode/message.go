@@ -22,6 +22,7 @@ type Message struct {
 	Opcode   ib.Opcode // of its first packet
 	FirstPSN uint32
 	LastPSN  uint32 // a READ: the PSN of its last response packet (once known)
+	ref      uint32 // 1 + its place in its Index's message table (0: none); placed to fill padding
 
 	FirstFrame, LastFrame int
 	Packets               int
@@ -58,8 +59,6 @@ type Message struct {
 
 	Chunk *ChunkRef   // where an RDMA WRITE or READ lands, if a call advertised it
 	RPC   *RPCMessage // the RPC-over-RDMA message a SEND carried
-
-	ref uint32 // 1 + its place in the message table of the Index that keeps it (0: none)
 }
 
 // Name describes m in a few words ("SEND #3", "RDMA WRITE #2").
