@@ -209,7 +209,8 @@ func (x *Index) linkIndex(lt pcapfile.LinkType) uint8 {
 // give it back exactly, as a copy otherwise.
 func (x *Index) keep(i int, fr *frameRec, w *wideRec, p *Packet) {
 	an := &p.Analysis
-	if x.compact(i, fr, w, p) && x.keepNotes(i, fr, an.Notes) {
+	if len(x.noteList)+len(an.Notes) <= math.MaxInt32 && x.compact(i, fr, w, p) {
+		x.keepNotes(i, fr, an.Notes)
 		return
 	}
 	full := *an
@@ -218,20 +219,17 @@ func (x *Index) keep(i int, fr *frameRec, w *wideRec, p *Packet) {
 	*fr = frameRec{off: fr.off, dt: fr.dt, capLen: fr.capLen, flags: fr.flags&(recWideHdr|recWire) | recFull}
 }
 
-// keepNotes keeps a compact frame's notes beside the frame records: a
-// hostile capture can be nothing but malformed frames, and a copy of each
-// one's analysis would be many times the record.
-func (x *Index) keepNotes(i int, fr *frameRec, notes []Note) bool {
+// keepNotes keeps a compact frame's notes beside the frame records (the
+// caller has checked they fit): a hostile capture can be nothing but
+// malformed frames, and a copy of each one's analysis would be many times
+// the record.
+func (x *Index) keepNotes(i int, fr *frameRec, notes []Note) {
 	if len(notes) == 0 {
-		return true
-	}
-	if len(x.noteList)+len(notes) > math.MaxInt32 {
-		return false
+		return
 	}
 	x.noteList = append(x.noteList, notes...)
 	x.notes.add(i, int32(len(x.noteList)))
 	fr.flags |= recNotes
-	return true
 }
 
 // msgRef returns m's place in x.msgs plus one, adding it (0: the table is
