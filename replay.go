@@ -95,6 +95,7 @@ func runReplay(ctx context.Context, o replayOptions, stdout, stderr io.Writer) i
 	var tl *replay.Timeline
 	var err error
 	if view {
+		defer leanGC()()
 		tl, err = replay.OpenFile(o.file, ro)
 		if err == nil {
 			defer tl.Close()

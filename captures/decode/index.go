@@ -3,7 +3,8 @@ package decode
 // Index: a capture opened for a UI that pages through it. Opening returns
 // at once; a goroutine decodes and analyses the file from start to end and
 // keeps, per frame, where its bytes are and a compact record of what the
-// analysis said about it (about 72 bytes a frame, never the frame itself).
+// analysis said about it (16 bytes a frame and no pointers, never the
+// frame itself; index_rec.go).
 // Summary, Detail and Bytes read the frame again from the file and decode
 // it on demand, so the first screen of a capture of any size is there
 // after its first few frames are read.
@@ -13,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -23,7 +23,6 @@ import (
 
 	"github.com/google/gopacket"
 
-	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
@@ -45,9 +44,10 @@ type Index struct {
 	closing  sync.Once
 
 	mu      sync.Mutex
-	blocks  [][]frameRec // blockLen records each, so growing never copies
+	blocks  []block // blockLen records each, so growing never copies them
 	n       int
 	lts     []pcapfile.LinkType
+	hdr     int64 // record header bytes before a frame's data, unless recWideHdr
 	first   time.Time
 	dec     *Decoder // the indexer's: its analysis is the capture's
 	done    bool
@@ -56,11 +56,17 @@ type Index struct {
 	watch   map[int]func()
 	watchID int
 
-	// The notes of compact frames (a malformed or bad-CRC frame's, mostly):
-	// noteList[noteEnd[k-1]:noteEnd[k]] are those of the frame whose
-	// data is at noteOff[k]. Frame offsets only grow.
-	noteOff  []int64
-	noteEnd  []int32
+	// Frame records' tables (index_rec.go): the messages they name, and
+	// by frame index what does not fit in a record.
+	msgs     []*Message
+	wide     side[wideRec]
+	wires    side[uint32] // wire lengths other than the capture length
+	flows    side[uint16] // Flow.ID - 1 where Msg does not say
+	deltas   side[uint32] // Chunk.Offset - Msg.Chunk.Offset where MsgIndex does not say
+	full     side[*Analysis]
+	acks     side[ackRec]
+	acked    []uint32    // ACKs' acknowledged messages, as msgs references
+	notes    side[int32] // the end of each noted frame's notes in noteList
 	noteList []Note
 
 	// Reading frames back (under mu).
@@ -70,36 +76,6 @@ type Index struct {
 	winOff int64
 	rel    [2]relCache // by Scope
 }
-
-// frameRec is what the index keeps of one frame: where it is, its
-// capture header, and its analysis. Most packets' analysis is rebuilt
-// from Msg, the flow and a few numbers; the rest keep a copy (full).
-type frameRec struct {
-	off        int64 // byte offset of the packet data (in the decompressed stream)
-	sec        int64
-	msg        *Message
-	full       *Analysis
-	nsec       uint32
-	capLen     uint32
-	wireLen    uint32
-	flow       int32 // Flow.ID, 0 for none
-	msgIndex   int32
-	chunkDelta uint32 // Chunk.Offset - Msg.Chunk.Offset
-	chunkLen   uint32
-	flags      uint8
-	hdr        uint8 // record header bytes before the data: Offset = off - hdr
-	lt         uint8 // index in Index.lts
-}
-
-const (
-	recPSNOK    = 1 << iota // PSN {ok, this packet's PSN}; else not checked
-	recChunk                // Chunk is Msg.Chunk moved by chunkDelta
-	recPast                 // ... and runs past its segment
-	recNoHeader             // hdr did not fit: Offset is unknown (shown as DataOff)
-	recNotes                // the notes are in Index.noteList
-)
-
-const blockLen = 1 << 14
 
 // Progress is how far indexing has got.
 type Progress struct {
@@ -237,6 +213,11 @@ func (x *Index) run(r *pcapfile.Reader) {
 			if k&15 == 15 && x.waiting.Load() > 0 {
 				break // a reader wants the lock: let it in now
 			}
+			if x.n == maxFrames {
+				x.err = fileError(x.path, fmt.Errorf("frame %d: more frames than an index holds (%d)", x.n+1, maxFrames))
+				end = true
+				break
+			}
 			err := r.Next(&rec)
 			if err != nil {
 				if !errors.Is(err, io.EOF) {
@@ -357,150 +338,6 @@ func (x *Index) Analyzer() *Analyzer {
 	return x.dec.an
 }
 
-// add records one decoded frame.
-func (x *Index) add(rec *pcapfile.Record, p *Packet) {
-	if x.n == 0 {
-		x.first = p.Time
-	}
-	fr := frameRec{off: rec.DataOff, sec: rec.Info.Timestamp.Unix(), nsec: uint32(rec.Info.Timestamp.Nanosecond()),
-		capLen: uint32(rec.Info.CaptureLength), wireLen: uint32(rec.Info.Length), lt: x.linkIndex(rec.LinkType)}
-	if d := rec.DataOff - rec.Offset; d >= 0 && d < 256 {
-		fr.hdr = uint8(d)
-	} else {
-		fr.flags |= recNoHeader
-	}
-	x.keep(&fr, p)
-	if x.n%blockLen == 0 {
-		x.blocks = append(x.blocks, make([]frameRec, 0, blockLen))
-	}
-	b := &x.blocks[len(x.blocks)-1]
-	*b = append(*b, fr)
-	x.n++
-}
-
-func (x *Index) linkIndex(lt pcapfile.LinkType) uint8 {
-	for i, t := range x.lts {
-		if t == lt {
-			return uint8(i)
-		}
-	}
-	if len(x.lts) == 255 {
-		return 255 // shown as the last one: 255 link types is a hostile file
-	}
-	x.lts = append(x.lts, lt)
-	return uint8(len(x.lts) - 1)
-}
-
-func (x *Index) rec(i int) *frameRec { return &x.blocks[i/blockLen][i%blockLen] }
-
-// keep stores p's analysis in fr: compactly when rebuild can give it back
-// exactly, as a copy otherwise.
-func (x *Index) keep(fr *frameRec, p *Packet) {
-	an := &p.Analysis
-	fr.msg, fr.msgIndex = an.Msg, int32(an.MsgIndex)
-	if an.Flow != nil {
-		fr.flow = int32(an.Flow.ID)
-	}
-	if x.compact(fr, p) && x.keepNotes(fr, an.Notes) {
-		return
-	}
-	full := *an
-	full.Notes = slices.Clone(an.Notes)
-	fr.full = &full
-	fr.flags &^= recPSNOK | recChunk | recPast | recNotes
-}
-
-// keepNotes keeps a compact frame's notes beside the frame records: a
-// hostile capture can be nothing but malformed frames, and a copy of each
-// one's analysis would be three times the record.
-func (x *Index) keepNotes(fr *frameRec, notes []Note) bool {
-	if len(notes) == 0 {
-		return true
-	}
-	if len(x.noteList)+len(notes) > math.MaxInt32 {
-		return false
-	}
-	x.noteOff = append(x.noteOff, fr.off)
-	x.noteList = append(x.noteList, notes...)
-	x.noteEnd = append(x.noteEnd, int32(len(x.noteList)))
-	fr.flags |= recNotes
-	return true
-}
-
-// compact reports whether rebuild can give p's analysis back, its notes
-// apart.
-func (x *Index) compact(fr *frameRec, p *Packet) bool {
-	an := &p.Analysis
-	if an.Ack != nil || an.RPC != nil || an.NotRPC != "" || an.Short || an.CM != nil || an.TCP.Known ||
-		an.MsgIndex < 0 || int(int32(an.MsgIndex)) != an.MsgIndex {
-		return false
-	}
-	if f := an.Flow; f != nil {
-		fl := x.dec.an.Flows
-		if f.ID < 1 || f.ID > len(fl) || fl[f.ID-1] != f {
-			return false
-		}
-	}
-	switch ps := an.PSN; {
-	case ps == PSNCheck{}:
-	case p.BTH != nil && ps == PSNCheck{Status: PSNOK, Expected: p.BTH.PSN}:
-		fr.flags |= recPSNOK
-	default:
-		return false
-	}
-	c := an.Chunk
-	if c == (ChunkRef{}) {
-		return true
-	}
-	m := an.Msg
-	if m == nil || m.Chunk == nil {
-		return false
-	}
-	mc := m.Chunk
-	if c.RPC != mc.RPC || c.Kind != mc.Kind || c.Chunk != mc.Chunk || c.Segment != mc.Segment ||
-		c.Offset < mc.Offset || c.Offset-mc.Offset > 1<<32-1 || c.Len < 0 || c.Len > 1<<32-1 {
-		return false
-	}
-	fr.flags |= recChunk
-	fr.chunkDelta, fr.chunkLen = uint32(c.Offset-mc.Offset), uint32(c.Len)
-	if c.Past {
-		fr.flags |= recPast
-	}
-	return true
-}
-
-// analysis rebuilds the analysis of fr into an (bth: the packet's BTH).
-func (x *Index) analysis(fr *frameRec, bth *ib.BTH, an *Analysis) {
-	if fr.full != nil {
-		*an = *fr.full
-		an.Notes = slices.Clip(an.Notes) // appending must not write into the copy kept
-		return
-	}
-	*an = Analysis{Msg: fr.msg, MsgIndex: int(fr.msgIndex)}
-	if fr.flow > 0 {
-		an.Flow = x.dec.an.Flows[fr.flow-1]
-	}
-	if fr.flags&recPSNOK != 0 && bth != nil {
-		an.PSN = PSNCheck{Status: PSNOK, Expected: bth.PSN}
-	}
-	if fr.flags&recChunk != 0 {
-		c := *fr.msg.Chunk
-		c.Offset += uint64(fr.chunkDelta)
-		c.Len = int(fr.chunkLen)
-		c.Past = fr.flags&recPast != 0
-		an.Chunk = c
-	}
-	if fr.flags&recNotes != 0 {
-		if k, ok := slices.BinarySearch(x.noteOff, fr.off); ok {
-			start := int32(0)
-			if k > 0 {
-				start = x.noteEnd[k-1]
-			}
-			an.Notes = slices.Clip(x.noteList[start:x.noteEnd[k]]) // appending must not write into the list
-		}
-	}
-}
-
 // maxWindow is how much is read at once when a frame is read back: the
 // frames after it usually follow.
 const maxWindow = 256 << 10
@@ -511,18 +348,14 @@ func (x *Index) load(i int) (*Packet, error) {
 	if i < 0 || i >= x.n {
 		return nil, fmt.Errorf("%s: no packet %d (%d indexed)", x.path, i+1, x.n)
 	}
-	fr := x.rec(i)
-	data, err := x.frameData(fr.off, int(fr.capLen))
+	h := x.head(i)
+	data, err := x.frameData(h.off, h.capLen)
 	if err != nil {
-		return nil, fileError(x.path, fmt.Errorf("frame %d at offset %d: %w", i+1, fr.off, err))
+		return nil, fileError(x.path, fmt.Errorf("frame %d at offset %d: %w", i+1, h.off, err))
 	}
-	rec := pcapfile.Record{Frame: i + 1, Offset: fr.off - int64(fr.hdr), DataOff: fr.off,
-		Info: gopacket.CaptureInfo{Timestamp: time.Unix(fr.sec, int64(fr.nsec)).UTC(),
-			CaptureLength: int(fr.capLen), Length: int(fr.wireLen)},
-		LinkType: x.lts[min(int(fr.lt), len(x.lts)-1)], Data: data}
-	if fr.flags&recNoHeader != 0 {
-		rec.Offset = fr.off
-	}
+	rec := pcapfile.Record{Frame: i + 1, Offset: h.recOff, DataOff: h.off,
+		Info:     gopacket.CaptureInfo{Timestamp: h.time, CaptureLength: h.capLen, Length: h.wireLen},
+		LinkType: h.lt, Data: data}
 	p := &x.pkt
 	notes := p.Analysis.Notes[:0]
 	*p = Packet{Frame: rec.Frame, Offset: rec.Offset, Time: rec.Info.Timestamp, CapLen: rec.Info.CaptureLength,
@@ -530,7 +363,7 @@ func (x *Index) load(i int) (*Packet, error) {
 	p.Analysis.Notes = notes
 	p.Rel = p.Time.Sub(x.first)
 	x.fd.decode(&rec, p)
-	x.analysis(fr, p.BTH, &p.Analysis)
+	x.analysis(i, p.BTH, &p.Analysis)
 	return p, nil
 }
 
@@ -647,8 +480,8 @@ func (x *Index) Bytes(i int) []byte {
 	if i < 0 || i >= x.n {
 		return nil
 	}
-	fr := x.rec(i)
-	b, err := x.frameData(fr.off, int(fr.capLen))
+	h := x.head(i)
+	b, err := x.frameData(h.off, h.capLen)
 	if err != nil {
 		return nil
 	}

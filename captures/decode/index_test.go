@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,24 +98,31 @@ func beforeAnalysis(tree string) string {
 	return strings.Join(keep, "\n")
 }
 
-// What the index keeps of a packet's analysis gives back the same
-// analysis, field for field, compact or not.
+// What the index keeps of a frame gives back the same capture header and
+// the same analysis, field for field, compact or not, at once and once the
+// whole file is indexed: over every capture, the simulator's, a damaged
+// one (notes, bad ICRC, truncation, a WRITE past its segment, a NAK, a
+// malformed BTH) and one whose times and sizes do not fit a record.
 func TestIndexKeepsAnalysis(t *testing.T) {
-	compact := 0
-	total := 0
-	for _, path := range testutil.AllCaptures(t) {
+	paths := append(testutil.AllCaptures(t), testutil.Capture(t, "sim-nfs3.pcap"), damagedCapture(t), wideCapture(t))
+	var flags [16]int
+	compact, total := 0, 0
+	for _, path := range paths {
 		x := &Index{dec: NewDecoderWith(Options{DropChunkData: true})}
 		r, err := pcapfile.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		var recs []pcapfile.Record
+		var wants []Analysis
+		var bths []*ib.BTH // only PSNs, AETHs and payload lengths are read again
 		var rec pcapfile.Record
 		for r.Next(&rec) == nil {
 			p := x.dec.Decode(&rec)
-			fr := frameRec{off: rec.DataOff}
-			x.keep(&fr, p)
+			i := x.n
+			x.add(&rec, p)
 			var an Analysis
-			x.analysis(&fr, p.BTH, &an)
+			x.analysis(i, p.BTH, &an)
 			want := p.Analysis
 			if len(want.Notes) == 0 {
 				want.Notes, an.Notes = nil, nil
@@ -121,16 +130,126 @@ func TestIndexKeepsAnalysis(t *testing.T) {
 			if !reflect.DeepEqual(an, want) {
 				t.Fatalf("%s frame %d: kept\n%+v\nwant\n%+v", path, p.Frame, an, want)
 			}
+			want.Notes = slices.Clone(want.Notes)
+			wants = append(wants, want)
+			var bth *ib.BTH
+			if p.BTH != nil {
+				b := *p.BTH
+				bth = &b
+			}
+			bths = append(bths, bth)
+			rec.Data = nil
+			recs = append(recs, rec)
+			fr := x.rec(i)
+			for b := range flags {
+				if fr.flags&(1<<b) != 0 {
+					flags[b]++
+				}
+			}
 			total++
-			if fr.full == nil {
+			if fr.flags&recFull == 0 {
 				compact++
 			}
 		}
 		r.Close()
+		x.dec.Finish()
+		for i, want := range wants {
+			var an Analysis
+			x.analysis(i, bths[i], &an)
+			if len(want.Notes) == 0 {
+				an.Notes = nil
+			}
+			if !reflect.DeepEqual(an, want) {
+				t.Fatalf("%s frame %d at the end: kept\n%+v\nwant\n%+v", path, i+1, an, want)
+			}
+		}
+		for i, rec := range recs {
+			h := x.head(i)
+			got := frameHead{off: rec.DataOff, recOff: rec.Offset, time: rec.Info.Timestamp.UTC(),
+				capLen: rec.Info.CaptureLength, wireLen: rec.Info.Length, lt: rec.LinkType}
+			if h != got {
+				t.Fatalf("%s frame %d: header kept as %+v, want %+v", path, i+1, h, got)
+			}
+		}
 	}
-	if compact < total/3 {
+	if compact < total/2 {
 		t.Errorf("only %d of %d packets kept compactly", compact, total)
 	}
+	// Every way of keeping a frame was tried.
+	for _, f := range []struct {
+		flag uint16
+		name string
+	}{{recFlowMsg, "flow of Msg"}, {recFlowPeer, "flow of Msg's peer"}, {recFlowSide, "flow beside"},
+		{recPSNOK, "PSN ok"}, {recChunk, "chunk"}, {recDelta, "chunk offset beside"}, {recPast, "past"},
+		{recLenMsg, "len msg"}, {recNotes, "notes"}, {recAck, "ack"}, {recFull, "full"}, {recRPC, "RPC"},
+		{recWire, "wire length beside"}, {recWideHdr, "wide header"}, {recWideIdx, "wide index"}} {
+		if flags[bits.TrailingZeros16(f.flag)] == 0 {
+			t.Errorf("no frame kept with %s", f.name)
+		}
+	}
+}
+
+// damagedCapture is nfs3-rdma.pcap damaged in several ways at once.
+func damagedCapture(t *testing.T) string {
+	return mutate(t, func(fs []capFrame) []capFrame {
+		fs[86].data[offExt] = 0x60 // a NAK
+		va := binary.BigEndian.Uint64(fs[67].data[offExt:])
+		binary.BigEndian.PutUint64(fs[67].data[offExt:], va+4094) // a WRITE past its segment
+		fs[7].data[70] ^= 1                                       // a bad ICRC (kept below)
+		for k := 10; k < len(fs); k++ {
+			if len(fs[k].data) > 200 {
+				fs[k].caplen = 80 // truncated
+				break
+			}
+		}
+		f := fs[87].data // a READ request cut inside its RETH
+		binary.BigEndian.PutUint16(f[16:], 20+8+12+8+4)
+		binary.BigEndian.PutUint16(f[38:], 8+12+8+4)
+		fs[87].data = f[:14+20+8+12+8+4]
+		fs = slices.Insert(fs, 150, capFrame{data: slices.Clone(fs[149].data)}) // a duplicate
+		return drop(fs, 96)                                                     // a PSN gap
+	}, 8)
+}
+
+// wideCapture is nfs3-rdma.pcap with times and sizes a frame record
+// cannot hold: long pauses, a clock going back, and frames past 64 KiB.
+func wideCapture(t *testing.T) string {
+	r, err := pcapfile.Open(testutil.Capture(t, "nfs3-rdma.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	path := filepath.Join(t.TempDir(), "wide.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := pcapfile.NewWriter(f, pcapfile.LinkTypeEthernet, 262144)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := time.Unix(1700000000, 123000)
+	var rec pcapfile.Record
+	for k := 0; r.Next(&rec) == nil; k++ {
+		switch {
+		case k%40 == 39:
+			ts = ts.Add(7 * time.Second)
+		case k%25 == 24:
+			ts = ts.Add(-time.Millisecond)
+		default:
+			ts = ts.Add(1500 * time.Microsecond)
+		}
+		data, wire := rec.Data, len(rec.Data)
+		if k%30 == 29 {
+			data = append(slices.Clone(data), make([]byte, 70000)...) // padding after the IP packet
+			wire = len(data) + 100000
+		}
+		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: ts, CaptureLength: len(data), Length: wire}, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
 }
 
 // Each detail line names the bytes of its field.

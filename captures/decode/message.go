@@ -22,6 +22,7 @@ type Message struct {
 	Opcode   ib.Opcode // of its first packet
 	FirstPSN uint32
 	LastPSN  uint32 // a READ: the PSN of its last response packet (once known)
+	ref      uint32 // 1 + its place in its Index's message table (0: none); placed to fill padding
 
 	FirstFrame, LastFrame int
 	Packets               int

@@ -74,21 +74,28 @@ type relCache struct {
 // looks for more (its reply's ACK, a retransmission).
 const relWindow = 4096
 
-// belongs says which RPC a frame belongs to, how, and (chunk data) which
+// belongs says which RPC frame i belongs to, how, and (chunk data) which
 // chunk. It reads only what the index keeps.
-func (x *Index) belongs(fr *frameRec) (*RPC, Role, ChunkKind, int) {
-	if f := fr.full; f != nil {
-		if m := f.RPC; m != nil && m.RPC != nil {
-			if m.Call {
-				return m.RPC, RoleCall, 0, 0
+func (x *Index) belongs(i int) (*RPC, Role, ChunkKind, int) {
+	fr := x.rec(i)
+	var m *Message
+	var full *Analysis
+	if fr.flags&recFull != 0 {
+		full = x.fullOf(i)
+		if r := full.RPC; r != nil && r.RPC != nil {
+			if r.Call {
+				return r.RPC, RoleCall, 0, 0
 			}
-			return m.RPC, RoleReply, 0, 0
+			return r.RPC, RoleReply, 0, 0
 		}
-		if c := f.Chunk; c.RPC != nil {
+		if c := full.Chunk; c.RPC != nil {
 			return c.RPC, RoleChunk, c.Kind, c.Chunk
 		}
+		m = full.Msg
+	} else if fr.msg != 0 {
+		m = x.msgs[fr.msg-1]
 	}
-	if m := fr.msg; m != nil {
+	if m != nil {
 		if c := m.Chunk; c != nil && c.RPC != nil {
 			return c.RPC, RoleChunk, c.Kind, c.Chunk
 		}
@@ -99,18 +106,33 @@ func (x *Index) belongs(fr *frameRec) (*RPC, Role, ChunkKind, int) {
 			return r.RPC, RoleReply, 0, 0
 		}
 	}
-	if f := fr.full; f != nil && f.Ack != nil {
-		for i := len(f.Ack.Acked) - 1; i >= 0; i-- {
-			m := f.Ack.Acked[i]
-			if m.RPC != nil && m.RPC.RPC != nil {
-				return m.RPC.RPC, RoleAck, 0, 0
+	switch {
+	case full != nil && full.Ack != nil:
+		for k := len(full.Ack.Acked) - 1; k >= 0; k-- {
+			if r := ackedRPC(full.Ack.Acked[k]); r != nil {
+				return r, RoleAck, 0, 0
 			}
-			if m.Chunk != nil && m.Chunk.RPC != nil {
-				return m.Chunk.RPC, RoleAck, 0, 0
+		}
+	case fr.flags&recAck != 0:
+		refs, _ := x.ackedOf(i)
+		for k := len(refs) - 1; k >= 0; k-- {
+			if r := ackedRPC(x.msgs[refs[k]-1]); r != nil {
+				return r, RoleAck, 0, 0
 			}
 		}
 	}
 	return nil, RoleNone, 0, 0
+}
+
+// ackedRPC is the RPC an acknowledged message belongs to, if any.
+func ackedRPC(m *Message) *RPC {
+	if m.RPC != nil && m.RPC.RPC != nil {
+		return m.RPC.RPC
+	}
+	if m.Chunk != nil && m.Chunk.RPC != nil {
+		return m.Chunk.RPC
+	}
+	return nil
 }
 
 // Place says where packet i belongs.
@@ -121,8 +143,7 @@ func (x *Index) Place(i int) Place {
 	if i < 0 || i >= x.n {
 		return pl
 	}
-	fr := x.rec(i)
-	r, role, kind, chunk := x.belongs(fr)
+	r, role, kind, chunk := x.belongs(i)
 	if r == nil {
 		return pl
 	}
@@ -136,11 +157,14 @@ func (x *Index) Place(i int) Place {
 	}
 	if role == RoleChunk {
 		pl.Chunk, pl.ChunkIndex = kind, chunk
-		var an Analysis
-		x.analysis(fr, nil, &an)
-		if c := an.Chunk; c.RPC == r {
+		// The chunk's length may be the payload's: read the packet.
+		var c ChunkRef
+		if p, err := x.load(i); err == nil {
+			c = p.Analysis.Chunk
+		}
+		if c.RPC == r {
 			pl.Segment, pl.Offset, pl.Len, pl.Past = c.Segment, c.Offset, c.Len, c.Past
-		} else if m := fr.msg; m != nil && m.Chunk != nil {
+		} else if m := x.msgOf(i); m != nil && m.Chunk != nil {
 			pl.Segment, pl.Offset = m.Chunk.Segment, m.Chunk.Offset
 		}
 		chunkFrames := x.related(r, ScopeChunk, kind, chunk)
@@ -209,7 +233,7 @@ func (x *Index) Related(i int, scope Scope) []int {
 	if i < 0 || i >= x.n {
 		return nil
 	}
-	r, role, kind, chunk := x.belongs(x.rec(i))
+	r, role, kind, chunk := x.belongs(i)
 	if r == nil || scope == ScopeChunk && role != RoleChunk {
 		return nil
 	}
@@ -239,11 +263,10 @@ func (x *Index) related(r *RPC, scope Scope, kind ChunkKind, chunk int) []int {
 			final = true
 			break
 		}
-		fr := x.rec(i)
-		if fr.msg == nil && fr.full == nil {
+		if fr := x.rec(i); fr.msg == 0 && fr.flags&(recFull|recAck) == 0 {
 			continue
 		}
-		rr, role, k, ch := x.belongs(fr)
+		rr, role, k, ch := x.belongs(i)
 		if rr != r || scope == ScopeChunk && (role != RoleChunk || k != kind || ch != chunk) {
 			continue
 		}

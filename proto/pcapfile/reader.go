@@ -55,8 +55,9 @@ const (
 	MinExpand   = 256 << 20
 	// RecordCost is what a record or block of a gzip file counts against
 	// MaxExpand at least: what its reader's user keeps of even an empty
-	// one (the capture index 72 bytes, an analysis a few hundred), so
-	// that a bomb of empty records is stopped as soon as one of bytes.
+	// one (the capture index 16 bytes and its notes, an analysis a few
+	// hundred), so that a bomb of empty records is stopped as soon as one
+	// of bytes.
 	RecordCost = 256
 )
 
