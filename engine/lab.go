@@ -292,7 +292,11 @@ func (l *Lab) record(ev trace.Event) trace.Event {
 }
 
 func (l *Lab) note(task, fn, format string, a ...any) {
-	l.record(trace.Event{Kind: trace.Note, Task: task, Func: fn, Text: fmt.Sprintf(format, a...)})
+	ev := trace.Event{Kind: trace.Note, Task: task, Func: fn}
+	if !l.Sched.Quiet { // what a quiet trace leaves out, as deliver's notes
+		ev.Text = fmt.Sprintf(format, a...)
+	}
+	l.record(ev)
 }
 
 // Step runs the model to its next event. It reports false when nothing can
