@@ -69,6 +69,14 @@ type Lab struct {
 	lastPattern   []byte
 	wcs           [32]verbs.WC // pollCQs' scratch
 	noteBuf       []byte       // deliver's scratch
+	run           runState     // runUntil's, for inline
+}
+
+// runState is the run runUntil is doing: its stop condition, and the
+// steps it has taken.
+type runState struct {
+	stop  func(trace.Event) bool
+	steps int
 }
 
 // New builds a lab with settings s: the fabric, both peers, a connected
@@ -284,7 +292,11 @@ func (l *Lab) record(ev trace.Event) trace.Event {
 }
 
 func (l *Lab) note(task, fn, format string, a ...any) {
-	l.record(trace.Event{Kind: trace.Note, Task: task, Func: fn, Text: fmt.Sprintf(format, a...)})
+	ev := trace.Event{Kind: trace.Note, Task: task, Func: fn}
+	if !l.Sched.Quiet { // what a quiet trace leaves out, as deliver's notes
+		ev.Text = fmt.Sprintf(format, a...)
+	}
+	l.record(ev)
 }
 
 // Step runs the model to its next event. It reports false when nothing can
@@ -298,7 +310,9 @@ func (l *Lab) Step() bool {
 		return ok
 	}
 	if ev, ok := l.Sched.Step(); ok {
-		l.record(ev)
+		if ev.Kind != sched.Taken { // inline took it (runUntil)
+			l.record(ev)
+		}
 		return true
 	}
 	// Completions the provider made without an operation (flushes when a
@@ -321,8 +335,19 @@ func (l *Lab) StepN(n int) int {
 
 // runUntil steps until stop says so (checked after each event), a FAULT, or
 // idle. It reports whether stop was met.
+//
+// The thread that emits an event goes on to its next one without
+// suspending (inline) whenever the next step would pick it again anyway:
+// the events, their order and what runs between them are the same as
+// with one Step at a time.
 func (l *Lab) runUntil(stop func(trace.Event) bool) bool {
-	for i := 0; i < maxSteps; i++ {
+	l.run = runState{stop: stop}
+	l.Sched.SetInline(l.inline)
+	defer func() {
+		l.Sched.SetInline(nil)
+		l.run = runState{}
+	}()
+	for ; l.run.steps < maxSteps; l.run.steps++ {
 		before := l.seq
 		if !l.Step() {
 			return false
@@ -339,6 +364,25 @@ func (l *Lab) runUntil(stop func(trace.Event) bool) bool {
 	}
 	l.note("lab", "runaway", "stopped after %d steps", maxSteps)
 	return false
+}
+
+// inline takes event ev of task t during runUntil, as Step would, and
+// reports whether runUntil's next step would be t's next event: the loop
+// goes on (not stopped, no fault, steps left) and Step would pick t, with
+// nothing to deliver first.
+func (l *Lab) inline(t *sched.Task, ev trace.Event) bool {
+	l.record(ev)
+	if l.run.stop(ev) || ev.Kind == trace.Fault || l.run.steps+1 >= maxSteps {
+		return false
+	}
+	if l.Set.AutoComplete && l.PendingCount() > 0 {
+		return false
+	}
+	if !l.Sched.Picks(t) {
+		return false
+	}
+	l.run.steps++
+	return true
 }
 
 // Next steps over: after a function entry it runs to that function's

@@ -177,7 +177,7 @@ func (s *Server) Process(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) (drop
 		rq.DropReason = "nfsd_cache_lookup: the same XID is in progress (a retransmission)"
 		return true
 	}
-	defer t.Call("nfsd3_proc_"+procName(proc), "xid", fmt.Sprintf("0x%x", call.XID), "args", len(args))(nil)
+	defer t.Call("nfsd3_proc_"+procName(proc), "xid", xidArg(call.XID), "args", len(args))(nil)
 	hdr := reply.AppendTo(nil)
 	switch proc {
 	case nfs.Proc3Null:
@@ -195,6 +195,14 @@ func (s *Server) Process(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) (drop
 		s.setReply(rq, x, reply.AppendTo(nil), nil, nil)
 	}
 	return false
+}
+
+// xidArg is an XID as an event argument, shown "0x…"; it is formatted only
+// when the event's arguments are (not with the scheduler's Quiet).
+type xidArg uint32
+
+func (x xidArg) String() string {
+	return "0x" + strconv.FormatUint(uint64(x), 16)
 }
 
 func procName(p nfs.Proc3) string {
@@ -267,7 +275,7 @@ func (s *Server) writeFromPages(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst
 	if e := s.cacheLookup(t, x, call.XID, nfs.Proc3Write); e != nil {
 		return false // let Process answer the retransmission
 	}
-	defer t.Call("nfsd3_proc_write", "xid", fmt.Sprintf("0x%x", call.XID), "data_in_pages", a.DataLen)(nil)
+	defer t.Call("nfsd3_proc_write", "xid", xidArg(call.XID), "data_in_pages", a.DataLen)(nil)
 	reply := oncrpc.ReplyHeader{XID: call.XID, Stat: oncrpc.MsgAccepted, AcceptStat: oncrpc.Success}
 	s.storePages(t, x, rq, reply.AppendTo(nil), &a, call.XID)
 	return true
@@ -395,7 +403,7 @@ func (s *Server) cacheLookup(t *sched.Task, x *svcrdma.Xprt, xid uint32, proc nf
 		if !stop && !e.Inflight && evicted < 3 && Acked(e, x) {
 			evicted++
 			s.evicted(e)
-			t.Point("nfsd_cache_evict", "xid", fmt.Sprintf("0x%x", e.XID), "pos", e.Pos, "acked_pos", x.AckedPosition())
+			t.Point("nfsd_cache_evict", "xid", xidArg(e.XID), "pos", e.Pos, "acked_pos", x.AckedPosition())
 			continue
 		}
 		if !e.Inflight {
@@ -425,14 +433,14 @@ func (s *Server) cacheUpdate(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, x
 	if len(s.DRC) >= MaxDRC {
 		// Full: the oldest answered entry goes, acknowledged or not.
 		if i := slices.IndexFunc(s.DRC, func(e *DRCEntry) bool { return !e.Inflight }); i >= 0 {
-			t.Point("nfsd_cache_prune", "xid", fmt.Sprintf("0x%x", s.DRC[i].XID), "entries", len(s.DRC))
+			t.Point("nfsd_cache_prune", "xid", xidArg(s.DRC[i].XID), "entries", len(s.DRC))
 			s.DRC = slices.Delete(s.DRC, i, i+1)
 		}
 	}
 	e := &DRCEntry{XID: xid, Proc: proc, State: "DONE", Xprt: x.XptID, Inflight: true, reply: append([]byte(nil), reply...)}
 	s.DRC = append(s.DRC, e)
 	s.current[rq.Name] = e
-	t.Point("nfsd_cache_update", "xid", fmt.Sprintf("0x%x", xid), "inflight", true)
+	t.Point("nfsd_cache_update", "xid", xidArg(xid), "inflight", true)
 }
 
 // ReplySent is nfsd_cache_reply_sent: the entry learns its position.
@@ -449,5 +457,5 @@ func (s *Server) ReplySent(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) {
 	delete(s.current, rq.Name)
 	e.Pos = rq.ReplyPos
 	e.Inflight = false
-	t.Point("nfsd_cache_reply_sent", "xid", fmt.Sprintf("0x%x", e.XID), "c_pos", e.Pos)
+	t.Point("nfsd_cache_reply_sent", "xid", xidArg(e.XID), "c_pos", e.Pos)
 }

@@ -74,6 +74,9 @@ type Scheduler struct {
 	// Quiet asks the model to skip formatting event arguments (benchmarks);
 	// events are still emitted so interleavings stay the same.
 	Quiet bool
+	// inline, when set (SetInline), takes each event where it is emitted.
+	inline func(*Task, trace.Event) bool
+	inHook bool // inline is running: a panic in it is the stepper's
 }
 
 // New returns an empty scheduler.
@@ -105,6 +108,23 @@ const maxIdle = 8
 // taskEnd is the event a runner yields when its task's body has returned;
 // it never leaves the scheduler.
 const taskEnd = trace.Kind(0xff)
+
+// Taken is the Kind of what Step returns for an event the inline function
+// (SetInline) has already taken: there is nothing more to do with it.
+const Taken = trace.Kind(0xfe)
+
+// SetInline makes a task hand each event it emits to f where it is
+// emitted, with the scheduler's bookkeeping of a Step done, rather than
+// suspend (nil: suspend, as by default). When f reports true the task runs
+// on to its next event at once, which saves two coroutine switches an
+// event: f must say so only when the next Step would pick this task and do
+// nothing else. When f reports false the task suspends, and the Step that
+// resumed it returns an event of Kind Taken. A stepper that runs many
+// events (until a stop condition) sets it for the run and clears it after.
+func (s *Scheduler) SetInline(f func(t *Task, ev trace.Event) bool) { s.inline = f }
+
+// Picks reports whether the next Step would run t.
+func (s *Scheduler) Picks(t *Task) bool { return s.pick() == t }
 
 // runner is a coroutine that runs task bodies one after another, with the
 // call frames they use (kept per depth).
@@ -142,6 +162,12 @@ func (r *runner) run() (again bool) {
 		again = false
 		if p == errAbort {
 			return
+		}
+		if t.s.inHook {
+			// The inline function's panic is the stepper's, as if it had
+			// run on the stepper's side of the switch.
+			t.s.inHook = false
+			panic(p)
 		}
 		// A bug in the model must not end the session: report it as a
 		// fault event and end the task.
@@ -229,6 +255,9 @@ func (s *Scheduler) StepTask(t *Task) (trace.Event, bool) {
 				continue
 			}
 			return trace.Event{}, false
+		}
+		if ev.Kind == Taken {
+			return ev, true // counted where it was emitted
 		}
 		s.current = t
 		s.seq++
@@ -330,6 +359,19 @@ func (t *Task) Emit(ev trace.Event) {
 	ev.Task = t.Name
 	if ev.Kind != trace.Call && ev.Kind != trace.Return {
 		ev.Depth = t.depth
+	}
+	if s := t.s; s.inline != nil {
+		// What StepTask does with an event, then the stepper's turn.
+		s.current = t
+		s.seq++
+		ev.Seq = s.seq
+		s.inHook = true
+		on := s.inline(t, ev)
+		s.inHook = false
+		if on {
+			return
+		}
+		ev = trace.Event{Kind: Taken}
 	}
 	if !t.r.yield(ev) {
 		panic(errAbort)

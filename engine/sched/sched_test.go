@@ -293,3 +293,53 @@ func TestEventArgsKeptApart(t *testing.T) {
 	}
 	s.Close()
 }
+
+// TestInline: the inline function takes every event where it is emitted,
+// in order and numbered as Step numbers them; a task it lets run on does
+// not suspend, and the Step that resumed it returns Taken when it does.
+func TestInline(t *testing.T) {
+	s := New()
+	s.Go("nfsd0", false, func(t *Task) {
+		for i := 0; i < 5; i++ {
+			t.Point("p", "i", i)
+		}
+	})
+	var got []string
+	s.SetInline(func(t *Task, ev trace.Event) bool {
+		got = append(got, fmt.Sprintf("%d %s", ev.Seq, ev))
+		return len(got) != 3 // suspend after the third
+	})
+	var kinds []trace.Kind
+	for {
+		ev, ok := s.Step()
+		if !ok {
+			break
+		}
+		kinds = append(kinds, ev.Kind)
+	}
+	// The first Step runs to the third event; the second runs the last
+	// two and the end of the task, and reports nothing to run.
+	if fmt.Sprint(kinds) != fmt.Sprint([]trace.Kind{Taken}) {
+		t.Errorf("Step returned kinds %v, want one Taken", kinds)
+	}
+	if len(got) != 5 || got[0] != "1 nfsd0  • p i=0" || got[4] != "5 nfsd0  • p i=4" {
+		t.Errorf("inline took %q", got)
+	}
+}
+
+// TestInlinePanics: a panic in the inline function reaches the caller of
+// Step, as it would from code run after Step returned, rather than being
+// taken for a bug in the task.
+func TestInlinePanics(t *testing.T) {
+	s := New()
+	defer s.Close()
+	s.Go("nfsd0", false, func(t *Task) { t.Point("p") })
+	s.SetInline(func(*Task, trace.Event) bool { panic("sink") })
+	defer func() {
+		if p := recover(); p != "sink" {
+			t.Errorf("recovered %v, want the inline function's panic", p)
+		}
+	}()
+	s.Step()
+	t.Error("Step returned")
+}

@@ -133,11 +133,17 @@ func (d *device) lookup(key uint32, remote bool) *mr {
 func resolveLocal(scratch *[][]byte, p *pd, sgl []verbs.SGE, need verbs.Access) ([][]byte, bool) {
 	out := (*scratch)[:0]
 	defer func() { *scratch = out[:0] }()
+	var (
+		m    *mr // the region of the last key looked up: SGEs mostly share one
+		mkey uint32
+	)
 	for _, s := range sgl {
 		if s.Length == 0 {
 			continue // nothing is read or written, so no key is checked
 		}
-		m := p.dev.lookup(s.LKey, false)
+		if m == nil || s.LKey != mkey {
+			m, mkey = p.dev.lookup(s.LKey, false), s.LKey
+		}
 		if m == nil || m.pd != p || m.access&need != need {
 			return nil, false
 		}

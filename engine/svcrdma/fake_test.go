@@ -2,6 +2,7 @@ package svcrdma
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"testing"
@@ -91,7 +92,20 @@ func (q *fakeQP) PostSend(wr *verbs.SendWR) (*verbs.SendWR, error) {
 			i++
 		}
 	}
-	q.chains = append(q.chains, wr)
+	// A provider copies the chain (ibv_post_send keeps no pointer): the
+	// caller reuses its WRs.
+	var first, prev *verbs.SendWR
+	for w := wr; w != nil; w = w.Next {
+		c := *w
+		c.SGList, c.Next = slices.Clone(w.SGList), nil
+		if prev == nil {
+			first = &c
+		} else {
+			prev.Next = &c
+		}
+		prev = &c
+	}
+	q.chains = append(q.chains, first)
 	return nil, nil
 }
 

@@ -64,9 +64,20 @@ func (x *Xprt) ibPostSend(t *sched.Task, first *WR, owner string, seq uint64) (b
 		nwr++
 		nsge += len(w.SGL)
 	}
-	model := make([]*WR, 0, nwr)
-	vwrs := make([]verbs.SendWR, nwr)
-	sges := make([]verbs.SGE, nsge+nwr) // + one per MR-based op
+	// The provider copies what it accepts (ibv_post_send keeps no
+	// pointer), so the arrays are the Xprt's scratch, taken for the call
+	// (another thread may post while this one waits at a trace point) and
+	// given back cleared.
+	model := x.postModel[:0]
+	vwrs := grow(x.postWRs, nwr)
+	allSGEs := grow(x.postSGEs, nsge+nwr) // + one per MR-based op
+	x.postModel, x.postWRs, x.postSGEs = nil, nil, nil
+	sges := allSGEs
+	defer func() {
+		clear(model)
+		clear(vwrs)
+		x.postModel, x.postWRs, x.postSGEs = model[:0], vwrs[:0], allSGEs[:0]
+	}()
 	var vprev *verbs.SendWR
 	for w := first; w != nil; w = w.Next {
 		x.nextWRID++
@@ -144,6 +155,16 @@ func (x *Xprt) ibPostSend(t *sched.Task, first *WR, owner string, seq uint64) (b
 		x.posted = append(x.posted, c)
 	}
 	return bad, err
+}
+
+// grow is s resliced to n zero items, reallocated when it is too short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // sgesInto converts sgl into the front of buf and returns the converted

@@ -62,7 +62,9 @@ func (x *Xprt) recvCtxtPut(t *sched.Task, rc *RecvCtxt) {
 		x.putPage(rc.Pages[i])
 		n++
 	}
-	rc.Pages, rc.PageCount = nil, 0
+	// rc_pages is an array in the ctxt: keep it for the next call.
+	clear(rc.Pages)
+	rc.Pages, rc.PageCount = rc.Pages[:0], 0
 	rc.CallPCL, rc.ReadPCL, rc.WritePCL, rc.ReplyPCL = PCL{}, PCL{}, PCL{}, PCL{}
 	rc.CC.SQECount = 0
 	rc.CurResult, rc.InvRKey = 0, 0
@@ -229,7 +231,9 @@ func (x *Xprt) readComplete(t *sched.Task, rq *Rqst, rc *RecvCtxt) {
 		rq.Pages[i] = rc.Pages[i]
 	}
 	pc := rc.PageCount
-	rc.Pages, rc.PageCount = nil, 0
+	// rc_pages is an array in the ctxt: keep it for the next call.
+	clear(rc.Pages)
+	rc.Pages, rc.PageCount = rc.Pages[:0], 0
 	rq.Arg = rc.SavedArg
 	if rc.CallPCL.IsEmpty() && rc.ReadPCL.Count() == 1 {
 		// svc_rdma_read_complete_one: the data item goes between head and tail.

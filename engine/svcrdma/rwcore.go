@@ -306,11 +306,16 @@ func (x *Xprt) mrPut(mr *MRState) {
 	x.mrPool = pushFront(x.mrPool, mr)
 }
 
-// hex and hex32 format a key or an address as the kernel's tracepoints
-// print it ("0x1f000"), in one allocation.
-func hex(v uint64) string {
+// hexArg is a key or an address as an event argument, shown as the
+// kernel's tracepoints print it ("0x1f000"); it is formatted only when
+// the event's arguments are (not with the scheduler's Quiet).
+type hexArg uint64
+
+func (h hexArg) String() string {
 	var b [18]byte
-	return string(strconv.AppendUint(append(b[:0], "0x"...), v, 16))
+	return string(strconv.AppendUint(append(b[:0], "0x"...), uint64(h), 16))
 }
 
-func hex32(v uint32) string { return hex(uint64(v)) }
+func hex(v uint64) hexArg { return hexArg(v) }
+
+func hex32(v uint32) hexArg { return hexArg(v) }

@@ -162,6 +162,11 @@ type Counters struct {
 
 // Xprt is struct svcxprt_rdma with the svc_xprt bits the model uses.
 type Xprt struct {
+	// ibPostSend's scratch: the chain as the provider is given it.
+	postModel []*WR
+	postWRs   []verbs.SendWR
+	postSGEs  []verbs.SGE
+
 	Cfg      Config
 	Beh      Behaviour
 	Dev      verbs.DeviceAttr
