@@ -11,23 +11,14 @@ import (
 
 // maxIndexPerFrame bounds what an Index of a sim capture keeps per frame
 // once done: 16-byte frame records, and the messages, RPCs and ACKs its
-// analysis keeps (about 80 bytes a frame; 150 when a frame's record held
+// analysis keeps (about 70 bytes a frame; 150 when a frame's record held
 // pointers to its message and a copy of its analysis).
 const maxIndexPerFrame = 100
-
-// heapInUseBytes is HeapInuse after a full collection.
-func heapInUseBytes() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapInuse
-}
 
 // indexRetained indexes the capture at path to its end and returns the
 // frames and the heap the index keeps per frame.
 func indexRetained(tb testing.TB, path string) (int, float64) {
-	before := heapInUseBytes()
+	before := heapInUse()
 	x, err := decode.OpenIndex(path)
 	if err != nil {
 		tb.Fatal(err)
@@ -37,7 +28,7 @@ func indexRetained(tb testing.TB, path string) (int, float64) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	after := heapInUseBytes()
+	after := heapInUse()
 	runtime.KeepAlive(x)
 	return n, float64(after-min(after, before)) / float64(n)
 }
