@@ -149,14 +149,14 @@ func (d *frameDecoder) decode(rec *pcapfile.Record, p *Packet) {
 	}
 	d.fill(p)
 	if d.skipCRCs {
-		d.uncheckedCRCs(p)
+		uncheckedCRCs(p)
 		return
 	}
 	d.checkCRCs(p)
 }
 
 // uncheckedCRCs records the CRC fields a packet has without checking them.
-func (d *frameDecoder) uncheckedCRCs(p *Packet) {
+func uncheckedCRCs(p *Packet) {
 	if p.LRH != nil && p.LRH.HasVCRC {
 		p.VCRC = CRCCheck{State: CRCUnknown, Wire: uint32(p.LRH.VCRC)}
 	}

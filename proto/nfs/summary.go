@@ -63,9 +63,9 @@ func SummarizeReply(prog, vers, proc uint32, body []byte) string {
 // results that carry strings (READLINK, READDIR, READDIRPLUS) are walked
 // once for both.
 func SummarizeReplyFields(prog, vers, proc uint32, body []byte) (sum string, f Fields, ok bool) {
-	s := summary{}
+	var s summary
 	f, ok = replyFields(prog, vers, proc, body, &s)
-	if s.b.Len() == 0 {
+	if s.b.Len() == 0 { // the results carry no strings: replyFields wrote nothing
 		summarizeReply(&s, prog, vers, proc, body)
 	}
 	return s.String(), f, ok
