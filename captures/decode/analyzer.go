@@ -31,6 +31,12 @@ type Options struct {
 	// the wire's value), and so unnoted: for an output that shows
 	// neither, like --rpc without --check.
 	SkipCRCs bool
+	// ForgetIdle drops the acknowledged messages a flow remembers once
+	// neither it nor its peer has carried a packet for idleFrames frames:
+	// a connection that ended keeps next to nothing, so a capture of many
+	// connections, one after another, streams in bounded memory. A
+	// retransmission after so long is then not matched with its message.
+	ForgetIdle bool
 	// MaxExpand bounds how far a gzip capture may decompress
 	// (pcapfile.Options.MaxExpand; 0: pcapfile's default).
 	MaxExpand int64
@@ -52,15 +58,22 @@ type Analyzer struct {
 	tcp      tcpState
 	notes    []Note
 	slab     slab
+	swept    int // the frame of the last look for idle flows (Options.ForgetIdle)
 }
 
 // slab hands out the records the analysis makes for many packets (ACKs,
 // messages) from arrays allocated a few dozen at a time: one allocation
 // instead of one per packet. A record stays valid as long as it is
 // referenced, like any other.
+//
+// But a record keeps its whole array alive, and with it what the other
+// records point to: a message its RPC, the RPC its other messages, in
+// older arrays, and so on back to the start. So with Options.ForgetIdle,
+// which must let go of old messages, each message is its own allocation.
 type slab struct {
-	acks []AckInfo
-	msgs []Message
+	acks       []AckInfo
+	msgs       []Message
+	singleMsgs bool
 }
 
 const slabLen = 64
@@ -75,6 +88,9 @@ func (s *slab) ack() *AckInfo {
 }
 
 func (s *slab) msg() *Message {
+	if s.singleMsgs {
+		return new(Message)
+	}
 	if len(s.msgs) == 0 {
 		s.msgs = make([]Message, slabLen)
 	}
@@ -96,6 +112,7 @@ func NewAnalyzerWith(opt Options) *Analyzer {
 		unpaired: map[addrPair][]*Flow{},
 		cm:       newCMState(),
 		rpc:      newRPCState(),
+		slab:     slab{singleMsgs: opt.ForgetIdle},
 	}
 }
 
@@ -120,6 +137,9 @@ func (a *Analyzer) Packet(p *Packet) {
 	p.Analysis.reset()
 	if len(a.rpc.answered) > 0 {
 		a.rpc.release()
+	}
+	if a.opt.ForgetIdle && p.Frame-a.swept >= idleFrames {
+		a.forgetIdle(p.Frame)
 	}
 	if p.Err != nil {
 		a.note(p, NoteMalformed, "%s at offset %d: %s", p.Err.Layer, p.Err.Offset, p.Err.Msg)
@@ -154,11 +174,28 @@ func (a *Analyzer) Packet(p *Packet) {
 		return
 	}
 	f.Packets++
+	f.lastFrame = p.Frame
 	p.Analysis.Flow = f
 	if op.IsRequest() {
 		a.request(p, f)
 	} else {
 		a.response(p, f)
+	}
+}
+
+// idleFrames is how many frames without a packet make a flow idle, for
+// Options.ForgetIdle: far longer than any wait for an ACK or a reply.
+const idleFrames = 1 << 16
+
+// forgetIdle drops the messages of the flows idle at frame now. Each look
+// walks every flow, so it comes once every idleFrames frames.
+func (a *Analyzer) forgetIdle(now int) {
+	a.swept = now
+	for _, f := range a.Flows {
+		if f.unacked == 0 || now-f.lastFrame < idleFrames || f.Peer != nil && now-f.Peer.lastFrame < idleFrames {
+			continue
+		}
+		f.forget()
 	}
 }
 

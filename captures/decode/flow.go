@@ -49,6 +49,8 @@ type Flow struct {
 	haveAck      bool
 
 	pmtu int // path MTU, learnt from full-sized packets or from CM
+
+	lastFrame int // the frame of its last packet
 }
 
 type psnSeen struct {
@@ -184,6 +186,20 @@ func (f *Flow) findMsg(psn uint32) *Message {
 		}
 	}
 	return nil
+}
+
+// forget drops the messages f remembers that are acknowledged, as
+// dropping old ones does: they stay counted (Seq, the MSN check). Those
+// still waiting for an ACK stay.
+func (f *Flow) forget() {
+	n := f.unacked
+	f.dropped += n
+	rest := copy(f.Msgs, f.Msgs[n:])
+	clear(f.Msgs[rest:])
+	f.Msgs, f.unacked = f.Msgs[:rest], 0
+	if f.cur == nil {
+		f.sendBuf = nil
+	}
 }
 
 // keepMsgs bounds the messages a flow remembers: a long capture keeps the

@@ -2,10 +2,13 @@ package decode
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rdmalab/rdmalab/internal/testutil"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // render decodes path keeping what opt says and returns, per packet, its
@@ -13,18 +16,27 @@ import (
 func render(t *testing.T, path string, opt Options) ([]string, *Analyzer) {
 	t.Helper()
 	var out []string
-	var w jsonw
-	var tw treeWriter
+	var pr packetRenderer
 	an, err := ReadFileWith(path, opt, func(p *Packet) error {
-		w.reset()
-		appendJSON(&w, p)
-		out = append(out, string(appendLine(nil, p))+string(tw.appendTree(nil, p))+string(w.b))
+		out = append(out, pr.render(p))
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out, an
+}
+
+// packetRenderer prints a packet's line, detail tree and JSON object.
+type packetRenderer struct {
+	w  jsonw
+	tw treeWriter
+}
+
+func (r *packetRenderer) render(p *Packet) string {
+	r.w.reset()
+	appendJSON(&r.w, p)
+	return string(appendLine(nil, p)) + string(r.tw.appendTree(nil, p)) + string(r.w.b)
 }
 
 // TestStreamingOptions checks that what Write drops to stream a capture in
@@ -35,7 +47,7 @@ func render(t *testing.T, path string, opt Options) ([]string, *Analyzer) {
 func TestStreamingOptions(t *testing.T) {
 	for _, path := range testutil.AllCaptures(t) {
 		all, keep := render(t, path, Options{})
-		some, drop := render(t, path, Options{DropRPCs: true, DropNotes: true, DropChunkData: true})
+		some, drop := render(t, path, Options{DropRPCs: true, DropNotes: true, DropChunkData: true, ForgetIdle: true})
 		if len(all) != len(some) {
 			t.Fatalf("%s: %d packets, then %d", path, len(all), len(some))
 		}
@@ -76,5 +88,59 @@ func TestStreamingCheck(t *testing.T) {
 	checks := withRPC.String()[strings.Index(withRPC.String(), " RPCs\n")+len(" RPCs\n"):]
 	if alone.String() != checks || !strings.Contains(checks, "call never answered") {
 		t.Errorf("--check alone:\n%s\n--check --rpc:\n%s", alone.String(), checks)
+	}
+}
+
+// TestForgetIdle decodes a kernel capture with a pause of idleFrames in
+// the middle (frame numbers jump): with Options.ForgetIdle the flows
+// forget their messages in the pause, and every packet after it is
+// analysed as without: message numbers, ACKs, MSNs, RPCs, in every
+// output.
+func TestForgetIdle(t *testing.T) {
+	path := filepath.Join("..", "testdata", "nfs3-rdma.pcap")
+	run := func(opt Options) (lines []string, an *Analyzer, dropped int) {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		r, err := pcapfile.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := NewDecoderWith(opt)
+		var pr packetRenderer
+		var rec pcapfile.Record
+		for r.Next(&rec) == nil {
+			if rec.Frame > 40 {
+				rec.Frame += idleFrames
+			}
+			p := d.Decode(&rec)
+			lines = append(lines, pr.render(p))
+			if rec.Frame == 41+idleFrames {
+				for _, f := range d.an.Flows {
+					dropped += f.dropped
+				}
+			}
+		}
+		d.Finish()
+		return lines, d.an, dropped
+	}
+	want, kept, _ := run(Options{})
+	got, forgot, dropped := run(Options{ForgetIdle: true})
+	if dropped == 0 {
+		t.Fatal("no message forgotten in the pause")
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d packets, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("packet %d differs after forgetting:\n%s\n---\n%s", i+1, got[i], want[i])
+			break
+		}
+	}
+	if len(forgot.RPCs()) != len(kept.RPCs()) || len(forgot.Notes()) != len(kept.Notes()) {
+		t.Errorf("%d RPCs, %d notes; want %d, %d", len(forgot.RPCs()), len(forgot.Notes()), len(kept.RPCs()), len(kept.Notes()))
 	}
 }

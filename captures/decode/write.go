@@ -47,8 +47,8 @@ func write(out *bufio.Writer, path string, o Output) (int, error) {
 	// Keep only what this run prints: every output streams in bounded
 	// memory whatever the size of the capture, --rpc printing each RPC
 	// once it is settled.
-	keep := Options{DropRPCs: true, DropNotes: !o.Check, DropChunkData: true, MaxExpand: o.MaxExpand,
-		SkipCRCs: o.RPCs && !o.Check}
+	keep := Options{DropRPCs: true, DropNotes: !o.Check, DropChunkData: true, ForgetIdle: true,
+		MaxExpand: o.MaxExpand, SkipCRCs: o.RPCs && !o.Check}
 	rs := rpcStream{o: o, out: out, next: 1, pending: map[int]*RPC{}}
 	if o.Fields != nil && o.Fields.Header && packets {
 		if _, err := out.Write(o.Fields.appendHeader(nil)); err != nil {
