@@ -3,7 +3,6 @@ package decode
 import (
 	"net"
 	"net/netip"
-	"strconv"
 )
 
 // Addr is where a packet comes from or goes to: an IP address (RoCEv2), a
@@ -24,7 +23,7 @@ func (a Addr) appendTo(b []byte) []byte {
 	case a.IP.IsValid():
 		return a.IP.Unmap().AppendTo(b)
 	case a.LID != 0:
-		return strconv.AppendUint(append(b, "LID:"...), uint64(a.LID), 10)
+		return appendUint(append(b, "LID:"...), uint64(a.LID))
 	}
 	return append(b, '?')
 }

@@ -5,6 +5,7 @@ package decode
 // without fmt's interfaces and allocations.
 
 import (
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -49,10 +50,71 @@ func columns(b []byte) int {
 }
 
 // appendInt is fmt's %d.
-func appendInt(b []byte, v int) []byte { return strconv.AppendInt(b, int64(v), 10) }
+func appendInt(b []byte, v int) []byte {
+	if v < 0 {
+		return appendUint(append(b, '-'), uint64(-int64(v)))
+	}
+	return appendUint(b, uint64(v))
+}
 
-// appendUint is fmt's %d for unsigned values.
-func appendUint(b []byte, v uint64) []byte { return strconv.AppendUint(b, v, 10) }
+// appendUint is fmt's %d for unsigned values. It writes the digits in
+// place, two at a time: strconv formats into a scratch array and copies,
+// which costs more than the digits on the outputs' many small numbers.
+func appendUint(b []byte, v uint64) []byte {
+	if v < 10 {
+		return append(b, byte('0'+v))
+	}
+	return appendUintPad(b, v, 0)
+}
+
+// appendUintPad is fmt's %0Nd for unsigned values: at least width digits.
+func appendUintPad(b []byte, v uint64, width int) []byte {
+	n := max(decimalLen(v), width)
+	b = slices.Grow(b, n)
+	start := len(b)
+	i := start + n
+	b = b[:i]
+	for v >= 100 {
+		q := v / 100
+		r := 2 * (v - 100*q)
+		i -= 2
+		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
+		v = q
+	}
+	if v >= 10 {
+		i -= 2
+		b[i], b[i+1] = digitPairs[2*v], digitPairs[2*v+1]
+	} else {
+		i--
+		b[i] = byte('0' + v)
+	}
+	for i > start {
+		i--
+		b[i] = '0'
+	}
+	return b
+}
+
+const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
+	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" + "60616263646566676869" +
+	"70717273747576777879" + "80818283848586878889" + "90919293949596979899"
+
+// decimalLen is how many decimal digits v has.
+func decimalLen(v uint64) int {
+	n := 1
+	for ; v >= 10000; v /= 10000 {
+		n += 4
+	}
+	switch {
+	case v >= 1000:
+		return n + 3
+	case v >= 100:
+		return n + 2
+	case v >= 10:
+		return n + 1
+	}
+	return n
+}
 
 // appendHexPad is fmt's %0Nx: at least width lower-case hex digits.
 func appendHexPad(b []byte, v uint64, width int) []byte {
@@ -92,7 +154,7 @@ func appendSeconds(b []byte, d time.Duration, prec int) []byte {
 	case rest > 500:
 		us++
 	}
-	b = strconv.AppendInt(b, int64(us/1e6), 10)
+	b = appendUint(b, uint64(us/1e6))
 	frac := int64(us % 1e6)
 	return append(b, '.', byte('0'+frac/1e5), byte('0'+frac/1e4%10), byte('0'+frac/1e3%10),
 		byte('0'+frac/100%10), byte('0'+frac/10%10), byte('0'+frac%10))

@@ -65,3 +65,40 @@ func TestJSONSecondsIsFloat(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendUintIsPercentD(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	vals := []uint64{0, 9, 10, 99, 100, 999, 1000, 9999, 10000, 99999, 100000, 1<<32 - 1, 1 << 32, 1<<63 - 1, 1 << 63, 1<<64 - 1}
+	for p := uint64(1); p < 1e19; p *= 10 {
+		vals = append(vals, p-1, p, p+1)
+	}
+	for range 10000 {
+		vals = append(vals, r.Uint64()>>r.UintN(64))
+	}
+	for _, v := range vals {
+		if got, want := string(appendUint([]byte("x"), v)), fmt.Sprintf("x%d", v); got != want {
+			t.Fatalf("appendUint(%d) = %q, want %q", v, got, want)
+		}
+		if got, want := string(appendInt(nil, int(v))), fmt.Sprintf("%d", int(v)); got != want {
+			t.Fatalf("appendInt(%d) = %q, want %q", int(v), got, want)
+		}
+		for _, width := range []int{0, 1, 9, 25} {
+			if got, want := string(appendUintPad(nil, v, width)), fmt.Sprintf("%0*d", width, v); got != want {
+				t.Fatalf("appendUintPad(%d, %d) = %q, want %q", v, width, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkAppendUint is the numbers of a packet's JSON object: mostly
+// small, some frame numbers, PSNs and epoch seconds.
+func BenchmarkAppendUint(b *testing.B) {
+	vals := []uint64{0, 1, 17, 64, 255, 4791, 1024, 65535, 2697745, 1796223602, 1000793, 3}
+	buf := make([]byte, 0, 256)
+	for b.Loop() {
+		buf = buf[:0]
+		for _, v := range vals {
+			buf = appendUint(buf, v)
+		}
+	}
+}

@@ -166,7 +166,7 @@ func (f *FieldDef) AppendValue(b []byte, v dfilter.Value) []byte {
 			b = append(b, '0', 'x')
 			return appendHex(b, v.U, (f.Bits+3)/4)
 		}
-		return strconv.AppendUint(b, v.U, 10)
+		return appendUint(b, v.U)
 	case dfilter.TypeBool:
 		if v.U != 0 {
 			return append(b, '1')
@@ -179,9 +179,8 @@ func (f *FieldDef) AppendValue(b []byte, v dfilter.Value) []byte {
 				b = append(b, '-')
 				ns = -ns
 			}
-			b = strconv.AppendInt(b, ns/1e9, 10)
-			b = append(b, '.')
-			return append(b, fmt.Sprintf("%09d", ns%1e9)...)
+			b = appendUint(b, uint64(ns/1e9))
+			return appendUintPad(append(b, '.'), uint64(ns%1e9), 9)
 		}
 		return strconv.AppendFloat(b, v.F, 'f', -1, 64)
 	case dfilter.TypeIPv4, dfilter.TypeIPv6:

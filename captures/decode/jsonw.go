@@ -54,8 +54,8 @@ func (w *jsonw) endObject()             { w.close('}') }
 func (w *jsonw) beginArray(key string)  { w.sep(key); w.open('[') }
 func (w *jsonw) endArray()              { w.close(']') }
 
-func (w *jsonw) uint(key string, v uint64) { w.sep(key); w.b = strconv.AppendUint(w.b, v, 10) }
-func (w *jsonw) int(key string, v int)     { w.sep(key); w.b = strconv.AppendInt(w.b, int64(v), 10) }
+func (w *jsonw) uint(key string, v uint64) { w.sep(key); w.b = appendUint(w.b, v) }
+func (w *jsonw) int(key string, v int)     { w.sep(key); w.b = appendInt(w.b, v) }
 func (w *jsonw) str(key, v string)         { w.sep(key); w.b = appendJSONString(w.b, v) }
 
 func (w *jsonw) float(key string, v float64) {
@@ -77,14 +77,11 @@ func (w *jsonw) seconds(key string, d time.Duration) {
 // epoch writes a time as seconds since 1970 with nine decimals, exactly.
 func (w *jsonw) epoch(key string, sec int64, nsec int) {
 	w.sep(key)
-	w.b = strconv.AppendInt(w.b, sec, 10)
-	w.b = append(w.b, '.')
-	var d [9]byte
-	for i := 8; i >= 0; i-- {
-		d[i] = byte('0' + nsec%10)
-		nsec /= 10
+	if sec < 0 {
+		w.b = append(w.b, '-')
 	}
-	w.b = append(w.b, d[:]...)
+	w.b = appendUint(w.b, uint64(max(sec, -sec)))
+	w.b = appendUintPad(append(w.b, '.'), uint64(nsec), 9)
 }
 
 // addr writes a as Addr.String does, without allocating.

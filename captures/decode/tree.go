@@ -8,7 +8,6 @@ package decode
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/rdmalab/rdmalab/proto/ib"
@@ -111,7 +110,7 @@ func (t *tree) packet(p *Packet) {
 	b = appendInt(append(b, "Frame "...), p.Frame)
 	b = appendInt(append(b, ": "...), p.WireLen)
 	b = appendInt(append(b, " bytes on wire, "...), p.CapLen)
-	b = strconv.AppendInt(append(b, " bytes captured, at file offset "...), p.Offset, 10)
+	b = appendUint(append(b, " bytes captured, at file offset "...), uint64(p.Offset))
 	t.end(b)
 	b = append(t.begin(1, none), "Arrival Time: "...)
 	t.end(p.Time.AppendFormat(b, "2006-01-02 15:04:05.000000000 UTC"))
