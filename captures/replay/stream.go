@@ -25,6 +25,10 @@ const (
 	// sweepEvery is how often (records) the plans of RPCs long answered
 	// are let go.
 	sweepEvery = 1 << 14
+	// ackedMargin is how many frames after the ACK of its reply's Send
+	// an RPC is let go: the server has nothing more to do for it, and a
+	// duplicate of its packets comes soon after or not at all.
+	ackedMargin = 1 << 13
 )
 
 // source decodes a capture on demand and queues its records.
@@ -202,12 +206,23 @@ func (b *builder) letGo() {
 	}
 }
 
-// sweep lets go of the plans of RPCs answered long before frame: a
-// capture of a million packets has thousands, and no later packet of
-// theirs is waited for.
+// sweep lets go of the plans of RPCs finished before frame: those whose
+// reply's Send was acknowledged ackedMargin frames before, and those
+// answered long before (2*maxLook frames; their ACK may not be in the
+// capture). A capture of a million packets has thousands, a plan holds a
+// few KB (its pages' SGEs, its chain), and no later packet of theirs is
+// waited for.
 func (b *builder) sweep(frame int) {
+	delivered := map[*decode.RPC]bool{}
+	for _, c := range b.conns {
+		for rpc, p := range c.replies {
+			if p.acked > 0 && p.acked+ackedMargin < frame {
+				delivered[rpc] = true
+			}
+		}
+	}
 	old := func(rpc *decode.RPC) bool {
-		return rpc.Reply != nil && rpc.Reply.Msg != nil && rpc.Reply.Msg.LastFrame+2*maxLook < frame
+		return delivered[rpc] || (rpc.Reply != nil && rpc.Reply.Msg != nil && rpc.Reply.Msg.LastFrame+2*maxLook < frame)
 	}
 	for rpc, id := range b.rpcIDs {
 		if old(rpc) {
