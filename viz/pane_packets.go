@@ -170,7 +170,7 @@ func (packetsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 		}
 		put(s, r.X, g.list.Y+i, r.Right(), pad(cutLeft(listRow(src, p, g.cols), pv.Left), r.W), st)
 	}
-	details := src.Detail(sel)
+	details := g.details // the lines g.visible counts
 	var fields []ByteRange
 	if fs, ok := src.(FieldSource); ok {
 		fields = fs.Fields(sel)
