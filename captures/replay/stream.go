@@ -194,12 +194,17 @@ func (tl *Timeline) pump() bool {
 	return true
 }
 
+// keepsWire reports whether the timeline keeps what its JSON transcript
+// quotes of an RPC it lets go: not a transcript printed as it is read
+// (sink), nor one read with NoJSON.
+func (tl *Timeline) keepsWire() bool { return tl.sink == nil && !tl.noJSON }
+
 // letGo lets go of every RPC's decode.RPC once the capture is built: an
 // RPC's messages hold the decoder's slabs of them.
 func (b *builder) letGo() {
 	for i := range b.tl.RPCs {
 		r := &b.tl.RPCs[i]
-		if r.rpc != nil && b.tl.sink == nil {
+		if r.rpc != nil && b.tl.keepsWire() {
 			r.wire = wireOf(r.rpc)
 		}
 		r.rpc = nil
@@ -231,7 +236,7 @@ func (b *builder) sweep(frame int) {
 			// A transcript has printed its steps; a timeline keeps what
 			// its JSON quotes.
 			r := &b.tl.RPCs[id-1]
-			if b.tl.sink == nil {
+			if b.tl.keepsWire() {
 				r.wire = wireOf(rpc)
 			}
 			r.rpc = nil

@@ -2,8 +2,10 @@ package replay
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
@@ -56,5 +58,40 @@ func TestSweepDelivered(t *testing.T) {
 	tl.All()
 	if len(tl.RPCs) != n {
 		t.Errorf("%d RPCs replayed, want %d", len(tl.RPCs), n)
+	}
+}
+
+// A timeline read with NoJSON (the view's) keeps none of what the JSON
+// transcript quotes once its RPCs are let go, refuses a JSON transcript,
+// and tells everything else as one read without it.
+func TestNoJSON(t *testing.T) {
+	path := testutil.Capture(t, nfs41)
+	tl, err := ReadFileWith(path, ReadOptions{NoJSON: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range tl.RPCs {
+		if r.wire != nil || r.rpc != nil {
+			t.Fatalf("RPC %d keeps what the JSON transcript quotes", i+1)
+		}
+	}
+	var b bytes.Buffer
+	if err := tl.WriteTranscript(&b, Options{JSON: true}); err == nil || !strings.Contains(err.Error(), "NoJSON") || b.Len() != 0 {
+		t.Errorf("a JSON transcript of a NoJSON timeline: %v, %d bytes written", err, b.Len())
+	}
+	want := load(t, nfs41)
+	var got, wantb bytes.Buffer
+	o := Options{ByRPC: true, Events: true}
+	if err := tl.WriteTranscript(&got, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := want.WriteTranscript(&wantb, o); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != wantb.String() {
+		t.Error("the transcript of a NoJSON timeline differs")
+	}
+	if want.RPCs[0].wire == nil {
+		t.Error("a timeline read without NoJSON keeps nothing for its JSON transcript")
 	}
 }
