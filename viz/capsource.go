@@ -79,6 +79,9 @@ func (c *CaptureSource) Start() {
 		c.x.Store(x)
 		for id, f := range c.pending {
 			c.stops[id] = x.Watch(f)
+			// The index may have read a small file to its end before
+			// f was handed to it: it would never hear of it.
+			f()
 		}
 		c.pending = nil
 	})

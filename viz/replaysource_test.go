@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -441,5 +442,24 @@ func TestLazyCaptureSourceMissing(t *testing.T) {
 	stop()
 	if stopped {
 		t.Error("the watcher was called with no index")
+	}
+}
+
+// A callback Watch was given before a lazy source started hears at once
+// that it has: a small capture can be indexed to its end before the
+// callback is handed to the index, which would then never call it.
+func TestLazyCaptureSourceWatch(t *testing.T) {
+	c := NewLazyCaptureSource(nfs3Capture, "", decode.IndexOptions{})
+	defer c.Close()
+	var calls atomic.Int32
+	stop := c.Watch(func() { calls.Add(1) })
+	defer stop()
+	c.Start()
+	if calls.Load() == 0 {
+		t.Error("the watcher heard nothing of the start")
+	}
+	waitFor(t, "the capture indexed", func() bool { return c.Progress().Done })
+	if c.Len() != 752 {
+		t.Errorf("%d packets, want 752", c.Len())
 	}
 }
