@@ -71,19 +71,24 @@ func (c *CaptureSource) Start() {
 	c.started.Do(func() {
 		x, err := c.open()
 		c.mu.Lock()
-		defer c.mu.Unlock()
 		if err != nil {
 			c.err = err
+			c.mu.Unlock()
 			return
 		}
 		c.x.Store(x)
+		var handed []func()
 		for id, f := range c.pending {
 			c.stops[id] = x.Watch(f)
-			// The index may have read a small file to its end before
-			// f was handed to it: it would never hear of it.
-			f()
+			handed = append(handed, f)
 		}
 		c.pending = nil
+		c.mu.Unlock()
+		// The index may have read a small file to its end before the
+		// callbacks were handed to it: they would never hear of it.
+		for _, f := range handed {
+			f()
+		}
 	})
 }
 
