@@ -21,7 +21,7 @@ const maxRetainedPerStep = 64
 // the RPCs not yet let go. Keeping each RPC's plans until 262,144 frames
 // after its reply took about 140 bytes a frame at 150,000 frames (and 10
 // MB more of the million-packet capture in the view); letting them go
-// soon after the ACK of the reply, about 105.
+// soon after the ACK of the reply, about 109.
 const maxBuildingPerFrame = 120
 
 // heapInUse is the live heap after a full collection.
