@@ -96,6 +96,7 @@ func runReplay(ctx context.Context, o replayOptions, stdout, stderr io.Writer) i
 	var err error
 	if view {
 		defer leanGC()()
+		ro.NoJSON = true // the view never writes one
 		tl, err = replay.OpenFile(o.file, ro)
 		if err == nil {
 			defer tl.Close()

@@ -2,6 +2,7 @@ package viz
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -66,9 +67,13 @@ func (c *CaptureSource) Select(expr string, wake func()) (*Selection, error) {
 	if err != nil {
 		return nil, err
 	}
+	x := c.index()
+	if x == nil {
+		return nil, fmt.Errorf("no capture to filter: %w", c.Progress().Err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Selection{expr: expr, cancel: cancel, ended: make(chan struct{})}
-	go s.run(ctx, c.x, df, wake)
+	go s.run(ctx, x, df, wake)
 	return s, nil
 }
 

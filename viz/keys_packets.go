@@ -96,7 +96,7 @@ func (l *loop) packetsClick(body Rect, x, y int) {
 		if at >= len(g.visible) {
 			return
 		}
-		d := l.m.Packets.Detail(selectedPacket(l.m))
+		d := g.details // the lines g.visible counts
 		k := g.visible[at]
 		pv.selectLine(d, k)
 		pv.Detail = true

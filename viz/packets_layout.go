@@ -14,9 +14,10 @@ type packetsGeom struct {
 	stray   int   // the row of a selected packet the filter does not pass (-1: none)
 	cols    listCols
 	tree    Rect
-	visible []int // the detail lines shown, the closed nodes' children left out
-	cur     int   // the selected detail line (-1: none)
-	treeTop int   // the index in visible of the tree's first row
+	details []DetailLine // the selected packet's, asked once: they grow as indexing goes on
+	visible []int        // the detail lines shown, the closed nodes' children left out
+	cur     int          // the selected detail line (-1: none)
+	treeTop int          // the index in visible of the tree's first row
 	hex     Rect
 }
 
@@ -46,7 +47,7 @@ func packetsLayout(r Rect, m *Model) packetsGeom {
 	g.cols = measureCols(src, g.rows)
 	y += listH
 	details := src.Detail(sel)
-	g.tree = Rect{r.X, y, r.W, detailH}
+	g.tree, g.details = Rect{r.X, y, r.W, detailH}, details
 	g.visible = visibleLines(details, pv.Closed)
 	g.cur = shownLine(details, detailLine(details, pv), pv.Closed)
 	at := max(0, indexIn(g.visible, g.cur))

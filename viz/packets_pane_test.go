@@ -137,3 +137,41 @@ func TestPacketsClick(t *testing.T) {
 		t.Errorf("a click on [-] did not close the node:\n%s", strings.Join(rows, "\n"))
 	}
 }
+
+// changingTree is a capture still being indexed: each time the selected
+// packet's tree is asked for it has a line fewer (a note that its reply
+// is still to come goes once the reply is indexed).
+type changingTree struct {
+	manyPackets
+	asked *int
+}
+
+func (c changingTree) Detail(i int) []DetailLine {
+	*c.asked++
+	d := []DetailLine{{Text: "Frame"}, {Depth: 1, Text: "a child"}}
+	for k := range max(0, 8-*c.asked) {
+		d = append(d, DetailLine{Depth: 1, Text: "note " + string(rune('a'+k))})
+	}
+	return d
+}
+
+// The pane draws the tree it laid out, though the source's tree changed
+// since (a lazy replay's Packets pane indexes as it is drawn), and a click
+// on its last line selects a line of the tree it was drawn from.
+func TestPacketsTreeChanges(t *testing.T) {
+	asked := 0
+	m := captureModel(changingTree{manyPackets(10), &asked}, 0)
+	l, rows := drawPackets(t, m, 100, 60)
+	last := rowWith(rows, "note f")
+	if last < 0 {
+		t.Fatalf("no tree drawn:\n%s", strings.Join(rows, "\n"))
+	}
+	for p := range l.placed {
+		if l.placed[p].Pane == PanePackets {
+			l.packetsClick(l.placed[p].Rect, 6, last)
+		}
+	}
+	if !m.View.Packets.Detail {
+		t.Error("the click selected no tree line")
+	}
+}

@@ -34,6 +34,11 @@ type (
 	Indexing interface {
 		Progress() PacketProgress
 	}
+	// Starter is a source that reads its capture only once the pane is
+	// first drawn (NewLazyCaptureSource): memory for what is seen.
+	Starter interface {
+		Start()
+	}
 	// ColumnSource gives a packet's summary in tshark's columns, which
 	// the list aligns under a header row.
 	ColumnSource interface {
@@ -115,6 +120,9 @@ func (packetsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 	if r.Empty() {
 		return
 	}
+	if st, ok := m.Packets.(Starter); ok {
+		st.Start() // shown at last: a lazy source reads its capture now
+	}
 	r = drawFilterBar(s, r, m, th)
 	y := r.Y
 	if m.Packets != nil {
@@ -162,7 +170,7 @@ func (packetsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 		}
 		put(s, r.X, g.list.Y+i, r.Right(), pad(cutLeft(listRow(src, p, g.cols), pv.Left), r.W), st)
 	}
-	details := src.Detail(sel)
+	details := g.details // the lines g.visible counts
 	var fields []ByteRange
 	if fs, ok := src.(FieldSource); ok {
 		fields = fs.Fields(sel)

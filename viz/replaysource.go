@@ -174,13 +174,13 @@ func (r *ReplaySource) Act(a Action) error {
 }
 
 // RunReplay draws tl full screen, from before its first step, until q:
-// what `rdmalab replay FILE` runs on a terminal. When path indexes, the
-// Packets pane (5) lists the capture's packets beside the replay.
+// what `rdmalab replay FILE` runs on a terminal. The Packets pane (5)
+// lists the capture's packets beside the replay; path is indexed for it
+// only when the pane is first shown, since the index and the replay's
+// own decoding each keep tens of MB of a big capture.
 func RunReplay(ctx context.Context, s tcell.Screen, tl *replay.Timeline, path string, maxExpand int64) error {
-	v := Viewer{Layout: LayoutRead}
-	if x, err := decode.OpenIndexWith(path, decode.IndexOptions{MaxExpand: maxExpand}); err == nil {
-		defer x.Close()
-		v.Packets = NewCaptureSource(x, tl.File)
-	}
+	packets := NewLazyCaptureSource(path, tl.File, decode.IndexOptions{MaxExpand: maxExpand})
+	defer packets.Close()
+	v := Viewer{Layout: LayoutRead, Packets: packets}
 	return v.Run(ctx, s, NewReplaySource(tl))
 }

@@ -561,6 +561,9 @@ func (b *builder) ackedMessages(r *record) (op, string) {
 			b.ev(taskCQ, trace.Return, 0, "svc_rdma_wc_send")
 			continue
 		}
+		if rp.acked == 0 {
+			rp.acked = r.frame
+		}
 		was := acked
 		now := max(was, rp.pos)
 		acked = now

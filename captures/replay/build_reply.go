@@ -41,6 +41,7 @@ type replyPlan struct {
 	totals map[chunkKey]int // bytes the chain pushes into each chunk
 	writes map[chunkKey]int // and its RDMA WRITEs
 	send   *decode.Message
+	acked  int // the frame of the ACK of its Send, once built
 	chain  snap.Chain
 	ctxts  []snap.RWCtxt
 }

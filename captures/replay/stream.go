@@ -25,6 +25,10 @@ const (
 	// sweepEvery is how often (records) the plans of RPCs long answered
 	// are let go.
 	sweepEvery = 1 << 14
+	// ackedMargin is how many frames after the ACK of its reply's Send
+	// an RPC is let go: the server has nothing more to do for it, and a
+	// duplicate of its packets comes soon after or not at all.
+	ackedMargin = 1 << 13
 )
 
 // source decodes a capture on demand and queues its records.
@@ -190,24 +194,40 @@ func (tl *Timeline) pump() bool {
 	return true
 }
 
+// keepsWire reports whether the timeline keeps what its JSON transcript
+// quotes of an RPC it lets go: not a transcript printed as it is read
+// (sink), nor one read with NoJSON.
+func (tl *Timeline) keepsWire() bool { return tl.sink == nil && !tl.noJSON }
+
 // letGo lets go of every RPC's decode.RPC once the capture is built: an
 // RPC's messages hold the decoder's slabs of them.
 func (b *builder) letGo() {
 	for i := range b.tl.RPCs {
 		r := &b.tl.RPCs[i]
-		if r.rpc != nil && b.tl.sink == nil {
+		if r.rpc != nil && b.tl.keepsWire() {
 			r.wire = wireOf(r.rpc)
 		}
 		r.rpc = nil
 	}
 }
 
-// sweep lets go of the plans of RPCs answered long before frame: a
-// capture of a million packets has thousands, and no later packet of
-// theirs is waited for.
+// sweep lets go of the plans of RPCs finished before frame: those whose
+// reply's Send was acknowledged ackedMargin frames before, and those
+// answered long before (2*maxLook frames; their ACK may not be in the
+// capture). A capture of a million packets has thousands, a plan holds a
+// few KB (its pages' SGEs, its chain), and no later packet of theirs is
+// waited for.
 func (b *builder) sweep(frame int) {
+	delivered := map[*decode.RPC]bool{}
+	for _, c := range b.conns {
+		for rpc, p := range c.replies {
+			if p.acked > 0 && p.acked+ackedMargin < frame {
+				delivered[rpc] = true
+			}
+		}
+	}
 	old := func(rpc *decode.RPC) bool {
-		return rpc.Reply != nil && rpc.Reply.Msg != nil && rpc.Reply.Msg.LastFrame+2*maxLook < frame
+		return delivered[rpc] || (rpc.Reply != nil && rpc.Reply.Msg != nil && rpc.Reply.Msg.LastFrame+2*maxLook < frame)
 	}
 	for rpc, id := range b.rpcIDs {
 		if old(rpc) {
@@ -216,7 +236,7 @@ func (b *builder) sweep(frame int) {
 			// A transcript has printed its steps; a timeline keeps what
 			// its JSON quotes.
 			r := &b.tl.RPCs[id-1]
-			if b.tl.sink == nil {
+			if b.tl.keepsWire() {
 				r.wire = wireOf(rpc)
 			}
 			r.rpc = nil

@@ -129,6 +129,7 @@ type Timeline struct {
 	learnedQPs string
 	others     int    // frames of queue pairs not replayed
 	qp         uint32 // the QP followed alone (ReadOptions.QP)
+	noJSON     bool   // ReadOptions.NoJSON
 	// sink, when set, takes each step as it is built instead of the
 	// Timeline keeping it (a transcript); st is its transport's picture.
 	sink func(tl *Timeline, s *Step, evs []trace.Event, st *state)
@@ -161,6 +162,11 @@ type ReadOptions struct {
 	// QP, when not 0, follows only the transport one of whose queue
 	// pairs it is; else every transport is replayed, interleaved.
 	QP uint32
+	// NoJSON says the timeline will not be written as a JSON transcript
+	// (the view): it keeps none of the names off the wire its JSON quotes
+	// (machine and file names, about 5 MB of a million-packet capture),
+	// and WriteTranscript refuses JSON.
+	NoJSON bool
 }
 
 // ReadFileWith is ReadFile with options: the whole capture read at once.
@@ -235,7 +241,7 @@ func (tl *Timeline) Done() bool { return tl.done }
 // open starts a Timeline on r and builds up to its first step.
 func open(r io.Reader, closer io.Closer, name string, o ReadOptions, sink func(*Timeline, *Step, []trace.Event, *state)) (*Timeline, error) {
 	tl := &Timeline{File: name, pageSize: defaultPageSize, ckEvery: ckEvery, log: newEventLog(), steps: newStepLog(), sink: sink, qp: o.QP,
-		store: &spill{}}
+		noJSON: o.NoJSON, store: &spill{}}
 	tl.log.store, tl.steps.store = tl.store, tl.store
 	tl.b = newBuilder(tl, o.QP)
 	src, err := newSource(r, closer, name, o, tl.b.learn)

@@ -24,6 +24,9 @@ type Options struct {
 // WriteTranscript prints the timeline: a header saying what was replayed
 // and what the capture cannot tell, then one line per step (frame, step).
 func (tl *Timeline) WriteTranscript(w io.Writer, o Options) error {
+	if o.JSON && tl.noJSON {
+		return fmt.Errorf("%s: read with NoJSON, the replay kept none of the names its JSON transcript quotes", tl.File)
+	}
 	tl.All()
 	bw := bufio.NewWriter(w)
 	if !o.JSON {
