@@ -53,7 +53,7 @@ func newSource(r io.Reader, closer io.Closer, name string, o ReadOptions, learn 
 		return nil, &decode.FileError{Path: name, Err: err}
 	}
 	return &source{name: name, pr: pr, closer: closer, learn: learn,
-		d: decode.NewDecoderWith(decode.Options{DropChunkData: true, DropRPCs: true, DropNotes: true})}, nil
+		d: decode.NewDecoderWith(decode.Options{DropChunkData: true, DropRPCs: true, DropNotes: true, ForgetIdle: true})}, nil
 }
 
 func (s *source) pending() int { return len(s.q) - s.head }
