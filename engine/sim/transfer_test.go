@@ -354,3 +354,39 @@ func TestLocalDMALKey(t *testing.T) {
 		t.Errorf("double unmap: %v", err)
 	}
 }
+
+// TestFindMapHint: the mapping findMap found last is a hint only. After
+// an unmap shifts the mappings, every address still resolves to its own
+// buffer and an unmapped one to none.
+func TestFindMapHint(t *testing.T) {
+	p := newPair(t, Config{Seed: 5}, defaultOpts())
+	d := p.b.pd.(*pd)
+	var bufs [][]byte
+	var addrs []uint64
+	for i := range 4 {
+		b := make([]byte, 4096)
+		b[0] = byte(i + 1)
+		a, err := d.DMAMap(b)
+		must(t, err)
+		bufs, addrs = append(bufs, b), append(addrs, a)
+	}
+	check := func(when string, gone int) {
+		t.Helper()
+		for _, i := range []int{0, 1, 2, 3, 3, 2, 0, 1} {
+			got, ok := d.dmaSlice(addrs[i]+1, 8)
+			if i == gone {
+				if ok {
+					t.Errorf("%s: unmapped buffer %d still resolves", when, i)
+				}
+				continue
+			}
+			if !ok || &got[0] != &bufs[i][1] {
+				t.Errorf("%s: address of buffer %d resolves elsewhere (ok %v)", when, i, ok)
+			}
+		}
+	}
+	check("all mapped", -1)
+	d.dmaSlice(addrs[2], 1) // the hint now points past the mapping removed
+	must(t, d.DMAUnmap(addrs[1]))
+	check("after unmapping buffer 1", 1)
+}
