@@ -190,7 +190,8 @@ type pd struct {
 	dev  *device
 	dma  *mr       // the local DMA lkey's MR
 	maps []mapping // DMA mappings, ascending addresses
-	// lastMap is the index findMap found last: a hint, checked before use.
+	// lastMap is the index findMap found last (f.mu held): a hint, checked
+	// before use.
 	lastMap int
 	nMR     int
 	nQP     int
