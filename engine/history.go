@@ -19,17 +19,22 @@ func (h *history) at(i int) *trace.Event {
 	return &h.blocks[s/histBlock][s%histBlock]
 }
 
-// push keeps ev, letting the oldest event go once maxHistory are kept.
-func (h *history) push(ev trace.Event) {
+// push keeps a copy of ev, letting the oldest event go once maxHistory
+// are kept, and returns the copy: it stays in place until maxHistory more
+// are pushed.
+func (h *history) push(ev *trace.Event) *trace.Event {
 	if h.n < maxHistory {
 		b := h.n / histBlock
 		if b == len(h.blocks) {
 			h.blocks = append(h.blocks, make([]trace.Event, histBlock))
 		}
-		h.blocks[b][h.n%histBlock] = ev
+		slot := &h.blocks[b][h.n%histBlock]
+		*slot = *ev
 		h.n++
-		return
+		return slot
 	}
-	*h.at(0) = ev
+	slot := h.at(0)
+	*slot = *ev
 	h.head = (h.head + 1) % maxHistory
+	return slot
 }

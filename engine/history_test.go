@@ -30,7 +30,9 @@ func TestHistoryKeepsNewest(t *testing.T) {
 	for _, upto := range []int{1, histBlock, histBlock + 1, maxHistory, maxHistory + 1, maxHistory + histBlock + 7, 2*maxHistory + 3} {
 		for pushed < upto {
 			pushed++
-			h.push(trace.Event{Seq: uint64(pushed)})
+			if got := h.push(&trace.Event{Seq: uint64(pushed)}); got.Seq != uint64(pushed) {
+				t.Fatalf("push %d returned the copy of event %d", pushed, got.Seq)
+			}
 		}
 		check(pushed)
 	}

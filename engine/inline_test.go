@@ -21,10 +21,10 @@ func runUntilByStep(l *Lab, stop func(trace.Event) bool) bool {
 		if l.seq == before {
 			continue
 		}
-		if stop(l.last) {
+		if stop(l.Last()) {
 			return true
 		}
-		if l.last.Kind == trace.Fault {
+		if l.Last().Kind == trace.Fault {
 			return false
 		}
 	}

@@ -57,7 +57,7 @@ type Lab struct {
 
 	history       history
 	seq           uint64
-	last          trace.Event
+	last          *trace.Event // the newest event, in history; nil before any
 	sinks         []func(trace.Event)
 	completions   []snap.Completion
 	transfers     fifo[sim.Transfer]
@@ -68,8 +68,15 @@ type Lab struct {
 	xptID         uint64
 	lastPattern   []byte
 	wcs           [32]verbs.WC // pollCQs' scratch
+	cqs           [4]cqRef     // the CQs pollCQs drains, set by build
 	noteBuf       []byte       // deliver's scratch
 	run           runState     // runUntil's, for inline
+}
+
+// cqRef is one CQ pollCQs drains, and whose it is.
+type cqRef struct {
+	side, name string
+	cq         verbs.CQ
 }
 
 // runState is the run runUntil is doing: its stop condition, and the
@@ -130,6 +137,10 @@ func (l *Lab) build(devS, devC verbs.Device) error {
 	}
 	if err := l.Client.Connect("server", l.Server.QP().Num(), s.PathMTU, 32); err != nil {
 		return err
+	}
+	l.cqs = [...]cqRef{
+		{"server", "send", l.Server.SendCQ}, {"server", "recv", l.Server.RecvCQ},
+		{"client", "send", l.Client.SendCQ}, {"client", "recv", l.Client.RecvCQ},
 	}
 	l.NFS = nfsd.New()
 	for i := 0; i < s.Threads; i++ {
@@ -219,7 +230,12 @@ func (l *Lab) eachSince(seq uint64, f func(*trace.Event)) {
 }
 
 // Last is the most recent event.
-func (l *Lab) Last() trace.Event { return l.last }
+func (l *Lab) Last() trace.Event {
+	if l.last == nil {
+		return trace.Event{}
+	}
+	return *l.last
+}
 
 // Completions lists the completions delivered so far (the last 1000).
 func (l *Lab) Completions() []snap.Completion { return l.completions }
@@ -280,15 +296,19 @@ func (l *Lab) dropTransfers(k int) {
 	l.capture.dropped += k
 }
 
-func (l *Lab) record(ev trace.Event) trace.Event {
+func (l *Lab) record(ev trace.Event) {
+	l.recordp(&ev)
+}
+
+// recordp is record for an event the caller holds: it is numbered and
+// copied once, into the history.
+func (l *Lab) recordp(ev *trace.Event) {
 	l.seq++
 	ev.Seq = l.seq
-	l.history.push(ev)
-	l.last = ev
+	l.last = l.history.push(ev)
 	for _, f := range l.sinks {
-		f(ev)
+		f(*l.last)
 	}
-	return ev
 }
 
 func (l *Lab) note(task, fn, format string, a ...any) {
@@ -311,7 +331,7 @@ func (l *Lab) Step() bool {
 	}
 	if ev, ok := l.Sched.Step(); ok {
 		if ev.Kind != sched.Taken { // inline took it (runUntil)
-			l.record(ev)
+			l.recordp(&ev)
 		}
 		return true
 	}
@@ -333,8 +353,8 @@ func (l *Lab) StepN(n int) int {
 	return i
 }
 
-// runUntil steps until stop says so (checked after each event), a FAULT, or
-// idle. It reports whether stop was met.
+// runUntil steps until stop says so (checked after each event; nil: never),
+// a FAULT, or idle. It reports whether stop was met.
 //
 // The thread that emits an event goes on to its next one without
 // suspending (inline) whenever the next step would pick it again anyway:
@@ -355,7 +375,7 @@ func (l *Lab) runUntil(stop func(trace.Event) bool) bool {
 		if l.seq == before {
 			continue
 		}
-		if stop(l.last) {
+		if stop != nil && stop(*l.last) {
 			return true
 		}
 		if l.last.Kind == trace.Fault {
@@ -371,8 +391,8 @@ func (l *Lab) runUntil(stop func(trace.Event) bool) bool {
 // goes on (not stopped, no fault, steps left) and Step would pick t, with
 // nothing to deliver first.
 func (l *Lab) inline(t *sched.Task, ev trace.Event) bool {
-	l.record(ev)
-	if l.run.stop(ev) || ev.Kind == trace.Fault || l.run.steps+1 >= maxSteps {
+	l.recordp(&ev)
+	if (l.run.stop != nil && l.run.stop(ev)) || ev.Kind == trace.Fault || l.run.steps+1 >= maxSteps {
 		return false
 	}
 	if l.Set.AutoComplete && l.PendingCount() > 0 {
@@ -389,12 +409,12 @@ func (l *Lab) inline(t *sched.Task, ev trace.Event) bool {
 // return; otherwise it runs one event, and over the whole call if that
 // event enters a function.
 func (l *Lab) Next() bool {
-	last := l.last
+	last := l.Last()
 	if last.Kind != trace.Call {
 		if !l.Step() {
 			return false
 		}
-		last = l.last
+		last = l.Last()
 		if last.Kind != trace.Call {
 			return true
 		}
@@ -406,7 +426,7 @@ func (l *Lab) Next() bool {
 
 // Finish runs until the function the last event happened in returns.
 func (l *Lab) Finish() bool {
-	last := l.last
+	last := l.Last()
 	target := last.Depth - 1
 	if last.Kind == trace.Call {
 		target = last.Depth
@@ -422,7 +442,7 @@ func (l *Lab) Finish() bool {
 // Continue runs until nothing can run (every thread waits for work or for
 // a completion the learner delivers) or a FAULT.
 func (l *Lab) Continue() bool {
-	return l.runUntil(func(trace.Event) bool { return false })
+	return l.runUntil(nil)
 }
 
 // Thread focuses the scheduler on one nfsd thread: it runs whenever it can,
@@ -561,13 +581,8 @@ func (l *Lab) pollCQs() {
 	// The scratch array lives in the Lab: a local one escapes through the
 	// interface call and would be allocated at every poll.
 	wcs := l.wcs[:]
-	for _, q := range [...]struct {
-		side, name string
-		cq         verbs.CQ
-	}{
-		{"server", "send", l.Server.SendCQ}, {"server", "recv", l.Server.RecvCQ},
-		{"client", "send", l.Client.SendCQ}, {"client", "recv", l.Client.RecvCQ},
-	} {
+	for i := range l.cqs {
+		q := &l.cqs[i]
 		for {
 			n := q.cq.Poll(wcs)
 			if n == 0 {

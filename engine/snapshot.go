@@ -210,7 +210,7 @@ func (l *Lab) Snapshot() snap.Snapshot {
 			State: st, Status: callStatus(k), Err: errText})
 	}
 	if l.seq > 0 {
-		ev := l.last
+		ev := l.Last()
 		s.LastEvent = &ev
 	}
 	return s

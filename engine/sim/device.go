@@ -190,9 +190,12 @@ type pd struct {
 	dev  *device
 	dma  *mr       // the local DMA lkey's MR
 	maps []mapping // DMA mappings, ascending addresses
-	nMR  int
-	nQP  int
-	dead bool
+	// lastMap is the index findMap found last (f.mu held): a hint, checked
+	// before use.
+	lastMap int
+	nMR     int
+	nQP     int
+	dead    bool
 }
 
 type mapping struct {
@@ -293,12 +296,21 @@ func (p *pd) DMAUnmap(addr uint64) error {
 	return nil
 }
 
-// findMap returns the index of the mapping containing addr.
+// findMap returns the index of the mapping containing addr. The SGEs of a
+// work request mostly name one page after another: the mapping after the
+// last one found is tried before searching.
 func (p *pd) findMap(addr uint64) (int, bool) {
+	for _, i := range [2]int{p.lastMap, p.lastMap + 1} {
+		if i < len(p.maps) && addr >= p.maps[i].addr && addr-p.maps[i].addr < uint64(len(p.maps[i].buf)) {
+			p.lastMap = i
+			return i, true
+		}
+	}
 	i := sort.Search(len(p.maps), func(i int) bool { return p.maps[i].addr > addr }) - 1
 	if i < 0 || addr-p.maps[i].addr >= uint64(len(p.maps[i].buf)) {
 		return 0, false
 	}
+	p.lastMap = i
 	return i, true
 }
 

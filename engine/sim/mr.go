@@ -132,7 +132,6 @@ func (d *device) lookup(key uint32, remote bool) *mr {
 // *scratch, a slice the fabric reuses from one operation to the next.
 func resolveLocal(scratch *[][]byte, p *pd, sgl []verbs.SGE, need verbs.Access) ([][]byte, bool) {
 	out := (*scratch)[:0]
-	defer func() { *scratch = out[:0] }()
 	var (
 		m    *mr // the region of the last key looked up: SGEs mostly share one
 		mkey uint32
@@ -147,11 +146,13 @@ func resolveLocal(scratch *[][]byte, p *pd, sgl []verbs.SGE, need verbs.Access) 
 		if m == nil || m.pd != p || m.access&need != need {
 			return nil, false
 		}
-		var ok bool
-		if out, ok = m.slice(out, s.Addr, uint64(s.Length)); !ok {
+		next, ok := m.slice(out, s.Addr, uint64(s.Length))
+		if !ok {
 			return nil, false
 		}
+		out = next
 	}
+	*scratch = out[:0] // grown: the next operation reuses it
 	return out, true
 }
 

@@ -39,6 +39,9 @@ type qp struct {
 	sq       []*swqe        // posted, not retired, in posting order
 	rq       []verbs.RecvWR // posted receives, in posting order
 	lastDone time.Duration  // due time of the last operation posted
+	// free holds the slots of retired WRs for the next posts: a WQE's
+	// memory is reused as a real send queue's is.
+	free []*sendSlot
 }
 
 // swqe is a send work request as the send queue holds it: a copy of the
@@ -47,6 +50,7 @@ type swqe struct {
 	wr       verbs.SendWR
 	signaled bool
 	bytes    uint64
+	slot     *sendSlot // the memory it lives in
 }
 
 var _ verbs.QP = (*qp)(nil)
@@ -206,35 +210,39 @@ func (q *qp) PostSend(wr *verbs.SendWR) (*verbs.SendWR, error) {
 		return wr, fmt.Errorf("sim: post send on qp %d in state %v: %w", q.num, q.state, verbs.EINVAL)
 	}
 	defer f.autoRun()
-	// The chain's WQEs and their SGEs are cut from two arrays, sized for
-	// the WRs the send queue has room for (a longer chain fails there).
-	nwr, nsge := 0, 0
-	for w := wr; w != nil && nwr < q.cap.MaxSendWR-len(q.sq); w = w.Next {
-		nwr++
-		nsge += len(w.SGList)
-	}
-	slots := make([]sendSlot, nwr)
-	sges := make([]verbs.SGE, nsge)
 	for w := wr; w != nil; w = w.Next {
 		n, err := q.checkSend(w)
 		if err != nil {
 			return w, fmt.Errorf("sim: post send on qp %d: wr_id %#x: %w", q.num, w.WRID, err)
 		}
 		var slot *sendSlot
-		if len(slots) > 0 {
-			slot, slots = &slots[0], slots[1:]
+		if k := len(q.free); k > 0 {
+			slot, q.free = q.free[k-1], q.free[:k-1]
 		} else {
 			slot = new(sendSlot)
 		}
-		sges = q.enqueueSend(w, n, slot, sges)
+		q.enqueueSend(w, n, slot)
 	}
 	return nil, nil
 }
 
-// sendSlot is the memory of one posted send WR: its WQE and operation.
+// sendSlot is the memory of one posted send WR: its WQE and operation,
+// and the SGEs the WQE's copy of the WR names.
 type sendSlot struct {
-	o  op
-	wq swqe
+	o    op
+	wq   swqe
+	sges []verbs.SGE
+}
+
+// retire takes the WQEs ws off the send queue's books: their operations
+// have executed or been dropped, so their slots may be posted again. A
+// slot whose operation is still scheduled is left to the GC instead.
+func (q *qp) retire(ws []*swqe) {
+	for _, w := range ws {
+		if !w.slot.o.queued && len(q.free) < q.cap.MaxSendWR {
+			q.free = append(q.free, w.slot)
+		}
+	}
 }
 
 func (q *qp) checkSend(w *verbs.SendWR) (uint64, error) {
@@ -281,23 +289,20 @@ func isLocal(o verbs.WROpcode) bool {
 	return o == verbs.WRLocalInv || o == verbs.WRRegMR
 }
 
-// enqueueSend copies w into the send queue, in slot and the front of
-// sges, and schedules its operation; it returns the rest of sges.
-func (q *qp) enqueueSend(w *verbs.SendWR, n uint64, slot *sendSlot, sges []verbs.SGE) []verbs.SGE {
+// enqueueSend copies w into the send queue, in slot, and schedules its
+// operation.
+func (q *qp) enqueueSend(w *verbs.SendWR, n uint64, slot *sendSlot) {
 	f := q.dev.f
 	wq := &slot.wq
 	wq.wr = *w
 	wq.wr.Next = nil
-	switch {
-	case len(w.SGList) == 0:
+	if len(w.SGList) == 0 {
 		wq.wr.SGList = nil
-	case len(w.SGList) <= len(sges):
-		wq.wr.SGList = append(sges[:0:len(w.SGList)], w.SGList...)
-		sges = sges[len(w.SGList):]
-	default:
-		wq.wr.SGList = append([]verbs.SGE(nil), w.SGList...)
+	} else {
+		slot.sges = append(slot.sges[:0], w.SGList...)
+		wq.wr.SGList = slot.sges[:len(w.SGList):len(w.SGList)]
 	}
-	wq.signaled, wq.bytes = w.Signaled || q.sigAll, n
+	wq.signaled, wq.bytes, wq.slot = w.Signaled || q.sigAll, n, slot
 	q.sq = append(q.sq, wq)
 
 	o := &slot.o
@@ -315,7 +320,6 @@ func (q *qp) enqueueSend(w *verbs.SendWR, n uint64, slot *sendSlot, sges []verbs
 	o.due = max(f.now, q.lastDone) + o.cost
 	q.lastDone = o.due
 	f.enqueue(o)
-	return sges
 }
 
 // PostRecv is ibv_post_recv: allowed from INIT on (EINVAL in RESET), with
@@ -382,11 +386,12 @@ func (f *Fabric) toError(q *qp) {
 	f.removeOps(q)
 	q.state = verbs.QPSErr
 	q.lastDone = f.now
-	for i, w := range q.sq {
+	for _, w := range q.sq {
 		q.sendCQ.push(verbs.WC{WRID: w.wr.WRID, Status: verbs.StatusWRFlushErr,
 			Opcode: verbs.WCOpcodeFor(w.wr.Opcode), QPNum: q.num})
-		q.sq[i] = nil
 	}
+	q.retire(q.sq)
+	clear(q.sq)
 	q.sq = q.sq[:0]
 	for _, r := range q.rq {
 		q.recvCQ.push(verbs.WC{WRID: r.WRID, Status: verbs.StatusWRFlushErr, Opcode: verbs.WCRecv, QPNum: q.num})
@@ -433,8 +438,12 @@ func (f *Fabric) complete(q *qp, w *swqe, st verbs.Status) {
 	q.sendCQ.push(wc)
 	for i, x := range q.sq {
 		if x == w {
-			clear(q.sq[:i+1])
-			q.sq = q.sq[i+1:]
+			// Shift down rather than reslice: the queue keeps its
+			// capacity and the next post does not allocate.
+			q.retire(q.sq[:i+1])
+			k := copy(q.sq, q.sq[i+1:])
+			clear(q.sq[k:])
+			q.sq = q.sq[:k]
 			break
 		}
 	}

@@ -18,7 +18,8 @@ type op struct {
 	cost     time.Duration // link time of one attempt
 	psn      PSNRange
 	flush    bool
-	attempts int // RNR NAKs received so far
+	attempts int  // RNR NAKs received so far
+	queued   bool // in f.pending
 }
 
 func (o *op) before(p *op) bool {
@@ -63,6 +64,7 @@ func (f *Fabric) cost(opc verbs.WROpcode, n uint64) time.Duration {
 }
 
 func (f *Fabric) enqueue(o *op) {
+	o.queued = true
 	i := sort.Search(len(f.pending), func(i int) bool { return o.before(f.pending[i]) })
 	f.pending = slices.Insert(f.pending, i, o)
 	f.npending.Store(int64(len(f.pending)))
@@ -70,7 +72,13 @@ func (f *Fabric) enqueue(o *op) {
 
 // removeOps drops q's pending operations.
 func (f *Fabric) removeOps(q *qp) {
-	f.pending = slices.DeleteFunc(f.pending, func(o *op) bool { return o.qp == q })
+	f.pending = slices.DeleteFunc(f.pending, func(o *op) bool {
+		if o.qp == q {
+			o.queued = false
+			return true
+		}
+		return false
+	})
 	f.npending.Store(int64(len(f.pending)))
 }
 
@@ -81,6 +89,7 @@ func (f *Fabric) requeue(o *op, due time.Duration) {
 	var mine []*op
 	f.pending = slices.DeleteFunc(f.pending, func(p *op) bool {
 		if p.qp == q {
+			p.queued = false
 			mine = append(mine, p)
 			return true
 		}
@@ -105,6 +114,7 @@ func (f *Fabric) deliverNext() (Op, bool) {
 		return Op{}, false
 	}
 	o := f.pending[0]
+	o.queued = false
 	// Shift down rather than reslice: the queue keeps its capacity and
 	// the next insert does not allocate.
 	n := copy(f.pending, f.pending[1:])

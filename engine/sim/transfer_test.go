@@ -354,3 +354,87 @@ func TestLocalDMALKey(t *testing.T) {
 		t.Errorf("double unmap: %v", err)
 	}
 }
+
+// TestFindMapHint: the mapping findMap found last is a hint only. After
+// an unmap shifts the mappings, every address still resolves to its own
+// buffer and an unmapped one to none.
+func TestFindMapHint(t *testing.T) {
+	p := newPair(t, Config{Seed: 5}, defaultOpts())
+	d := p.b.pd.(*pd)
+	var bufs [][]byte
+	var addrs []uint64
+	for i := range 4 {
+		b := make([]byte, 4096)
+		b[0] = byte(i + 1)
+		a, err := d.DMAMap(b)
+		must(t, err)
+		bufs, addrs = append(bufs, b), append(addrs, a)
+	}
+	check := func(when string, gone int) {
+		t.Helper()
+		for _, i := range []int{0, 1, 2, 3, 3, 2, 0, 1} {
+			got, ok := d.dmaSlice(addrs[i]+1, 8)
+			if i == gone {
+				if ok {
+					t.Errorf("%s: unmapped buffer %d still resolves", when, i)
+				}
+				continue
+			}
+			if !ok || &got[0] != &bufs[i][1] {
+				t.Errorf("%s: address of buffer %d resolves elsewhere (ok %v)", when, i, ok)
+			}
+		}
+	}
+	check("all mapped", -1)
+	d.dmaSlice(addrs[2], 1) // the hint now points past the mapping removed
+	must(t, d.DMAUnmap(addrs[1]))
+	check("after unmapping buffer 1", 1)
+}
+
+// TestSendSlotsReused: the slots of retired WRs carry the next chain; a
+// chain posted into reused slots moves its own bytes to its own places,
+// keeps none of the old WRs' SGEs, and posting it allocates nothing.
+func TestSendSlotsReused(t *testing.T) {
+	p := newPair(t, Config{Seed: 1}, defaultOpts())
+	src, smr := reg(t, p.a, 8192, 0, 1)
+	dst, dmr := reg(t, p.b, 8192, rw, 0)
+	// chain posts n RDMA Writes of k SGEs of 100 bytes each, from base on,
+	// the last one signaled, and runs them.
+	chain := func(n, k, base int) {
+		t.Helper()
+		var wrs []*verbs.SendWR
+		off := base
+		for i := 0; i < n; i++ {
+			w := &verbs.SendWR{WRID: uint64(i + 1), Opcode: verbs.WRRDMAWrite, Signaled: i == n-1,
+				RemoteAddr: dmr.Addr() + uint64(off), RKey: dmr.RKey()}
+			for j := 0; j < k; j++ {
+				w.SGList = append(w.SGList, sge(smr, off, 100))
+				off += 100
+			}
+			wrs = append(wrs, w)
+		}
+		postSend(t, p.a.qp, wrs...)
+		p.f.DeliverAll()
+		wantWCs(t, "chain", pollAll(p.a.scq), wcWant{uint64(n), verbs.StatusSuccess})
+		if !bytes.Equal(dst[base:off], src[base:off]) {
+			t.Errorf("chain of %d WRs of %d SGEs from %d: the bytes differ", n, k, base)
+		}
+	}
+	chain(4, 3, 0)    // the slots are made
+	chain(2, 1, 4000) // and reused, with fewer SGEs
+	if q := p.a.qp.(*qp); len(q.free) != 4 || len(q.sq) != 0 {
+		t.Errorf("%d slots free and %d WRs outstanding, want 4 and 0", len(q.free), len(q.sq))
+	}
+	wr := &verbs.SendWR{WRID: 9, Opcode: verbs.WRRDMAWrite, SGList: []verbs.SGE{sge(smr, 0, 8)},
+		RemoteAddr: dmr.Addr(), RKey: dmr.RKey(), Signaled: true}
+	wcs := make([]verbs.WC, 1)
+	if n := testing.AllocsPerRun(10, func() {
+		if _, err := p.a.qp.PostSend(wr); err != nil {
+			t.Fatal(err)
+		}
+		p.f.DeliverAll()
+		p.a.scq.Poll(wcs)
+	}); n != 0 {
+		t.Errorf("a post, its delivery and poll allocate %v times, want 0", n)
+	}
+}
