@@ -485,7 +485,7 @@ func (x *Index) Bytes(i int) []byte {
 	if err != nil {
 		return nil
 	}
-	return slices.Clone(b)
+	return append([]byte{}, b...) // not nil for a packet of no bytes, read
 }
 
 // JSON is packet i as `rdmalab decode --json` prints it (one object, no
