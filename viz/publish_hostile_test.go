@@ -151,7 +151,9 @@ func TestServeSurvivesRlimitNofile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { stdin.Close(); cmd.Wait() }()
-	waitFor(t, "the child's socket", func() bool { _, err := os.Lstat(path); return err == nil })
+	// Not the socket file: it appears at bind, before listen, and a dial
+	// in between is refused.
+	waitFor(t, "the child's listening socket", func() bool { return strings.Contains(out.String(), "listening") })
 	// Hold viewers until the child's Accept runs out of descriptors.
 	var conns []net.Conn
 	for i := 0; i < 64; i++ {
@@ -211,6 +213,7 @@ func emfileChild(path string) {
 		fmt.Println("setrlimit:", err)
 		os.Exit(1)
 	}
+	fmt.Println("listening")
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		io.Copy(io.Discard, os.Stdin)
