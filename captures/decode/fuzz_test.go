@@ -30,6 +30,14 @@ func everyOutput(t *testing.T, p *Packet) {
 	(&Filter{qps: []uint32{1}, xids: []uint32{1}}).Match(p)
 }
 
+// sameLine checks that the line cache writes p's line as appendLine does.
+func sameLine(t *testing.T, lc *lineCache, p *Packet) {
+	t.Helper()
+	if got, want := lc.appendLine(nil, p), appendLine(nil, p); !bytes.Equal(got, want) {
+		t.Fatalf("frame %d: the line cache wrote\n%s\nappendLine\n%s", p.Frame, got, want)
+	}
+}
+
 // packetText is everything the outputs print of p, its line, tree and
 // JSON object, and the layers decoded.
 func packetText(p *Packet) string {
@@ -107,11 +115,13 @@ func FuzzDecodeFrames(f *testing.F) {
 		// path must give the same packets.
 		d, slow := NewDecoder(), NewDecoder()
 		slow.fd.noFast = true
+		var lc lineCache
 		for i, data := range [][]byte{a, b, a, b} {
 			rec := pcapfile.Record{Frame: i + 1, LinkType: fuzzLinks[int(link)%len(fuzzLinks)], Data: data,
 				Info: gopacket.CaptureInfo{CaptureLength: len(data), Length: len(data)}}
 			p := d.Decode(&rec)
 			everyOutput(t, p)
+			sameLine(t, &lc, p)
 			got := packetText(p)
 			if want := packetText(slow.Decode(&rec)); got != want {
 				t.Fatalf("frame %d: the fast path decoded\n%s\nthe parser\n%s", i+1, got, want)
@@ -132,8 +142,10 @@ func FuzzCaptureFile(f *testing.F) {
 	f.Add(append(append([]byte(nil), b[:24]...), b[recs[3]:recs[7]]...))
 	f.Add(testutil.ReadCapture(f, "rdmacm-rping.pcap")[:24+16+322])
 	f.Fuzz(func(t *testing.T, data []byte) {
+		var lc lineCache
 		an, err := Read(bytes.NewReader(data), "fuzz.pcap", func(p *Packet) error {
 			everyOutput(t, p)
+			sameLine(t, &lc, p)
 			return nil
 		})
 		if err != nil && !strings.HasPrefix(err.Error(), "fuzz.pcap: ") {

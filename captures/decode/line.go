@@ -18,13 +18,45 @@ import (
 // formatted with fmt (the columns are tshark's "%5d %11.6f %15s → %-15s
 // %-8s %5d %s").
 func appendLine(b []byte, p *Packet) []byte {
+	b = appendFrameTime(b, p)
+	b = appendAddrs(b, p)
+	// The protocol column comes first but is known only once the info
+	// is: the info goes after a gap of the widest protocol name, and
+	// the name into the gap.
+	at := len(b)
+	b = append(b, "         "...) // len("RPCoRDMA") + 1
+	b = append(b, "      "...)    // the length column, %5d and a space
+	info := len(b)
+	b, proto := appendInfo(b, p)
+	var col [32]byte
+	c := appendProtoLen(col[:0], proto, p.WireLen)
+	gap := info - at
+	if len(c) != gap {
+		// A wider column than the gap: move the info.
+		n := len(b) - info
+		if len(c) > gap {
+			b = append(b, make([]byte, len(c)-gap)...)
+		}
+		copy(b[at+len(c):], b[info:info+n])
+		b = b[:at+len(c)+n]
+	}
+	copy(b[at:], c)
+	return append(b, '\n')
+}
+
+// appendFrameTime appends the number and time columns.
+func appendFrameTime(b []byte, p *Packet) []byte {
 	at := len(b)
 	b = padLeft(appendInt(b, p.Frame), at, 5)
 	b = append(b, ' ')
 	at = len(b)
 	b = padLeft(appendSeconds(b, p.Rel, 6), at, 11)
-	b = append(b, ' ')
-	at = len(b)
+	return append(b, ' ')
+}
+
+// appendAddrs appends the source and destination columns.
+func appendAddrs(b []byte, p *Packet) []byte {
+	at := len(b)
 	if p.Src.IsValid() {
 		b = p.Src.appendTo(b)
 	} else {
@@ -39,32 +71,78 @@ func appendLine(b []byte, p *Packet) []byte {
 		b = linkAddr(b, p, false)
 	}
 	b = padRight(b, at, 15)
+	return append(b, ' ')
+}
+
+// appendProtoLen appends the protocol and length columns.
+func appendProtoLen(b []byte, proto string, wireLen int) []byte {
+	start := len(b)
+	b = padRight(append(b, proto...), start, 8)
 	b = append(b, ' ')
-	// The protocol column comes first but is known only once the info
-	// is: the info goes after a gap of the widest protocol name, and
-	// the name into the gap.
-	at = len(b)
-	b = append(b, "         "...) // len("RPCoRDMA") + 1
-	b = append(b, "      "...)    // the length column, %5d and a space
-	info := len(b)
-	b, proto := appendInfo(b, p)
-	var col [32]byte
-	c := padRight(append(col[:0], proto...), 0, 8)
-	c = append(c, ' ')
-	lstart := len(c)
-	c = padLeft(appendInt(c, p.WireLen), lstart, 5)
-	c = append(c, ' ')
-	gap := info - at
-	if len(c) != gap {
-		// A wider column than the gap: move the info.
-		n := len(b) - info
-		if len(c) > gap {
-			b = append(b, make([]byte, len(c)-gap)...)
+	at := len(b)
+	b = padLeft(appendInt(b, wireLen), at, 5)
+	return append(b, ' ')
+}
+
+// lineCache writes the default output's lines of the common packet — a
+// transport header, no RPC in it — from a line prefix kept per
+// connection, opcode and length: the addresses, the protocol and length
+// columns and the opcode's name up to "PSN=" repeat over the packets of a
+// message, and cost more to format than the rest of the line.
+type lineCache struct {
+	entries [4]lineEntry
+	next    int
+}
+
+// lineKey is what a cached prefix depends on.
+type lineKey struct {
+	src, dst Addr
+	encap    Encap
+	wireLen  int
+	opcode   ib.Opcode
+	qp       uint32
+}
+
+func lineKeyOf(p *Packet) lineKey {
+	return lineKey{src: p.Src, dst: p.Dst, encap: p.Encap, wireLen: p.WireLen, opcode: p.BTH.Opcode, qp: p.BTH.DestQP}
+}
+
+// find returns the entry of key, or nil.
+func (lc *lineCache) find(key lineKey) *lineEntry {
+	for i := range lc.entries {
+		if e := &lc.entries[i]; e.ok && e.key == key {
+			return e
 		}
-		copy(b[at+len(c):], b[info:info+n])
-		b = b[:at+len(c)+n]
 	}
-	copy(b[at:], c)
+	return nil
+}
+
+type lineEntry struct {
+	key  lineKey
+	ok   bool
+	text []byte
+}
+
+// appendLine is appendLine, with the prefix of a cachable packet taken
+// from the cache.
+func (lc *lineCache) appendLine(b []byte, p *Packet) []byte {
+	if p.BTH == nil || p.CM != nil || p.MAD != nil || p.Analysis.RPC != nil || !p.Src.IsValid() {
+		return appendLine(b, p)
+	}
+	b = appendFrameTime(b, p)
+	key := lineKeyOf(p)
+	e := lc.find(key)
+	if e == nil {
+		e = &lc.entries[lc.next]
+		lc.next = (lc.next + 1) % len(lc.entries)
+		t := appendAddrs(e.text[:0], p)
+		t = appendProtoLen(t, p.Encap.String(), p.WireLen)
+		e.text, e.key, e.ok = appendBTHead(t, p.BTH), key, true
+	}
+	b = append(b, e.text...)
+	b = appendBTTail(b, p.BTH)
+	b = appendAnalysisInfo(b, p)
+	b = appendFaults(b, p)
 	return append(b, '\n')
 }
 
@@ -110,6 +188,12 @@ func appendInfo(b []byte, p *Packet) ([]byte, string) {
 		proto = otherInfo(p, &sb)
 		b = append(b, sb.String()...)
 	}
+	return appendFaults(b, p), proto
+}
+
+// appendFaults appends what is wrong with the frame: a bad CRC, a
+// malformed header.
+func appendFaults(b []byte, p *Packet) []byte {
 	if p.ICRC.State == CRCBad {
 		b = append(b, " [bad ICRC]"...)
 	}
@@ -125,7 +209,7 @@ func appendInfo(b []byte, p *Packet) ([]byte, string) {
 		b = append(b, p.Err.Msg...)
 		b = append(b, ']')
 	}
-	return b, proto
+	return b
 }
 
 // appendBTInfo describes the InfiniBand headers: "RC Send Only
@@ -145,10 +229,20 @@ func appendBTInfo(b []byte, p *Packet) []byte {
 		b = append(b, " attribute "...)
 		return append0x(b, uint64(m.AttributeID), 4)
 	}
+	return appendBTTail(appendBTHead(b, t), t)
+}
+
+// appendBTHead appends a transport header's info up to its PSN: "RC Send
+// Only QP=0x000011 PSN=".
+func appendBTHead(b []byte, t *ib.BTH) []byte {
 	b = t.Opcode.AppendInfo(b)
 	b = append(b, " QP="...)
 	b = append0x(b, uint64(t.DestQP), 6)
-	b = append(b, " PSN="...)
+	return append(b, " PSN="...)
+}
+
+// appendBTTail appends the rest: the PSN and the extended headers.
+func appendBTTail(b []byte, t *ib.BTH) []byte {
 	b = appendUint(b, uint64(t.PSN))
 	h := t.Headers
 	if h&ib.HasRDETH != 0 {

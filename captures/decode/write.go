@@ -43,6 +43,7 @@ func write(out *bufio.Writer, path string, o Output) (int, error) {
 	packets := !o.RPCs && !(o.Check && !o.Tree && !o.JSON)
 	var buf []byte
 	var jw jsonw
+	var lc lineCache
 	var tw treeWriter
 	// Keep only what this run prints: every output streams in bounded
 	// memory whatever the size of the capture, --rpc printing each RPC
@@ -79,7 +80,7 @@ func write(out *bufio.Writer, path string, o Output) (int, error) {
 			buf = tw.appendTree(buf[:0], p)
 			_, err = out.Write(buf)
 		default:
-			buf = appendLine(buf[:0], p)
+			buf = lc.appendLine(buf[:0], p)
 			_, err = out.Write(buf)
 		}
 		if err == nil && o.Hex {
