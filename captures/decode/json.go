@@ -163,17 +163,7 @@ func crcJSON(w *jsonw, key string, s CRCState) {
 
 func jsonBTH(w *jsonw, p *Packet) {
 	b := p.BTH
-	w.uint("infiniband.bth.opcode", uint64(b.Opcode))
-	w.bool("infiniband.bth.se", b.SE)
-	w.bool("infiniband.bth.m", b.M)
-	w.uint("infiniband.bth.padcnt", uint64(b.PadCnt))
-	w.uint("infiniband.bth.tver", uint64(b.TVer))
-	w.uint("infiniband.bth.p_key", uint64(b.PKey))
-	w.bool("rdmalab.bth.fecn", b.FECN)
-	w.bool("rdmalab.bth.becn", b.BECN)
-	w.uint("infiniband.bth.destqp", uint64(b.DestQP))
-	w.bool("infiniband.bth.a", b.A)
-	w.uint("infiniband.bth.reserved7", uint64(b.Reserved7))
+	jsonBTHFixed(w, b)
 	w.uint("infiniband.bth.psn", uint64(b.PSN))
 	h := b.Headers
 	if h&ib.HasRDETH != 0 {
@@ -216,6 +206,41 @@ func jsonBTH(w *jsonw, p *Packet) {
 		w.hex("infiniband.invariant.crc", uint64(b.ICRC), 8)
 		crcJSON(w, "rdmalab.icrc_ok", p.ICRC.State)
 	}
+}
+
+// bthKey is what the fields before the PSN say: they repeat over a
+// connection's packets of one opcode.
+type bthKey struct {
+	opcode                  ib.Opcode
+	padCnt, tVer, reserved7 uint8
+	se, m, fecn, becn, a    bool
+	pKey                    uint16
+	destQP                  uint32
+}
+
+// jsonBTHFixed writes the transport header's fields before the PSN.
+func jsonBTHFixed(w *jsonw, b *ib.BTH) {
+	key := bthKey{opcode: b.Opcode, padCnt: b.PadCnt, tVer: b.TVer, reserved7: b.Reserved7,
+		se: b.SE, m: b.M, fecn: b.FECN, becn: b.BECN, a: b.A, pKey: b.PKey, destQP: b.DestQP}
+	for i := range w.bth {
+		if fragHit(w, &w.bth[i], key) {
+			return
+		}
+	}
+	start := len(w.b)
+	w.uint("infiniband.bth.opcode", uint64(b.Opcode))
+	w.bool("infiniband.bth.se", b.SE)
+	w.bool("infiniband.bth.m", b.M)
+	w.uint("infiniband.bth.padcnt", uint64(b.PadCnt))
+	w.uint("infiniband.bth.tver", uint64(b.TVer))
+	w.uint("infiniband.bth.p_key", uint64(b.PKey))
+	w.bool("rdmalab.bth.fecn", b.FECN)
+	w.bool("rdmalab.bth.becn", b.BECN)
+	w.uint("infiniband.bth.destqp", uint64(b.DestQP))
+	w.bool("infiniband.bth.a", b.A)
+	w.uint("infiniband.bth.reserved7", uint64(b.Reserved7))
+	fragKeep(w, &w.bth[w.nextBTH], key, start)
+	w.nextBTH = (w.nextBTH + 1) % len(w.bth)
 }
 
 func jsonMAD(w *jsonw, p *Packet) {
@@ -426,18 +451,16 @@ func wireSegments(h *rpcrdma.Header) []rpcrdma.Segment {
 // jsonAnalysis writes rdmalab's own fields.
 func jsonAnalysis(w *jsonw, p *Packet) {
 	an := &p.Analysis
-	if f := an.Flow; f != nil {
-		w.int("rdmalab.flow", f.ID)
-		if f.Key.EE {
-			w.uint("rdmalab.ee_context", uint64(f.Key.QP))
-		}
-	}
+	jsonFlowMsg(w, an.Flow, an.Msg)
 	if m := an.Msg; m != nil {
-		w.str("rdmalab.msg.kind", m.Kind.String())
-		w.int("rdmalab.msg.seq", m.Seq)
 		w.int("rdmalab.msg.index", an.MsgIndex)
-		w.int("rdmalab.msg.first_frame", m.FirstFrame)
-		w.bool("rdmalab.msg.complete", m.Complete)
+		key := msgEndKey{firstFrame: m.FirstFrame, complete: m.Complete}
+		if !fragHit(w, &w.msgEnd, key) {
+			start := len(w.b)
+			w.int("rdmalab.msg.first_frame", m.FirstFrame)
+			w.bool("rdmalab.msg.complete", m.Complete)
+			fragKeep(w, &w.msgEnd, key, start)
+		}
 		if m.Kind == ib.KindAtomic {
 			jsonAtomic(w, m)
 		}
@@ -482,12 +505,17 @@ func jsonAnalysis(w *jsonw, p *Packet) {
 		w.str("rdmalab.not_rpc", an.NotRPC)
 	}
 	if c := an.Chunk; c.RPC != nil {
-		w.hex("rdmalab.chunk.xid", uint64(c.RPC.XID), 8)
-		w.str("rdmalab.chunk.kind", c.Kind.String())
-		w.int("rdmalab.chunk.index", c.Chunk)
-		w.int("rdmalab.segment.index", c.Segment)
 		sg := c.segment()
-		w.hex("rdmalab.segment.handle", uint64(sg.Handle), 8)
+		key := chunkKey{xid: c.RPC.XID, kind: c.Kind, chunk: c.Chunk, segment: c.Segment, handle: sg.Handle}
+		if !fragHit(w, &w.chunk, key) {
+			start := len(w.b)
+			w.hex("rdmalab.chunk.xid", uint64(c.RPC.XID), 8)
+			w.str("rdmalab.chunk.kind", c.Kind.String())
+			w.int("rdmalab.chunk.index", c.Chunk)
+			w.int("rdmalab.segment.index", c.Segment)
+			w.hex("rdmalab.segment.handle", uint64(sg.Handle), 8)
+			fragKeep(w, &w.chunk, key, start)
+		}
 		w.uint("rdmalab.segment.offset", c.Offset)
 		w.int("rdmalab.segment.len", c.Len)
 		w.uint("rdmalab.segment.length", uint64(sg.Length))
@@ -513,6 +541,61 @@ func jsonAnalysis(w *jsonw, p *Packet) {
 		}
 		w.endArray()
 	}
+}
+
+// msgKey is what the flow's fields and the message's first fields say:
+// they repeat over the packets of a message.
+type msgKey struct {
+	flow, seq int
+	ee        bool
+	qp        uint32
+	kind      ib.Kind
+	msg       bool
+}
+
+// msgEndKey is what the message's fields after its packet index say.
+type msgEndKey struct {
+	firstFrame int
+	complete   bool
+}
+
+// chunkKey is what the fields that name a packet's chunk segment say.
+type chunkKey struct {
+	xid            uint32
+	kind           ChunkKind
+	chunk, segment int
+	handle         uint32
+}
+
+// jsonFlowMsg writes the flow's fields and the message's kind and number.
+func jsonFlowMsg(w *jsonw, f *Flow, m *Message) {
+	if f == nil {
+		if m != nil {
+			jsonMsgName(w, m)
+		}
+		return
+	}
+	key := msgKey{flow: f.ID, ee: f.Key.EE, qp: f.Key.QP, msg: m != nil}
+	if m != nil {
+		key.kind, key.seq = m.Kind, m.Seq
+	}
+	if fragHit(w, &w.msg, key) {
+		return
+	}
+	start := len(w.b)
+	w.int("rdmalab.flow", f.ID)
+	if f.Key.EE {
+		w.uint("rdmalab.ee_context", uint64(f.Key.QP))
+	}
+	if m != nil {
+		jsonMsgName(w, m)
+	}
+	fragKeep(w, &w.msg, key, start)
+}
+
+func jsonMsgName(w *jsonw, m *Message) {
+	w.str("rdmalab.msg.kind", m.Kind.String())
+	w.int("rdmalab.msg.seq", m.Seq)
 }
 
 // jsonONCRPC writes the ONC RPC and NFS fields Wireshark has of the RPC

@@ -19,6 +19,46 @@ type jsonw struct {
 	// The network fields of the connections written last (jsonNetwork).
 	nets    [4]netEntry
 	nextNet int
+	// Runs of fields that repeat over the packets of a connection or a
+	// message (jsonBTH, jsonAnalysis), copied rather than written again.
+	bth     [4]jsonFrag[bthKey]
+	nextBTH int
+	msg     jsonFrag[msgKey]
+	msgEnd  jsonFrag[msgEndKey]
+	chunk   jsonFrag[chunkKey]
+}
+
+// jsonFrag is the JSON text of a run of fields, without a comma before,
+// and what it was written from.
+type jsonFrag[K comparable] struct {
+	key  K
+	ok   bool
+	text []byte
+}
+
+// fragHit appends f's text if it was written from key and says whether
+// it did.
+func fragHit[K comparable](w *jsonw, f *jsonFrag[K], key K) bool {
+	if !f.ok || f.key != key {
+		return false
+	}
+	w.sep("")
+	w.b = append(w.b, f.text...)
+	return true
+}
+
+// fragKeep keeps what was written since start as f's text, for key.
+func fragKeep[K comparable](w *jsonw, f *jsonFrag[K], key K, start int) {
+	text := w.b[start:]
+	if len(text) > 0 && text[0] == ',' {
+		text = text[1:] // sep writes it when it is needed
+	}
+	if len(text) == 0 {
+		f.ok = false
+		return
+	}
+	f.text = append(f.text[:0], text...)
+	f.key, f.ok = key, true
 }
 
 func (w *jsonw) reset() { w.b, w.comma = w.b[:0], false }
