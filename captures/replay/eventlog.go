@@ -25,6 +25,8 @@ type blockLog[T any] struct {
 	open   []T        // the block being filled
 	n      int
 	codec  blockCodec[T]
+	raw    []byte   // the encoding of the block sealed last, reused
+	z      deflater // the builder's compressor, reused block after block
 
 	mu    sync.Mutex
 	cache [2]logCache[T] // the blocks decoded last: reads go forward or back a little
@@ -63,7 +65,8 @@ func (l *blockLog[T]) add(e T) {
 	l.open = append(l.open, e)
 	l.n++
 	if len(l.open) == logBlock {
-		b := compressBlock(l.codec.encode(nil, l.open))
+		l.raw = l.codec.encode(l.raw[:0], l.open)
+		b := l.z.compress(l.raw)
 		if l.store != nil {
 			l.sealed = append(l.sealed, l.store.put(b))
 		} else {
@@ -141,11 +144,28 @@ func lostEvent(b, i int, err error) trace.Event {
 
 // compressBlock deflates a block's encoding.
 func compressBlock(raw []byte) []byte {
-	var out bytes.Buffer
-	w, _ := flate.NewWriter(&out, flate.BestSpeed) // the level is valid
-	_, _ = w.Write(raw)                            // a bytes.Buffer does not fail
-	_ = w.Close()
-	return bytes.Clone(out.Bytes())
+	var d deflater
+	return d.compress(raw)
+}
+
+// deflater is a DEFLATE compressor kept from block to block: a new one
+// costs some 600 KB, which a million steps made thousands of times over.
+type deflater struct {
+	w   *flate.Writer
+	out bytes.Buffer
+}
+
+// compress returns raw deflated, in a slice of its own.
+func (d *deflater) compress(raw []byte) []byte {
+	d.out.Reset()
+	if d.w == nil {
+		d.w, _ = flate.NewWriter(&d.out, flate.BestSpeed) // the level is valid
+	} else {
+		d.w.Reset(&d.out)
+	}
+	_, _ = d.w.Write(raw) // a bytes.Buffer does not fail
+	_ = d.w.Close()
+	return bytes.Clone(d.out.Bytes())
 }
 
 // decompressBlock reads back what compressBlock wrote.
