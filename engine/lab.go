@@ -142,7 +142,7 @@ func (l *Lab) build(devS, devC verbs.Device) error {
 		{"server", "send", l.Server.SendCQ}, {"server", "recv", l.Server.RecvCQ},
 		{"client", "send", l.Client.SendCQ}, {"client", "recv", l.Client.RecvCQ},
 	}
-	l.NFS = nfsd.New()
+	l.NFS = nfsd.New(l.Server.PageSize)
 	for i := 0; i < s.Threads; i++ {
 		rq := l.Server.NewRqst(fmt.Sprintf("nfsd%d", i))
 		l.Rqsts = append(l.Rqsts, rq)
