@@ -156,6 +156,8 @@ type Server struct {
 	current map[string]*DRCEntry
 	verf    [8]byte
 	ps      int // the page size of the files' page cache
+	// procFuncs caches procFunc's names, by procedure number.
+	procFuncs [22]string
 }
 
 // DataSize is how much the file "data" holds before any WRITE, so that a
@@ -281,8 +283,8 @@ func (s *Server) Process(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) (drop
 		rq.DropReason = "nfsd_cache_lookup: the same XID is in progress (a retransmission)"
 		return true
 	}
-	defer t.Call("nfsd3_proc_"+procName(proc), "xid", xidArg(call.XID), "args", len(args))(nil)
-	hdr := reply.AppendTo(nil)
+	defer t.Call(s.procFunc(proc), "xid", xidArg(call.XID), "args", len(args))(nil)
+	hdr := reply.AppendTo(make([]byte, 0, replyRoom))
 	switch proc {
 	case nfs.Proc3Null:
 		s.setReply(rq, x, hdr, nil, nil)
@@ -307,6 +309,22 @@ type xidArg uint32
 
 func (x xidArg) String() string {
 	return "0x" + strconv.FormatUint(uint64(x), 16)
+}
+
+// replyRoom is the capacity a reply's head is encoded into: the RPC
+// header and the fixed results of every procedure but READDIR's entries.
+const replyRoom = 256
+
+// procFunc is "nfsd3_proc_" and the procedure's name, made once per
+// procedure: every call's entry event names it.
+func (s *Server) procFunc(p nfs.Proc3) string {
+	if int(p) >= len(s.procFuncs) {
+		return "nfsd3_proc_" + procName(p)
+	}
+	if s.procFuncs[p] == "" {
+		s.procFuncs[p] = "nfsd3_proc_" + procName(p)
+	}
+	return s.procFuncs[p]
 }
 
 func procName(p nfs.Proc3) string {
@@ -377,7 +395,7 @@ func (s *Server) writeFromPages(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst
 	}
 	defer t.Call("nfsd3_proc_write", "xid", xidArg(call.XID), "data_in_pages", a.DataLen)(nil)
 	reply := oncrpc.ReplyHeader{XID: call.XID, Stat: oncrpc.MsgAccepted, AcceptStat: oncrpc.Success}
-	s.storePages(t, x, rq, reply.AppendTo(nil), &a, call.XID)
+	s.storePages(t, x, rq, reply.AppendTo(make([]byte, 0, replyRoom)), &a, call.XID)
 	return true
 }
 
