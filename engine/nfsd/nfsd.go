@@ -77,21 +77,29 @@ func (f *File) WriteAt(b []byte, off int64) (int, error) {
 	if off < 0 || off > MaxFileSize || int64(len(b)) > MaxFileSize-off {
 		return 0, fmt.Errorf("nfsd: write of %d bytes at %d to %s: past the largest file (%d bytes)", len(b), off, f.Name, MaxFileSize)
 	}
-	end := int(off) + len(b)
+	f.write(b, int(off))
+	return len(b), nil
+}
+
+// write is WriteAt once the range is known to be valid.
+func (f *File) write(b []byte, off int) {
+	end := off + len(b)
 	f.grow(end)
-	for o, n := int(off), 0; n < len(b); {
+	for o, n := off, 0; n < len(b); {
 		c := copy(f.pages[o/f.ps].Data[o%f.ps:], b[n:])
 		o, n = o+c, n+c
 	}
 	if end > f.size {
 		f.setSize(end)
 	}
-	return len(b), nil
 }
 
 // Truncate sets the file's size; bytes cut off read as zeros if it grows
 // again.
 func (f *File) Truncate(n int) error {
+	if f.Dir {
+		return fmt.Errorf("nfsd: truncate %s: is a directory", f.Name)
+	}
 	if n < 0 || n > MaxFileSize {
 		return fmt.Errorf("nfsd: truncate %s to %d bytes: out of range 0..%d", f.Name, n, MaxFileSize)
 	}
@@ -106,15 +114,20 @@ func (f *File) Truncate(n int) error {
 	return nil
 }
 
+// maxRegionGrowth bounds how far a region may reach past what a write
+// needs: 64 MiB of 4 KiB pages.
+const maxRegionGrowth = 16384
+
 // grow gives the file the pages that end bytes need. A new region is at
-// least as large as the pages the file has, so a growing file takes
-// O(log size) regions (a real device registers one MR per region).
+// least as large as the pages the file has (up to maxRegionGrowth pages),
+// so a growing file takes O(log size) regions: a real device registers
+// one MR per region.
 func (f *File) grow(end int) {
 	need := (end + f.ps - 1) / f.ps
 	if need <= len(f.pages) {
 		return
 	}
-	n := max(need-len(f.pages), len(f.pages))
+	n := max(need-len(f.pages), min(len(f.pages), maxRegionGrowth))
 	n = min(n, (MaxFileSize+f.ps-1)/f.ps-len(f.pages))
 	label := f.Name[:1] + "#"
 	f.pages = append(f.pages, svcrdma.NewRegion(n, f.ps, len(f.pages), label).Pages...)
@@ -173,9 +186,7 @@ func New(pageSize int) *Server {
 	}
 	s := &Server{byFH: map[string]*File{}, current: map[string]*DRCEntry{}, ps: pageSize}
 	s.Root = s.add("/", true)
-	if _, err := s.add("data", false).WriteAt(dataPattern(DataSize), 0); err != nil {
-		panic(err) // cannot happen: DataSize is far below MaxFileSize
-	}
+	s.add("data", false).write(dataPattern(DataSize), 0)
 	for i := 0; i < 150; i++ {
 		s.add(fmt.Sprintf("file-%03d.txt", i), false)
 	}

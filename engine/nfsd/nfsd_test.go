@@ -94,6 +94,9 @@ func TestFilePageCache(t *testing.T) {
 	if _, err := s.Root.WriteAt([]byte("x"), 0); err == nil {
 		t.Error("a write to the directory did not fail")
 	}
+	if err := s.Root.Truncate(10); err == nil {
+		t.Error("truncating the directory did not fail")
+	}
 	check("after the refused calls")
 	if f.Page(-1) != nil || f.Page(1<<20) != nil {
 		t.Error("Page out of range is not nil")
