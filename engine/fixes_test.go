@@ -58,7 +58,7 @@ func TestGrantedSendSGEsCarryTheReads(t *testing.T) {
 		dumpTail(t, l, 20)
 		t.Fatalf("the transport closed: the QP refused what it granted")
 	}
-	if got := l.NFS.Lookup("data").Data; !bytes.Equal(got, Pattern(l.Set.Seed, 0, 65536)) {
+	if got := l.NFS.Lookup("data").Bytes(); !bytes.Equal(got, Pattern(l.Set.Seed, 0, 65536)) {
 		t.Errorf("stored %d bytes that differ from the client's", len(got))
 	}
 	checkIdle(t, l)
@@ -255,7 +255,7 @@ func TestLoneReadChunkRoundup(t *testing.T) {
 				t.Errorf("the rebuilt message differs from the client's outside the XDR pad")
 			}
 			settle(t, l)
-			if d := l.NFS.Lookup("data").Data; !bytes.Equal(d, Pattern(l.Set.Seed, 0, tc.data)) {
+			if d := l.NFS.Lookup("data").Bytes(); !bytes.Equal(d, Pattern(l.Set.Seed, 0, tc.data)) {
 				t.Errorf("nfsd stored %d bytes that differ from the client's %d", len(d), tc.data)
 			}
 		})
@@ -282,7 +282,7 @@ func TestGC13NumbersWriteWhole(t *testing.T) {
 				t.Fatalf("%d inline bytes; rebuilt %d bytes, want the client's %d", len(k.Inline), len(got), len(k.Spec.Msg))
 			}
 			settle(t, l)
-			if d := l.NFS.Lookup("data").Data; !bytes.Equal(d, Pattern(l.Set.Seed, 0, 4126)) {
+			if d := l.NFS.Lookup("data").Bytes(); !bytes.Equal(d, Pattern(l.Set.Seed, 0, 4126)) {
 				t.Errorf("nfsd stored %d bytes that differ from the client's 4126", len(d))
 			}
 		})

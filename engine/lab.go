@@ -142,7 +142,7 @@ func (l *Lab) build(devS, devC verbs.Device) error {
 		{"server", "send", l.Server.SendCQ}, {"server", "recv", l.Server.RecvCQ},
 		{"client", "send", l.Client.SendCQ}, {"client", "recv", l.Client.RecvCQ},
 	}
-	l.NFS = nfsd.New()
+	l.NFS = nfsd.New(l.Server.PageSize)
 	for i := 0; i < s.Threads; i++ {
 		rq := l.Server.NewRqst(fmt.Sprintf("nfsd%d", i))
 		l.Rqsts = append(l.Rqsts, rq)
@@ -390,9 +390,9 @@ func (l *Lab) runUntil(stop func(trace.Event) bool) bool {
 // reports whether runUntil's next step would be t's next event: the loop
 // goes on (not stopped, no fault, steps left) and Step would pick t, with
 // nothing to deliver first.
-func (l *Lab) inline(t *sched.Task, ev trace.Event) bool {
-	l.recordp(&ev)
-	if (l.run.stop != nil && l.run.stop(ev)) || ev.Kind == trace.Fault || l.run.steps+1 >= maxSteps {
+func (l *Lab) inline(t *sched.Task, ev *trace.Event) bool {
+	l.recordp(ev)
+	if (l.run.stop != nil && l.run.stop(*ev)) || ev.Kind == trace.Fault || l.run.steps+1 >= maxSteps {
 		return false
 	}
 	if l.Set.AutoComplete && l.PendingCount() > 0 {

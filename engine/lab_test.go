@@ -25,7 +25,9 @@ func newLab(t testing.TB, mod func(*Settings)) *Lab {
 	}
 	t.Cleanup(l.Close)
 	// The tests compare the file with what the client wrote: start empty.
-	l.NFS.Lookup("data").Data = nil
+	if err := l.NFS.Lookup("data").Truncate(0); err != nil {
+		t.Fatal(err)
+	}
 	return l
 }
 
@@ -82,7 +84,7 @@ func TestWriteEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 		settle(t, l)
-		if got := l.NFS.Lookup("data").Data; !bytes.Equal(got, Pattern(l.Set.Seed, 0, n)) {
+		if got := l.NFS.Lookup("data").Bytes(); !bytes.Equal(got, Pattern(l.Set.Seed, 0, n)) {
 			t.Fatalf("n=%d: the server stored %d bytes that differ from what the client sent", n, len(got))
 		}
 		msg := replyOf(t, k)
@@ -176,7 +178,7 @@ func TestLongCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	settle(t, l)
-	if got := l.NFS.Lookup("data").Data; !bytes.Equal(got, Pattern(l.Set.Seed, 0, 20000)) {
+	if got := l.NFS.Lookup("data").Bytes(); !bytes.Equal(got, Pattern(l.Set.Seed, 0, 20000)) {
 		t.Fatalf("long call stored %d bytes that differ", len(got))
 	}
 	checkIdle(t, l)

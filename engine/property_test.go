@@ -99,7 +99,7 @@ func TestRandomSchedulesKeepInvariants(t *testing.T) {
 			}
 			checkIdle(t, l)
 			if prof != svcrdma.ProfileSeed {
-				if d := l.NFS.Lookup("data").Data; !bytes.Equal(d, Pattern(int64(seed), 0, len(d))) {
+				if d := l.NFS.Lookup("data").Bytes(); !bytes.Equal(d, Pattern(int64(seed), 0, len(d))) {
 					t.Fatalf("the file's %d bytes differ from what the client wrote", len(d))
 				}
 			}

@@ -27,6 +27,7 @@ var modelFuncs = []string{
 	"nfsd_cache_update",
 	"nfsd_cant_encode_err",
 	"nfsd_read",
+	"nfsd_splice_actor",
 	"nfsd_readdir",
 	"nfsd_write",
 	"rc_readbytes",

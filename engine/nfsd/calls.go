@@ -12,7 +12,9 @@ func callHeader(proc nfs.Proc3) []byte {
 	cred := oncrpc.AuthSysParams{MachineName: "client", UID: 0, GID: 0}
 	h := oncrpc.CallHeader{XID: 0, RPCVers: oncrpc.RPCVersion, Prog: nfs.ProgNFS, Vers: 3, Proc: uint32(proc),
 		Cred: cred.Auth(), Verf: oncrpc.OpaqueAuth{Flavor: oncrpc.AuthNone}}
-	return h.AppendTo(nil)
+	// Room for the arguments of every call but a WRITE's inline data: the
+	// header would otherwise grow word by word.
+	return h.AppendTo(make([]byte, 0, 256))
 }
 
 // NullCall is an NFSv3 NULL call.

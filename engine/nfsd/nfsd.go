@@ -27,13 +27,124 @@ const (
 	MaxEvicted = 64
 )
 
-// File is one file of the in-memory export.
+// File is one file of the in-memory export. Its bytes live in page-sized
+// pages (its page cache) that a READ lends the reply instead of copying
+// them, as nfsd_splice_read does.
 type File struct {
 	Name   string
 	FH     []byte
 	FileID uint64
-	Data   []byte
 	Dir    bool
+	pages  []*svcrdma.Page
+	size   int
+	ps     int
+}
+
+// MaxFileSize is the largest size a WRITE may give a file (NFS3ERR_FBIG
+// past it).
+const MaxFileSize = 1 << 30
+
+// pageCacheSrc is the extent source of a file page's bytes, for views.
+const pageCacheSrc = "page cache"
+
+// Size is the file's length in bytes.
+func (f *File) Size() int { return f.size }
+
+// Bytes is a copy of the file's content.
+func (f *File) Bytes() []byte {
+	out := make([]byte, 0, f.size)
+	for i := 0; len(out) < f.size; i++ {
+		out = append(out, f.pages[i].Data[:min(f.ps, f.size-len(out))]...)
+	}
+	return out
+}
+
+// Page is the page of the file's page cache holding byte i*page size, nil
+// past the pages the file has.
+func (f *File) Page(i int) *svcrdma.Page {
+	if i < 0 || i >= len(f.pages) {
+		return nil
+	}
+	return f.pages[i]
+}
+
+// WriteAt is vfs_write into the page cache: b's bytes go to [off, off+len(b)),
+// the file growing as needed (a hole reads as zeros).
+func (f *File) WriteAt(b []byte, off int64) (int, error) {
+	if f.Dir {
+		return 0, fmt.Errorf("nfsd: write to %s: is a directory", f.Name)
+	}
+	if off < 0 || off > MaxFileSize || int64(len(b)) > MaxFileSize-off {
+		return 0, fmt.Errorf("nfsd: write of %d bytes at %d to %s: past the largest file (%d bytes)", len(b), off, f.Name, MaxFileSize)
+	}
+	f.write(b, int(off))
+	return len(b), nil
+}
+
+// write is WriteAt once the range is known to be valid.
+func (f *File) write(b []byte, off int) {
+	end := off + len(b)
+	f.grow(end)
+	for o, n := off, 0; n < len(b); {
+		c := copy(f.pages[o/f.ps].Data[o%f.ps:], b[n:])
+		o, n = o+c, n+c
+	}
+	if end > f.size {
+		f.setSize(end)
+	}
+}
+
+// Truncate sets the file's size; bytes cut off read as zeros if it grows
+// again.
+func (f *File) Truncate(n int) error {
+	if f.Dir {
+		return fmt.Errorf("nfsd: truncate %s: is a directory", f.Name)
+	}
+	if n < 0 || n > MaxFileSize {
+		return fmt.Errorf("nfsd: truncate %s to %d bytes: out of range 0..%d", f.Name, n, MaxFileSize)
+	}
+	f.grow(n)
+	for o := n; o < f.size; {
+		start := o % f.ps
+		end := min(f.ps, start+f.size-o)
+		clear(f.pages[o/f.ps].Data[start:end])
+		o += end - start
+	}
+	f.setSize(n)
+	return nil
+}
+
+// maxRegionGrowth bounds how far a region may reach past what a write
+// needs: 64 MiB of 4 KiB pages.
+const maxRegionGrowth = 16384
+
+// grow gives the file the pages that end bytes need. A new region is at
+// least as large as the pages the file has (up to maxRegionGrowth pages),
+// so a growing file takes O(log size) regions: a real device registers
+// one MR per region.
+func (f *File) grow(end int) {
+	need := (end + f.ps - 1) / f.ps
+	if need <= len(f.pages) {
+		return
+	}
+	n := max(need-len(f.pages), min(len(f.pages), maxRegionGrowth))
+	n = min(n, (MaxFileSize+f.ps-1)/f.ps-len(f.pages))
+	label := f.Name[:1] + "#"
+	f.pages = append(f.pages, svcrdma.NewRegion(n, f.ps, len(f.pages), label).Pages...)
+}
+
+// setSize sets the size and the page cache extents of the pages whose
+// share of the file changed.
+func (f *File) setSize(n int) {
+	lo, hi := min(n, f.size)/f.ps, (max(n, f.size)+f.ps-1)/f.ps
+	f.size = n
+	for i := lo; i < hi && i < len(f.pages); i++ {
+		p := f.pages[i]
+		p.Extents = p.Extents[:0]
+		if k := min(f.ps, n-i*f.ps); k > 0 {
+			p.Extents = append(p.Extents, svcrdma.Extent{Off: 0, Len: k, Source: pageCacheSrc})
+		}
+	}
 }
 
 // DRCEntry is a duplicate reply cache entry (struct nfsd_cacherep), with
@@ -57,6 +168,9 @@ type Server struct {
 	Evicted []DRCEntry // the last entries pruned because their reply was acknowledged
 	current map[string]*DRCEntry
 	verf    [8]byte
+	ps      int // the page size of the files' page cache
+	// procFuncs caches procFunc's names, by procedure number.
+	procFuncs [22]string
 }
 
 // DataSize is how much the file "data" holds before any WRITE, so that a
@@ -65,11 +179,14 @@ const DataSize = 1 << 20
 
 // New returns a server exporting a root directory with a file "data" of
 // DataSize bytes of text and enough entries that READDIR needs a Reply
-// chunk.
-func New() *Server {
-	s := &Server{byFH: map[string]*File{}, current: map[string]*DRCEntry{}}
+// chunk; files keep their bytes in pages of pageSize bytes.
+func New(pageSize int) *Server {
+	if pageSize <= 0 {
+		pageSize = 4096
+	}
+	s := &Server{byFH: map[string]*File{}, current: map[string]*DRCEntry{}, ps: pageSize}
 	s.Root = s.add("/", true)
-	s.add("data", false).Data = dataPattern(DataSize)
+	s.add("data", false).write(dataPattern(DataSize), 0)
 	for i := 0; i < 150; i++ {
 		s.add(fmt.Sprintf("file-%03d.txt", i), false)
 	}
@@ -107,7 +224,7 @@ func (s *Server) add(name string, dir bool) *File {
 	for i := 0; i < 8; i++ {
 		fh[24+i] = byte(id >> (56 - 8*i))
 	}
-	f := &File{Name: name, FH: fh, FileID: id, Dir: dir}
+	f := &File{Name: name, FH: fh, FileID: id, Dir: dir, ps: s.ps}
 	s.Files = append(s.Files, f)
 	s.byFH[string(fh)] = f
 	return f
@@ -132,7 +249,7 @@ func Acked(e *DRCEntry, x *svcrdma.Xprt) bool {
 }
 
 func (f *File) attr() nfs.Fattr3 {
-	a := nfs.Fattr3{Type: nfs.NF3Reg, Mode: 0o644, Nlink: 1, Size: uint64(len(f.Data)), Used: uint64(len(f.Data)), FSID: 1, FileID: f.FileID}
+	a := nfs.Fattr3{Type: nfs.NF3Reg, Mode: 0o644, Nlink: 1, Size: uint64(f.size), Used: uint64(f.size), FSID: 1, FileID: f.FileID}
 	if f.Dir {
 		a.Type, a.Mode, a.Nlink = nfs.FType3(2), 0o755, 2
 	}
@@ -177,8 +294,8 @@ func (s *Server) Process(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) (drop
 		rq.DropReason = "nfsd_cache_lookup: the same XID is in progress (a retransmission)"
 		return true
 	}
-	defer t.Call("nfsd3_proc_"+procName(proc), "xid", xidArg(call.XID), "args", len(args))(nil)
-	hdr := reply.AppendTo(nil)
+	defer t.Call(s.procFunc(proc), "xid", xidArg(call.XID), "args", len(args))(nil)
+	hdr := reply.AppendTo(make([]byte, 0, replyRoom))
 	switch proc {
 	case nfs.Proc3Null:
 		s.setReply(rq, x, hdr, nil, nil)
@@ -203,6 +320,22 @@ type xidArg uint32
 
 func (x xidArg) String() string {
 	return "0x" + strconv.FormatUint(uint64(x), 16)
+}
+
+// replyRoom is the capacity a reply's head is encoded into: the RPC
+// header and the fixed results of every procedure but READDIR's entries.
+const replyRoom = 256
+
+// procFunc is "nfsd3_proc_" and the procedure's name, made once per
+// procedure: every call's entry event names it.
+func (s *Server) procFunc(p nfs.Proc3) string {
+	if int(p) >= len(s.procFuncs) {
+		return "nfsd3_proc_" + procName(p)
+	}
+	if s.procFuncs[p] == "" {
+		s.procFuncs[p] = "nfsd3_proc_" + procName(p)
+	}
+	return s.procFuncs[p]
 }
 
 func procName(p nfs.Proc3) string {
@@ -237,14 +370,10 @@ func (s *Server) write(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, ar
 	}
 	res := nfs.Write3Res{Status: nfs.NFS3ErrStale}
 	if f := s.byFH[string(a.File)]; f != nil && !f.Dir {
-		end := a.Offset + uint64(len(a.Data))
-		if end > 1<<30 {
+		if a.Offset > MaxFileSize || uint64(len(a.Data)) > MaxFileSize-a.Offset {
 			res.Status = nfs.NFS3ErrFBig
 		} else {
-			if uint64(len(f.Data)) < end {
-				f.Data = append(f.Data, make([]byte, end-uint64(len(f.Data)))...)
-			}
-			copy(f.Data[a.Offset:], a.Data)
+			_, _ = f.WriteAt(a.Data, int64(a.Offset)) // in range: checked above
 			res = nfs.Write3Res{Status: nfs.NFS3OK, Count: uint32(len(a.Data)), Committed: nfs.FileSync, Verf: s.verf}
 			t.Point("nfsd_write", "file", f.Name, "offset", a.Offset, "count", len(a.Data))
 		}
@@ -277,7 +406,7 @@ func (s *Server) writeFromPages(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst
 	}
 	defer t.Call("nfsd3_proc_write", "xid", xidArg(call.XID), "data_in_pages", a.DataLen)(nil)
 	reply := oncrpc.ReplyHeader{XID: call.XID, Stat: oncrpc.MsgAccepted, AcceptStat: oncrpc.Success}
-	s.storePages(t, x, rq, reply.AppendTo(nil), &a, call.XID)
+	s.storePages(t, x, rq, reply.AppendTo(make([]byte, 0, replyRoom)), &a, call.XID)
 	return true
 }
 
@@ -286,16 +415,17 @@ func (s *Server) storePages(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hd
 	res := nfs.Write3Res{Status: nfs.NFS3ErrStale}
 	if f := s.byFH[string(a.File)]; f != nil && !f.Dir {
 		n := int(a.DataLen)
-		end := a.Offset + uint64(n)
-		if end > 1<<30 {
+		if a.Offset > MaxFileSize || uint64(n) > MaxFileSize-a.Offset {
 			res.Status = nfs.NFS3ErrFBig
 		} else {
-			if uint64(len(f.Data)) < end {
-				f.Data = append(f.Data, make([]byte, end-uint64(len(f.Data)))...)
+			// vfs_write: the pages' bytes are copied into the page cache.
+			if end := int(a.Offset) + n; end > f.size {
+				_ = f.Truncate(end) // in range: checked above
 			}
-			dst := f.Data[a.Offset:end]
-			for i := 0; len(dst) > 0 && i < len(rq.Arg.Pages); i++ {
-				dst = dst[copy(dst, rq.Arg.Pages[i].Data):]
+			off, left := int64(a.Offset), n
+			for i := 0; left > 0 && i < len(rq.Arg.Pages); i++ {
+				k, _ := f.WriteAt(rq.Arg.Pages[i].Data[:min(left, len(rq.Arg.Pages[i].Data))], off)
+				off, left = off+int64(k), left-k
 			}
 			res = nfs.Write3Res{Status: nfs.NFS3OK, Count: uint32(n), Committed: nfs.FileSync, Verf: s.verf}
 			t.Point("nfsd_write", "file", f.Name, "offset", a.Offset, "count", n)
@@ -319,25 +449,56 @@ func (s *Server) read(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, arg
 		s.setReply(rq, x, out, nil, nil)
 		return
 	}
-	var data []byte
-	if a.Offset < uint64(len(f.Data)) {
-		end := min(a.Offset+uint64(a.Count), uint64(len(f.Data)))
-		data = f.Data[a.Offset:end]
+	// nfsd_splice_read lends the reply the file's pages: no more than the
+	// thread has slots for after the head (svc_max_payload's clamp).
+	var count int
+	if a.Offset < uint64(f.size) {
+		base := int(a.Offset) % s.ps
+		slots := len(rq.Pages) - rq.RespagesIdx - 1
+		count = min(int(a.Count), f.size-int(a.Offset), max(0, slots*s.ps-base))
 	}
 	res := nfs.Read3Res{Status: nfs.NFS3OK, FileAttr: nfs.PostOpAttr{Present: true, Attr: f.attr()},
-		Count: uint32(len(data)), EOF: a.Offset+uint64(len(data)) >= uint64(len(f.Data)), DataLen: uint32(len(data))}
+		Count: uint32(count), EOF: a.Offset+uint64(count) >= uint64(f.size), DataLen: uint32(count)}
 	head, dataPos := res.AppendTo(hdr, nfs.DataReduced)
-	pad := make([]byte, (4-len(data)%4)%4)
-	s.setReply(rq, x, head, data, pad)
-	t.Point("nfsd_read", "file", f.Name, "offset", a.Offset, "count", len(data), "data_at", dataPos)
+	var pad [3]byte
+	if !s.spliceReply(rq, x, head, f, int(a.Offset), count, pad[:(4-count%4)%4]) {
+		t.Pointf("nfsd_splice_actor", "svc_rqst_replace_page failed: NFS3ERR_IO")
+		res := nfs.Read3Res{Status: nfs.NFS3ErrIO}
+		out, _ := res.AppendTo(hdr, nfs.DataReduced)
+		s.setReply(rq, x, out, nil, nil)
+		return
+	}
+	t.Point("nfsd_read", "file", f.Name, "offset", a.Offset, "count", count, "data_at", dataPos)
 	// nfs3svc_encode_readres → xdr_write_pages → svc_encode_result_payload
-	if err := x.ResultPayload(t, rq, dataPos, len(data)); err != nil {
+	if err := x.ResultPayload(t, rq, dataPos, count); err != nil {
 		// The encoder fails: nfsd_dispatch answers SYSTEM_ERR and
 		// svc_process_common cuts the reply after the accept status.
 		t.Pointf("nfsd_cant_encode_err", "svc_encode_result_payload: -%v: the client's Write chunk is too small: SYSTEM_ERR", err)
 		r := oncrpc.ReplyHeader{XID: rq.XID, Stat: oncrpc.MsgAccepted, AcceptStat: oncrpc.SystemErr}
 		s.setReply(rq, x, r.AppendTo(nil), nil, nil)
 	}
+}
+
+// spliceReply lays a READ reply out as nfsd_splice_read does: the head as
+// setReply puts it, then the file's pages holding [off, off+n) in the
+// following slots (svc_rqst_replace_page), the data starting at page_base.
+// It reports false if a slot could not take its page.
+func (s *Server) spliceReply(rq *svcrdma.Rqst, x *svcrdma.Xprt, head []byte, f *File, off, n int, tail []byte) bool {
+	s.setReply(rq, x, head, nil, tail)
+	if n == 0 {
+		return true
+	}
+	first := rq.NextPageIdx
+	for i := off / s.ps; i <= (off+n-1)/s.ps; i++ {
+		if !x.ReplacePage(rq, f.pages[i]) {
+			return false
+		}
+	}
+	rq.Res.Pages = rq.Pages[first:rq.NextPageIdx]
+	rq.Res.PageBase = off % s.ps
+	rq.Res.PageLen = n
+	rq.Res.Len += n
+	return true
 }
 
 func (s *Server) readdir(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, args []byte) {

@@ -1,6 +1,10 @@
 package svcrdma
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/rdmalab/rdmalab/engine/verbs"
+)
 
 // Page is one page of server memory (struct page). Its bytes are real: the
 // provider's RDMA Reads land in Data, and Sends and RDMA Writes gather from
@@ -12,6 +16,64 @@ type Page struct {
 	DMA   uint64
 	// Extents records where the bytes came from, for drawing.
 	Extents []Extent
+	// region is set on a page the service lends (the page cache's): the
+	// transport never recycles it nor reads a call into it.
+	region *Region
+}
+
+// Lent reports whether p is a page the service lent the transport (see
+// Region) rather than one of the transport's own.
+func (p *Page) Lent() bool { return p != nil && p.region != nil }
+
+// Region is the region a lent page was carved from, nil for the
+// transport's own pages.
+func (p *Page) Region() *Region {
+	if p == nil {
+		return nil
+	}
+	return p.region
+}
+
+// Region is memory the service owns and lends pages of, such as a file's
+// page cache: one buffer carved into pages. The transport maps it for DMA
+// as one piece the first time it sends one of its pages, so a file costs
+// one mapping (one MR on a real device) per region, not one per page.
+type Region struct {
+	Pages []*Page
+	data  []byte
+	pd    verbs.PD // the PD it is mapped in, nil before the first send
+	dma   uint64
+}
+
+// NewRegion carves n pages of ps bytes, zeroed, from one buffer; page i is
+// named label followed by first+i.
+func NewRegion(n, ps, first int, label string) *Region {
+	r := &Region{data: make([]byte, n*ps), Pages: make([]*Page, n)}
+	pages := make([]Page, n)
+	for i := range pages {
+		p := &pages[i]
+		p.ID, p.Label, p.region = first+i, label+strconv.Itoa(first+i), r
+		p.Data = r.data[i*ps : (i+1)*ps : (i+1)*ps]
+		r.Pages[i] = p
+	}
+	return r
+}
+
+// mapRegion maps r in pd (once; again only if another PD asks) and gives
+// its pages their device addresses.
+func mapRegion(pd verbs.PD, r *Region) error {
+	if r.pd == pd {
+		return nil
+	}
+	addr, err := pd.DMAMap(r.data)
+	if err != nil {
+		return err
+	}
+	r.pd, r.dma = pd, addr
+	for i, p := range r.Pages {
+		p.DMA = addr + uint64(i*len(p.Data))
+	}
+	return nil
 }
 
 // Name is how events and views print the page.

@@ -42,3 +42,6 @@ func (x *Xprt) LostRWCtxts() int {
 // FreedRWCtxts counts rw ctxts freed by svc_rdma_destroy_rw_ctxts or by
 // the seed's allocation-failure path.
 func (x *Xprt) FreedRWCtxts() int { return x.rwFreed }
+
+// Sends lists every send ctxt ever created, for views and checks.
+func (x *Xprt) Sends() []*SendCtxt { return x.sends }

@@ -31,12 +31,36 @@ func (x *Xprt) NewRqst(name string) *Rqst {
 }
 
 // allocArg is svc_alloc_arg: refill the rq_pages slots that were handed on.
+// A slot still holding a lent page (a reply that was never sent) gets a
+// fresh page too, as svc_xprt_release's put of rq_respages leaves it
+// empty: the next call's data must never land in the page cache.
 func (x *Xprt) allocArg(rq *Rqst) {
 	for i, p := range rq.Pages {
-		if p == nil {
+		if p == nil || p.region != nil {
 			rq.Pages[i] = x.allocPage()
 		}
 	}
+}
+
+// ReplacePage is svc_rqst_replace_page: the reply's next page slot
+// (rq_next_page) takes p, a page the service lends (the page cache's, for
+// a READ by splice), instead of copying into the thread's page there,
+// which goes back. It reports false when no slot is left or p cannot be
+// mapped; the model maps p's region once, where the kernel maps per I/O.
+func (x *Xprt) ReplacePage(rq *Rqst, p *Page) bool {
+	i := rq.NextPageIdx
+	if i < 0 || i >= len(rq.Pages) || p == nil {
+		return false
+	}
+	if p.region != nil {
+		if err := mapRegion(x.pd, p.region); err != nil {
+			return false
+		}
+	}
+	x.putPage(rq.Pages[i])
+	rq.Pages[i] = p
+	rq.NextPageIdx++
+	return true
 }
 
 // Serve is one nfsd thread's life: svc_recv → svc_process → svc_send, for

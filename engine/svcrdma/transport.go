@@ -394,8 +394,8 @@ func (x *Xprt) allocPage() *Page {
 
 // putPage is put_page: the page goes back to the free list, still mapped.
 func (x *Xprt) putPage(p *Page) {
-	if p == nil {
-		return
+	if p == nil || p.region != nil {
+		return // a lent page stays the service's
 	}
 	x.livePage--
 	if len(x.freePages) < 4*x.MaxPages {

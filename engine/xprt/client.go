@@ -544,7 +544,8 @@ func (c *Client) prepare(k *Call) error {
 	}
 	k.Header = h
 	k.Inline = inline
-	k.sendBuf = append(h.AppendTo(nil), inline...)
+	// Room for a header with a few chunks: it would grow word by word.
+	k.sendBuf = append(h.AppendTo(make([]byte, 0, 256+len(inline))), inline...)
 	if len(k.sendBuf) > c.Inline {
 		return fmt.Errorf("xprt: the Send would be %d bytes, over the server's %d-byte inline threshold: move data to chunks", len(k.sendBuf), c.Inline)
 	}
