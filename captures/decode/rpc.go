@@ -92,11 +92,14 @@ type Chunk struct {
 // Segment is one advertised segment and what the capture saw land in it.
 type Segment struct {
 	rpcrdma.Segment
-	Written    uint32 // Write and Reply chunks: the length the reply echoed
+	Written uint32 // Write and Reply chunks: the length the reply echoed
+	// prefix is the bytes placed in order from 0, when they are not
+	// kept: the usual segment needs no pieces (3 MB of a million frames).
+	prefix     uint32
 	HasWritten bool
-	Placed     int  // bytes that RDMA READ responses or WRITEs placed in it
-	keep       bool // copy the bytes placed, not only where they went
-	pieces     []piece
+	keep       bool    // copy the bytes placed, not only where they went
+	Placed     int     // bytes that RDMA READ responses or WRITEs placed in it
+	pieces     []piece // what was placed after prefix, where it went
 }
 
 // piece is a run of bytes placed in a segment; data is nil when the
@@ -125,6 +128,10 @@ func (s *Segment) put(off uint64, data []byte) int {
 	n := int(min(uint64(len(data)), uint64(s.Length)-off))
 	s.Placed += n
 	if !s.keep {
+		if len(s.pieces) == 0 && off == uint64(s.prefix) {
+			s.prefix += uint32(n) // off+n is at most Length, a uint32
+			return n
+		}
 		if k := len(s.pieces) - 1; k >= 0 && s.pieces[k].off+uint64(s.pieces[k].n) == off {
 			s.pieces[k].n += n // the usual case: right after the last one
 			return n
@@ -455,9 +462,7 @@ func (s *rpcState) release() {
 		}
 		for _, c := range r.chunks() {
 			for _, sg := range c.Segments {
-				for i := range sg.pieces {
-					sg.pieces[i].data = nil
-				}
+				sg.settle()
 			}
 		}
 	}
