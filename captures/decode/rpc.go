@@ -75,6 +75,9 @@ type RPC struct {
 	Writes []*Message // RDMA WRITEs that pushed Write or Reply chunk data
 
 	keepData bool // its Read and Write chunks keep the bytes placed in them
+	// rebuilt is what rebuilding the reply gave when it was summarised:
+	// the detail tree says it, after the Reply chunk's bytes are dropped.
+	rebuilt rebuiltReply
 	// zeroWant and zeroPlaced are the bytes its position-zero Read chunk
 	// claims and the bytes placed in it so far; zeroTried what was placed
 	// when a look for a complete chunk last found a hole.
@@ -423,11 +426,38 @@ func (s *rpcState) reply(a *Analyzer, p *Packet, msg *RPCMessage) {
 	r.summarizeZero() // the last look at a call whose chunk had a hole
 	r.echo(h)
 	b, err := r.rebuildReply(&s.bufs)
+	r.rebuilt = rebuiltReply{n: len(b), err: err, some: b != nil, set: true}
 	if err != nil && b == nil {
 		r.ReplySummary = "RPC reply: " + err.Error()
 		return
 	}
 	r.summarizeReply(b)
+	if a.opt.DropChunkData && r.ReplyChunk != nil {
+		// Summarised: nothing reads its bytes again (answered, it takes
+		// no more WRITEs). An index kept them to its end (3 MB of READDIR
+		// replies in a million frames).
+		for _, sg := range r.ReplyChunk.Segments {
+			sg.settle()
+		}
+	}
+}
+
+// rebuiltReply is the length and error of a rebuilt reply, and whether
+// there was one.
+type rebuiltReply struct {
+	n         int
+	err       error
+	some, set bool
+}
+
+// replyRebuilt says what rebuilding the reply gives: as when it was
+// summarised, else rebuilt now.
+func (r *RPC) replyRebuilt(bufs *rebuildBufs) rebuiltReply {
+	if r.rebuilt.set {
+		return r.rebuilt
+	}
+	b, err := r.rebuildReply(bufs)
+	return rebuiltReply{n: len(b), err: err, some: b != nil}
 }
 
 // echo records the lengths the reply says were written into each segment.

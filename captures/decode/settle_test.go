@@ -3,8 +3,10 @@ package decode
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
@@ -72,5 +74,35 @@ func TestSegmentSettle(t *testing.T) {
 		if s.prefix != 3000 || s.pieces != nil {
 			t.Errorf("in order: prefix %d, pieces %v; want 3000 and none", s.prefix, s.pieces)
 		}
+	}
+}
+
+// An index (DropChunkData) keeps no Reply chunk bytes once the reply is
+// summarised, and the reply's tree still says what rebuilding it gave
+// (TestIndexMatchesDecode compares the trees line by line).
+func TestIndexDropsReplyChunkBytes(t *testing.T) {
+	x := openDone(t, testutil.Capture(t, "nfs3-rdma.pcap"))
+	replies, rebuilt := 0, 0
+	for _, r := range x.Analyzer().RPCs() {
+		if r.ReplyChunk == nil || r.Reply == nil {
+			continue
+		}
+		replies++
+		for _, sg := range r.ReplyChunk.Segments {
+			for _, p := range sg.pieces {
+				if p.data != nil {
+					t.Fatalf("XID 0x%08x: its Reply chunk keeps %d bytes after the reply", r.XID, len(p.data))
+				}
+			}
+		}
+		i := r.Reply.Frame - 1
+		for _, l := range x.Detail(i) {
+			if strings.Contains(l.Text, "[Reply rebuilt with its chunk data") {
+				rebuilt++
+			}
+		}
+	}
+	if replies == 0 || rebuilt == 0 {
+		t.Fatalf("%d replies through a Reply chunk, %d trees saying the reply rebuilt", replies, rebuilt)
 	}
 }
