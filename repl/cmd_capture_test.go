@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -220,5 +221,36 @@ func TestPacketsFilterIsTheRestOfTheLine(t *testing.T) {
 	err = s.Exec(`packets rdmalab.rpc.summary contains "a b" && nfs.nam`, Pos{}, &out)
 	if err == nil || !strings.Contains(err.Error(), "column 39") || !strings.Contains(err.Error(), `"a b" && nfs.nam`) {
 		t.Errorf("a mistake after a quoted string: %v", err)
+	}
+}
+
+// While a capture is open the collector runs lean (leanGCPercent); a
+// second open keeps it so, and close puts back what was set before.
+func TestCaptureLeanGC(t *testing.T) {
+	const before = 150
+	old := debug.SetGCPercent(before)
+	defer debug.SetGCPercent(old)
+	gc := func() int { // reads the setting without changing it
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		return p
+	}
+	s, _ := captureSession(t)
+	exec(t, s, "capture open nfs3-rdma.pcap")
+	if got := gc(); got != leanGCPercent {
+		t.Fatalf("GC percent %d with a capture open, want %d", got, leanGCPercent)
+	}
+	exec(t, s, "capture open nfs3-rdma.pcap")
+	if got := gc(); got != leanGCPercent {
+		t.Fatalf("GC percent %d after a second open, want %d", got, leanGCPercent)
+	}
+	exec(t, s, "capture close")
+	if got := gc(); got != before {
+		t.Fatalf("GC percent %d after close, want %d as before", got, before)
+	}
+	exec(t, s, "capture open nfs3-rdma.pcap")
+	s.closeCaptures() // as the session's Close does
+	if got := gc(); got != before {
+		t.Fatalf("GC percent %d after the session closed, want %d", got, before)
 	}
 }

@@ -44,6 +44,11 @@ type FrameSeeker interface {
 type ReplaySource struct {
 	mu sync.Mutex
 	p  *replay.Player
+
+	// building is open while an action reads the capture further (a c
+	// on a replay not yet built reads it to its end): Building.
+	bmu      sync.Mutex
+	building chan struct{}
 }
 
 var (
@@ -116,6 +121,7 @@ func (r *ReplaySource) SeekFrame(frame int) (string, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	defer r.build()()
 	i, exact := r.p.SeekFrame(frame)
 	switch {
 	case exact:
@@ -136,11 +142,41 @@ var (
 	errOneTransport = errors.New("one transport so far: every step is its own")
 )
 
+// Building is a channel closed when the action now reading the capture
+// ends, or nil when none is: the Packets pane's index waits on it
+// (decode.IndexOptions.Pause), so that the file is not read twice at
+// once, each pass with its garbage.
+func (r *ReplaySource) Building() <-chan struct{} {
+	r.bmu.Lock()
+	defer r.bmu.Unlock()
+	return r.building
+}
+
+// build marks a move that may read the capture further, until the
+// returned end is called; a replay built to its end reads no more. The
+// caller holds mu.
+func (r *ReplaySource) build() (end func()) {
+	if r.p.Timeline().Done() {
+		return func() {}
+	}
+	done := make(chan struct{})
+	r.bmu.Lock()
+	r.building = done
+	r.bmu.Unlock()
+	return func() {
+		r.bmu.Lock()
+		r.building = nil
+		r.bmu.Unlock()
+		close(done)
+	}
+}
+
 // Act moves through the replay.
 func (r *ReplaySource) Act(a Action) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := r.p
+	defer r.build()()
 	ok, err := false, errReplayEnd
 	switch a {
 	case ActStep:
@@ -177,10 +213,14 @@ func (r *ReplaySource) Act(a Action) error {
 // what `rdmalab replay FILE` runs on a terminal. The Packets pane (5)
 // lists the capture's packets beside the replay; path is indexed for it
 // only when the pane is first shown, since the index and the replay's
-// own decoding each keep tens of MB of a big capture.
+// own decoding each keep tens of MB of a big capture; and it waits while
+// the replay reads the file further.
 func RunReplay(ctx context.Context, s tcell.Screen, tl *replay.Timeline, path string, maxExpand int64) error {
-	packets := NewLazyCaptureSource(path, tl.File, decode.IndexOptions{MaxExpand: maxExpand})
+	src := NewReplaySource(tl)
+	// The index holds while the replay reads the file (c builds it to the
+	// end): the two passes at once had a peak of their sum.
+	packets := NewLazyCaptureSource(path, tl.File, decode.IndexOptions{MaxExpand: maxExpand, Pause: src.Building})
 	defer packets.Close()
 	v := Viewer{Layout: LayoutRead, Packets: packets}
-	return v.Run(ctx, s, NewReplaySource(tl))
+	return v.Run(ctx, s, src)
 }

@@ -105,9 +105,9 @@ func (k ChunkKind) String() string { return chunkNames[k] }
 type ChunkRef struct {
 	RPC     *RPC
 	Kind    ChunkKind
+	Past    bool   // the data runs past the end of the segment (beside Kind: no padding)
 	Chunk   int    // index of the chunk in its list (Read chunks by position)
 	Segment int    // index of the segment in its chunk
 	Offset  uint64 // where the packet's data starts in the segment
 	Len     int    // bytes of this packet (a READ request: the bytes requested)
-	Past    bool   // the data runs past the end of the segment
 }

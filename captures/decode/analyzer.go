@@ -24,8 +24,8 @@ type Options struct {
 	// DropChunkData keeps which byte ranges RDMA READ responses and
 	// WRITEs placed in a call's Read and Write chunks, not the bytes:
 	// CallBytes and ReplyBytes then read zeros in their place. Chunks
-	// that carry a whole RPC message (a position-zero Read chunk, a Reply
-	// chunk) are always kept.
+	// that carry a whole RPC message are kept: a position-zero Read
+	// chunk always, a Reply chunk until its reply is summarised.
 	DropChunkData bool
 	// SkipCRCs leaves every ICRC and VCRC unchecked (CRCUnknown, with
 	// the wire's value), and so unnoted: for an output that shows

@@ -39,6 +39,8 @@ type Index struct {
 	gz   bool
 
 	stop     atomic.Bool
+	quit     chan struct{} // closed by Close: a paused indexer stops waiting
+	pause    func() <-chan struct{}
 	waiting  atomic.Int32 // readers waiting for mu: the indexer lets them in
 	finished chan struct{}
 	closing  sync.Once
@@ -90,6 +92,11 @@ type IndexOptions struct {
 	// MaxExpand bounds what a gzip file decompresses to, and so its
 	// temporary copy: pcapfile.Options.MaxExpand (0: the default).
 	MaxExpand int64
+	// Pause, when set, is asked between batches whether to wait: a
+	// channel means wait until it is closed (nil: go on). Another reader
+	// of the same file (a replay building) so has it alone, and the
+	// two do not both hold a pass's garbage at once.
+	Pause func() <-chan struct{}
 }
 
 // OpenIndex opens the capture at path and starts indexing it in the
@@ -116,6 +123,7 @@ func OpenIndexWith(path string, opt IndexOptions) (*Index, error) {
 // reads the same bytes back, and closing src ends it.
 func openIndex(path string, src io.ReadCloser, at io.ReaderAt, size int64, opt IndexOptions) (*Index, error) {
 	x := &Index{path: path, size: size, finished: make(chan struct{}), moved: make(chan struct{}),
+		quit: make(chan struct{}), pause: opt.Pause,
 		dec: NewDecoderWith(Options{DropChunkData: true}), watch: map[int]func(){}, file: src}
 	// A gzip stream cannot be read at an offset: the reader keeps the
 	// decompressed bytes in a temporary file as it reads them, no more
@@ -186,6 +194,7 @@ func (x *Index) Path() string { return x.path }
 func (x *Index) Close() error {
 	x.closing.Do(func() {
 		x.stop.Store(true)
+		close(x.quit)
 		<-x.finished
 		x.removeData()
 	})
@@ -206,6 +215,15 @@ func (x *Index) run(r *pcapfile.Reader) {
 	lastNotify := time.Time{}
 	budget := 64 // the first batch is small: the first screen comes from it
 	for !x.stop.Load() {
+		if x.pause != nil {
+			if wait := x.pause(); wait != nil {
+				select {
+				case <-wait:
+				case <-x.quit:
+					return
+				}
+			}
+		}
 		start := time.Now()
 		x.mu.Lock()
 		end := false

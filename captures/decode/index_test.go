@@ -461,6 +461,57 @@ func TestIndexCloseEarly(t *testing.T) {
 	}
 }
 
+// An index whose Pause says wait reads nothing until the pause ends,
+// then reads the whole file; Close ends a paused one.
+func TestIndexPause(t *testing.T) {
+	path := testutil.Capture(t, "nfs3-rdma.pcap")
+	asked := make(chan struct{}, 1)
+	open := func(hold chan struct{}) *Index {
+		x, err := OpenIndexWith(path, IndexOptions{Pause: func() <-chan struct{} {
+			select {
+			case asked <- struct{}{}:
+			default:
+			}
+			select {
+			case <-hold:
+				return nil
+			default:
+				return hold
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	hold := make(chan struct{})
+	x := open(hold)
+	defer x.Close()
+	<-asked // the indexer is at its first pause, before any frame
+	if p := x.Progress(); p.Packets != 0 || p.Done {
+		t.Fatalf("paused index moved on: %+v", p)
+	}
+	close(hold)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if n, err := x.Wait(ctx, -1); err != nil || n != 752 {
+		t.Fatalf("after the pause: %d packets, %v; want 752", n, err)
+	}
+
+	y := open(make(chan struct{}))
+	<-asked
+	closed := make(chan struct{})
+	go func() { y.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-ctx.Done():
+		t.Fatal("Close waits for the pause to end")
+	}
+	if y.Len() != 0 {
+		t.Errorf("%d packets indexed through the pause", y.Len())
+	}
+}
+
 func TestIndexJSON(t *testing.T) {
 	x := openDone(t, testutil.Capture(t, "nfs3-rdma.pcap"))
 	_, out, _ := writeFile(testutil.Capture(t, "nfs3-rdma.pcap"), Output{JSON: true})

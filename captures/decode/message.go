@@ -20,15 +20,15 @@ type Message struct {
 	Seq      int // 1-based, in its flow
 	Kind     ib.Kind
 	Opcode   ib.Opcode // of its first packet
+	Complete bool      // its last packet was seen, with no hole
+	Partial  bool      // the capture missed its start, or a packet inside it
 	FirstPSN uint32
 	LastPSN  uint32 // a READ: the PSN of its last response packet (once known)
 	ref      uint32 // 1 + its place in its Index's message table (0: none); placed to fill padding
 
 	FirstFrame, LastFrame int
 	Packets               int
-	Len                   int  // payload bytes (a READ: bytes requested)
-	Complete              bool // its last packet was seen, with no hole
-	Partial               bool // the capture missed its start, or a packet inside it
+	Len                   int // payload bytes (a READ: bytes requested)
 	// Data is a SEND's payload while it is reassembled (at most
 	// maxSendData bytes); it is released once the SEND is complete.
 	Data []byte
@@ -39,14 +39,16 @@ type Message struct {
 	DMALen uint32
 
 	Imm    uint32
-	HasImm bool
 	IETH   uint32 // SEND with Invalidate: the R_Key invalidated
+	HasImm bool
 	HasInv bool
+	// RespDone: the READ's last response, or the atomic's acknowledge,
+	// was seen (with the bools, not below, to save the padding).
+	RespDone bool
 
 	// An RDMA READ: its responses. An atomic: its ATOMIC Acknowledge.
 	RespFirstFrame, RespLastFrame int
 	RespPackets, RespBytes        int
-	RespDone                      bool
 
 	// An atomic (CmpSwap, FetchAdd; VA and RKey above): its operands
 	// from the AtomicETH and, once answered, the original remote value

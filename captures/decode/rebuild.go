@@ -13,6 +13,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/rdmalab/rdmalab/proto/nfs"
@@ -49,6 +50,15 @@ func (s *Segment) missing(want uint32) int {
 // counts the missing ones.
 func (s *Segment) rebuild(dst []byte, want uint32, build bool) ([]byte, int) {
 	ps := s.pieces
+	if s.prefix > 0 { // the first piece, as put would have kept it
+		if len(ps) == 0 {
+			var one [1]piece
+			one[0] = piece{n: int(s.prefix)}
+			ps = one[:]
+		} else {
+			ps = append([]piece{{n: int(s.prefix)}}, ps...)
+		}
+	}
 	if !slices.IsSortedFunc(ps, cmpPiece) {
 		ps = slices.Clone(ps)
 		slices.SortStableFunc(ps, cmpPiece)
@@ -86,6 +96,39 @@ func (s *Segment) rebuild(dst []byte, want uint32, build bool) ([]byte, int) {
 		covered = end
 	}
 	return dst, int(zeros + uint64(want) - covered)
+}
+
+// settle drops the bytes the segment kept and merges what is left of
+// its pieces, where they went: runs that touch or overlap become one, and
+// the run from 0 the prefix. A reply chunk keeps a piece per packet until
+// its reply is summarised; after, most need no piece at all. Bytes and
+// missing say the same as before (the union of the runs is the same).
+func (s *Segment) settle() {
+	if len(s.pieces) == 0 {
+		return
+	}
+	ps := s.pieces
+	if s.prefix > 0 {
+		ps = append([]piece{{n: int(s.prefix)}}, ps...)
+	}
+	slices.SortStableFunc(ps, cmpPiece)
+	out := ps[:0]
+	for _, p := range ps {
+		p.data = nil
+		if k := len(out) - 1; k >= 0 && p.off <= out[k].off+uint64(out[k].n) {
+			out[k].n = int(max(out[k].off+uint64(out[k].n), p.off+uint64(p.n)) - out[k].off)
+			continue
+		}
+		out = append(out, p)
+	}
+	s.prefix = 0
+	if out[0].off == 0 && out[0].n <= math.MaxUint32 {
+		s.prefix, out = uint32(out[0].n), out[1:]
+	}
+	s.pieces = nil
+	if len(out) > 0 {
+		s.pieces = slices.Clone(out)
+	}
 }
 
 // coverage returns how many bytes of [0, limit) the sorted pieces cover.

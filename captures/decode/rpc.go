@@ -75,6 +75,9 @@ type RPC struct {
 	Writes []*Message // RDMA WRITEs that pushed Write or Reply chunk data
 
 	keepData bool // its Read and Write chunks keep the bytes placed in them
+	// rebuilt is what rebuilding the reply gave when it was summarised:
+	// the detail tree says it, after the Reply chunk's bytes are dropped.
+	rebuilt rebuiltReply
 	// zeroWant and zeroPlaced are the bytes its position-zero Read chunk
 	// claims and the bytes placed in it so far; zeroTried what was placed
 	// when a look for a complete chunk last found a hole.
@@ -92,11 +95,14 @@ type Chunk struct {
 // Segment is one advertised segment and what the capture saw land in it.
 type Segment struct {
 	rpcrdma.Segment
-	Written    uint32 // Write and Reply chunks: the length the reply echoed
+	Written uint32 // Write and Reply chunks: the length the reply echoed
+	// prefix is the bytes placed in order from 0, when they are not
+	// kept: the usual segment needs no pieces (3 MB of a million frames).
+	prefix     uint32
 	HasWritten bool
-	Placed     int  // bytes that RDMA READ responses or WRITEs placed in it
-	keep       bool // copy the bytes placed, not only where they went
-	pieces     []piece
+	keep       bool    // copy the bytes placed, not only where they went
+	Placed     int     // bytes that RDMA READ responses or WRITEs placed in it
+	pieces     []piece // what was placed after prefix, where it went
 }
 
 // piece is a run of bytes placed in a segment; data is nil when the
@@ -125,6 +131,10 @@ func (s *Segment) put(off uint64, data []byte) int {
 	n := int(min(uint64(len(data)), uint64(s.Length)-off))
 	s.Placed += n
 	if !s.keep {
+		if len(s.pieces) == 0 && off == uint64(s.prefix) {
+			s.prefix += uint32(n) // off+n is at most Length, a uint32
+			return n
+		}
 		if k := len(s.pieces) - 1; k >= 0 && s.pieces[k].off+uint64(s.pieces[k].n) == off {
 			s.pieces[k].n += n // the usual case: right after the last one
 			return n
@@ -416,11 +426,38 @@ func (s *rpcState) reply(a *Analyzer, p *Packet, msg *RPCMessage) {
 	r.summarizeZero() // the last look at a call whose chunk had a hole
 	r.echo(h)
 	b, err := r.rebuildReply(&s.bufs)
+	r.rebuilt = rebuiltReply{n: len(b), err: err, some: b != nil, set: true}
 	if err != nil && b == nil {
 		r.ReplySummary = "RPC reply: " + err.Error()
 		return
 	}
 	r.summarizeReply(b)
+	if a.opt.DropChunkData && r.ReplyChunk != nil {
+		// Summarised: nothing reads its bytes again (answered, it takes
+		// no more WRITEs). An index kept them to its end (3 MB of READDIR
+		// replies in a million frames).
+		for _, sg := range r.ReplyChunk.Segments {
+			sg.settle()
+		}
+	}
+}
+
+// rebuiltReply is the length and error of a rebuilt reply, and whether
+// there was one.
+type rebuiltReply struct {
+	n         int
+	err       error
+	some, set bool
+}
+
+// replyRebuilt says what rebuilding the reply gives: as when it was
+// summarised, else rebuilt now.
+func (r *RPC) replyRebuilt(bufs *rebuildBufs) rebuiltReply {
+	if r.rebuilt.set {
+		return r.rebuilt
+	}
+	b, err := r.rebuildReply(bufs)
+	return rebuiltReply{n: len(b), err: err, some: b != nil}
 }
 
 // echo records the lengths the reply says were written into each segment.
@@ -455,9 +492,7 @@ func (s *rpcState) release() {
 		}
 		for _, c := range r.chunks() {
 			for _, sg := range c.Segments {
-				for i := range sg.pieces {
-					sg.pieces[i].data = nil
-				}
+				sg.settle()
 			}
 		}
 	}

@@ -438,12 +438,12 @@ func (t *tree) rpc(m *RPCMessage) {
 		t.line(1, body, "[Call in frame %d, time %.9f seconds]", r.Call.Frame, m.Time.Sub(r.Call.Time).Seconds())
 	}
 	t.line(1, body, "%s", r.ReplySummary)
-	if b, err := r.rebuildReply(&t.bufs); b != nil && (len(r.WriteChunks) > 0 || m.Header.Proc != 0) {
+	if rb := r.replyRebuilt(&t.bufs); rb.some && (len(r.WriteChunks) > 0 || m.Header.Proc != 0) {
 		note := ""
-		if err != nil {
-			note = " (" + err.Error() + ")"
+		if rb.err != nil {
+			note = " (" + rb.err.Error() + ")"
 		}
-		t.line(1, body, "[Reply rebuilt with its chunk data: %d bytes%s]", len(b), note)
+		t.line(1, body, "[Reply rebuilt with its chunk data: %d bytes%s]", rb.n, note)
 	}
 }
 

@@ -11,9 +11,10 @@ import (
 
 // maxIndexPerFrame bounds what an Index of a sim capture keeps per frame
 // once done: 16-byte frame records, and the messages, RPCs and ACKs its
-// analysis keeps (about 70 bytes a frame; 150 when a frame's record held
-// pointers to its message and a copy of its analysis).
-const maxIndexPerFrame = 100
+// analysis keeps (about 62 bytes a frame, 66 while it kept Reply chunk
+// bytes and padded Messages; 150 when a frame's record held pointers to
+// its message and a copy of its analysis).
+const maxIndexPerFrame = 80
 
 // indexRetained indexes the capture at path to its end and returns the
 // frames and the heap the index keeps per frame.

@@ -1,0 +1,108 @@
+package decode
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rdmalab/rdmalab/internal/testutil"
+	"github.com/rdmalab/rdmalab/proto/rpcrdma"
+)
+
+// A segment keeps what was placed in it as a prefix (bytes in order from
+// 0) and pieces; settle, once its bytes are dropped, merges the pieces.
+// Whatever the order, overlaps and holes of what was placed, the bytes
+// and the missing count rebuilt from the segment are those of the pieces
+// as put left them with their bytes dropped, and a segment filled in
+// order (or filled at all from 0) keeps no piece.
+func TestSegmentSettle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 2000; trial++ {
+		length := uint32(1 + rng.IntN(4000))
+		sg := rpcrdma.Segment{Handle: 1, Length: length, Offset: 0x1000}
+		kept := &Segment{Segment: sg, keep: true}
+		lean := &Segment{Segment: sg}
+		off := uint64(0)
+		for k, n := 0, rng.IntN(12); k < n; k++ {
+			if rng.IntN(3) == 0 { // out of order, overlapping or past the end
+				off = uint64(rng.IntN(int(length) + 100))
+			}
+			data := make([]byte, 1+rng.IntN(600))
+			kept.put(off, data)
+			lean.put(off, data)
+			off += uint64(len(data))
+		}
+		dropped := &Segment{Segment: sg, pieces: slices.Clone(kept.pieces)}
+		for i := range dropped.pieces {
+			dropped.pieces[i].data = nil // what release did before settle
+		}
+		for _, want := range []uint32{length, length / 2, length + 10} {
+			wantB, wantM := dropped.rebuild(nil, want, true)
+			leanB, leanM := lean.rebuild(nil, want, true)
+			if !slices.Equal(leanB, wantB) || leanM != wantM {
+				t.Fatalf("trial %d, want %d: unkept segment rebuilds %d bytes, %d missing; pieces %v give %d, %d",
+					trial, want, len(leanB), leanM, dropped.pieces, len(wantB), wantM)
+			}
+		}
+		kept.settle()
+		for _, want := range []uint32{length, length / 2, length + 10} {
+			wantB, wantM := dropped.rebuild(nil, want, true)
+			gotB, gotM := kept.rebuild(nil, want, true)
+			if !slices.Equal(gotB, wantB) || gotM != wantM {
+				t.Fatalf("trial %d, want %d: settled segment rebuilds %d bytes, %d missing; pieces %v give %d, %d",
+					trial, want, len(gotB), gotM, dropped.pieces, len(wantB), wantM)
+			}
+		}
+		for _, p := range kept.pieces {
+			if p.data != nil || p.off == 0 {
+				t.Fatalf("trial %d: settled pieces %v (prefix %d)", trial, kept.pieces, kept.prefix)
+			}
+		}
+	}
+	// In order from 0: no piece, before or after settle.
+	s := &Segment{Segment: rpcrdma.Segment{Length: 3000}}
+	for off := uint64(0); off < 3000; off += 1000 {
+		s.put(off, make([]byte, 1000))
+	}
+	k := &Segment{Segment: rpcrdma.Segment{Length: 3000}, keep: true}
+	for off := uint64(0); off < 3000; off += 1000 {
+		k.put(off, make([]byte, 1000))
+	}
+	k.settle()
+	for _, s := range []*Segment{s, k} {
+		if s.prefix != 3000 || s.pieces != nil {
+			t.Errorf("in order: prefix %d, pieces %v; want 3000 and none", s.prefix, s.pieces)
+		}
+	}
+}
+
+// An index (DropChunkData) keeps no Reply chunk bytes once the reply is
+// summarised, and the reply's tree still says what rebuilding it gave
+// (TestIndexMatchesDecode compares the trees line by line).
+func TestIndexDropsReplyChunkBytes(t *testing.T) {
+	x := openDone(t, testutil.Capture(t, "nfs3-rdma.pcap"))
+	replies, rebuilt := 0, 0
+	for _, r := range x.Analyzer().RPCs() {
+		if r.ReplyChunk == nil || r.Reply == nil {
+			continue
+		}
+		replies++
+		for _, sg := range r.ReplyChunk.Segments {
+			for _, p := range sg.pieces {
+				if p.data != nil {
+					t.Fatalf("XID 0x%08x: its Reply chunk keeps %d bytes after the reply", r.XID, len(p.data))
+				}
+			}
+		}
+		i := r.Reply.Frame - 1
+		for _, l := range x.Detail(i) {
+			if strings.Contains(l.Text, "[Reply rebuilt with its chunk data") {
+				rebuilt++
+			}
+		}
+	}
+	if replies == 0 || rebuilt == 0 {
+		t.Fatalf("%d replies through a Reply chunk, %d trees saying the reply rebuilt", replies, rebuilt)
+	}
+}
