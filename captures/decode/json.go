@@ -65,25 +65,14 @@ func jsonNetwork(w *jsonw, p *Packet) {
 			sport: p.SrcPort, dport: p.DstPort}
 		copy(key.smac[:], p.Eth.SrcMAC)
 		copy(key.dmac[:], p.Eth.DstMAC)
-		for i := range w.nets {
-			if e := &w.nets[i]; e.ok && e.key == key {
-				w.sep("")
-				w.b = append(w.b, e.text...)
-				return
-			}
+		if w.nets.hit(w, key) {
+			return
 		}
 	}
 	start := len(w.b)
 	jsonNetworkFields(w, p)
 	if cached {
-		e := &w.nets[w.nextNet]
-		w.nextNet = (w.nextNet + 1) % len(w.nets)
-		e.key, e.ok = key, true
-		text := w.b[start:]
-		if text[0] == ',' {
-			text = text[1:] // sep writes it when it is needed
-		}
-		e.text = append(e.text[:0], text...)
+		w.nets.keep(w, key, start)
 	}
 }
 
@@ -94,13 +83,6 @@ type netKey struct {
 	src, dst     [4]byte
 	tos, ttl     uint8
 	sport, dport uint16
-}
-
-// netEntry is the JSON text of a netKey's fields, without a comma before.
-type netEntry struct {
-	key  netKey
-	ok   bool
-	text []byte
 }
 
 func jsonNetworkFields(w *jsonw, p *Packet) {
@@ -222,10 +204,8 @@ type bthKey struct {
 func jsonBTHFixed(w *jsonw, b *ib.BTH) {
 	key := bthKey{opcode: b.Opcode, padCnt: b.PadCnt, tVer: b.TVer, reserved7: b.Reserved7,
 		se: b.SE, m: b.M, fecn: b.FECN, becn: b.BECN, a: b.A, pKey: b.PKey, destQP: b.DestQP}
-	for i := range w.bth {
-		if fragHit(w, &w.bth[i], key) {
-			return
-		}
+	if w.bth.hit(w, key) {
+		return
 	}
 	start := len(w.b)
 	w.uint("infiniband.bth.opcode", uint64(b.Opcode))
@@ -239,8 +219,7 @@ func jsonBTHFixed(w *jsonw, b *ib.BTH) {
 	w.uint("infiniband.bth.destqp", uint64(b.DestQP))
 	w.bool("infiniband.bth.a", b.A)
 	w.uint("infiniband.bth.reserved7", uint64(b.Reserved7))
-	fragKeep(w, &w.bth[w.nextBTH], key, start)
-	w.nextBTH = (w.nextBTH + 1) % len(w.bth)
+	w.bth.keep(w, key, start)
 }
 
 func jsonMAD(w *jsonw, p *Packet) {

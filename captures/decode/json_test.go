@@ -38,12 +38,12 @@ func TestJSONCaches(t *testing.T) {
 			var fresh jsonw
 			appendJSON(&fresh, p)
 			cached.reset()
-			before, bthBefore, chunkBefore := cached.nextNet, cached.nextBTH, cached.chunk
+			before, bthBefore, chunkBefore := cached.nets.next, cached.bth.next, cached.chunk
 			appendJSON(&cached, p)
-			if cached.nextNet == before && p.UDP != nil {
+			if cached.nets.next == before && p.UDP != nil {
 				hits++
 			}
-			if cached.nextBTH == bthBefore && p.BTH != nil {
+			if cached.bth.next == bthBefore && p.BTH != nil {
 				bthHits++
 			}
 			if chunkBefore.ok && cached.chunk.key == chunkBefore.key && p.Analysis.Chunk.RPC != nil {

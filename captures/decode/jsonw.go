@@ -16,16 +16,14 @@ type jsonw struct {
 	// a comma before it: false right after an object or array opens,
 	// true after a value or a closing bracket.
 	comma bool
-	// The network fields of the connections written last (jsonNetwork).
-	nets    [4]netEntry
-	nextNet int
 	// Runs of fields that repeat over the packets of a connection or a
-	// message (jsonBTH, jsonAnalysis), copied rather than written again.
-	bth     [4]jsonFrag[bthKey]
-	nextBTH int
-	msg     jsonFrag[msgKey]
-	msgEnd  jsonFrag[msgEndKey]
-	chunk   jsonFrag[chunkKey]
+	// message (jsonNetwork, jsonBTH, jsonAnalysis), copied rather than
+	// written again.
+	nets   fragRing[netKey]
+	bth    fragRing[bthKey]
+	msg    jsonFrag[msgKey]
+	msgEnd jsonFrag[msgEndKey]
+	chunk  jsonFrag[chunkKey]
 }
 
 // jsonFrag is the JSON text of a run of fields, without a comma before,
@@ -59,6 +57,29 @@ func fragKeep[K comparable](w *jsonw, f *jsonFrag[K], key K, start int) {
 	}
 	f.text = append(f.text[:0], text...)
 	f.key, f.ok = key, true
+}
+
+// fragRing keeps the fragments of the last few keys, for runs that
+// alternate between connections (a call and its reply, two QPs).
+type fragRing[K comparable] struct {
+	frags [4]jsonFrag[K]
+	next  int // the slot the next miss fills
+}
+
+// hit is fragHit over every fragment of r.
+func (r *fragRing[K]) hit(w *jsonw, key K) bool {
+	for i := range r.frags {
+		if fragHit(w, &r.frags[i], key) {
+			return true
+		}
+	}
+	return false
+}
+
+// keep is fragKeep into the oldest slot.
+func (r *fragRing[K]) keep(w *jsonw, key K, start int) {
+	fragKeep(w, &r.frags[r.next], key, start)
+	r.next = (r.next + 1) % len(r.frags)
 }
 
 func (w *jsonw) reset() { w.b, w.comma = w.b[:0], false }
