@@ -92,14 +92,23 @@ func (r *Reader) readFirstSection(typ [4]byte) error {
 	return nil
 }
 
+// uint32Of is r.order.Uint32 of b: handed to the interface, a slice of a
+// local array would move it to the heap, an allocation a packet.
+func (r *Reader) uint32Of(b [4]byte) uint32 {
+	if r.order == binary.BigEndian {
+		return binary.BigEndian.Uint32(b[:])
+	}
+	return binary.LittleEndian.Uint32(b[:])
+}
+
 // readBlockBody reads the rest of a block whose four type bytes were read,
 // checks its lengths, and returns its body. For an SHB the byte order is
 // taken from its magic first.
 func (r *Reader) readBlockBody(frame int, start int64, typ [4]byte) ([]byte, error) {
-	var lb [4]byte
-	if err := r.read(lb[:], frame, "block length"); err != nil {
+	if err := r.read(r.hdr[4:8], frame, "block length"); err != nil {
 		return nil, err
 	}
+	lb := [4]byte(r.hdr[4:8])
 	if binary.LittleEndian.Uint32(typ[:]) == blockSHB {
 		var bom [4]byte
 		if err := r.read(bom[:], frame, "section byte-order magic"); err != nil {
@@ -113,7 +122,7 @@ func (r *Reader) readBlockBody(frame int, start int64, typ [4]byte) ([]byte, err
 		default:
 			return nil, r.errorf(frame, start+8, "section header byte-order magic %x is not 1a2b3c4d", bom)
 		}
-		total := r.order.Uint32(lb[:])
+		total := r.uint32Of(lb)
 		if err := r.checkBlockLen(frame, start, total, 28); err != nil {
 			return nil, err
 		}
@@ -127,7 +136,7 @@ func (r *Reader) readBlockBody(frame int, start int64, typ [4]byte) ([]byte, err
 		r.buf = rest
 		return r.checkTrailer(frame, start, total, rest)
 	}
-	total := r.order.Uint32(lb[:])
+	total := r.uint32Of(lb)
 	if err := r.checkBlockLen(frame, start, total, 12); err != nil {
 		return nil, err
 	}
@@ -173,15 +182,15 @@ func (r *Reader) nextNG(rec *Record) error {
 	frame := r.frame + 1
 	for {
 		start := r.off
-		var typ [4]byte
-		if err := r.read(typ[:], frame, ""); err != nil {
+		if err := r.read(r.hdr[:4], frame, ""); err != nil {
 			return err
 		}
+		typ := [4]byte(r.hdr[:4])
 		body, err := r.readBlockBody(frame, start, typ)
 		if err != nil {
 			return err
 		}
-		bt := r.order.Uint32(typ[:])
+		bt := r.uint32Of(typ)
 		if binary.LittleEndian.Uint32(typ[:]) == blockSHB {
 			bt = blockSHB
 		}

@@ -118,7 +118,7 @@ type Reader struct {
 	zbuf        *bufio.Reader
 	frame       int // last frame returned
 	buf         []byte
-	hdr         [24]byte // a record header: a field, so reading it does not allocate
+	hdr         [24]byte // a record or block header: a field, so reading it does not allocate
 	err         error    // sticky: after an error the stream is out of step
 
 	// pcap
