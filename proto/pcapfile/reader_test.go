@@ -318,3 +318,43 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// TestNextDoesNotAllocate: reading a record, of pcap or pcapng, allocates
+// nothing once the reader is open (a decoder reads millions).
+func TestNextDoesNotAllocate(t *testing.T) {
+	b := testutil.ReadCapture(t, "nfs3-rdma.pcap")
+	recs, _, err := readAll(t, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ng bytes.Buffer
+	w, err := pcapfile.NewNgWriter(&ng, pcapfile.LinkTypeEthernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range recs {
+		if err := w.WritePacket(0, rc.ci, rc.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, data := range map[string][]byte{"pcap": b, "pcapng": ng.Bytes()} {
+		r, err := pcapfile.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rc pcapfile.Record
+		if err := r.Next(&rc); err != nil { // the first may size a buffer
+			t.Fatal(err)
+		}
+		read := 1
+		allocs := testing.AllocsPerRun(len(recs)/2, func() {
+			if err := r.Next(&rc); err != nil {
+				t.Fatalf("%s frame %d: %v", name, read+1, err)
+			}
+			read++
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %.2f allocations a record", name, allocs)
+		}
+	}
+}
