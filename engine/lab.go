@@ -267,10 +267,12 @@ func (l *Lab) SetCapture(on bool) {
 func (l *Lab) Transfers() []sim.Transfer { return l.transfers.items() }
 
 // appendBounded appends v and, once s holds n items, drops the oldest
-// quarter at once so the cost stays constant per append.
+// quarter at once so the cost stays constant per append. The items kept
+// move to a new array: what s held stays as it was for those who share
+// it (Snapshot's CQ).
 func appendBounded[T any](s []T, v T, n int) []T {
 	if len(s) >= n {
-		s = append(s[:0], s[len(s)-n+n/4:]...)
+		s = append(make([]T, 0, cap(s)), s[len(s)-n+n/4:]...)
 	}
 	return append(s, v)
 }

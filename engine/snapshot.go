@@ -166,7 +166,11 @@ func (l *Lab) Snapshot() snap.Snapshot {
 			s.SQ.Waiters = append(s.SQ.Waiters, t.Name+": "+w)
 		}
 	}
-	s.CQ = append([]snap.Completion(nil), l.completions[max(0, len(l.completions)-snapshotCQ):]...)
+	if n := len(l.completions); n > 0 {
+		// Shared, not copied: appendBounded never writes over what a
+		// snapshot holds, and the capacity is cut so appending to it cannot.
+		s.CQ = l.completions[max(0, n-snapshotCQ):n:n]
+	}
 	for _, op := range l.Pending() {
 		s.Pending = append(s.Pending, op.String())
 	}
