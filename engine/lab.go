@@ -60,6 +60,7 @@ type Lab struct {
 	last          *trace.Event // the newest event, in history; nil before any
 	sinks         []func(trace.Event)
 	completions   []snap.Completion
+	cqShared      bool // a snapshot holds completions' newest (addCompletion)
 	transfers     fifo[sim.Transfer]
 	transferChunk fifo[*chunk] // the chunk of each kept transfer's payload
 	payloads      payloads     // payloads.go
@@ -250,7 +251,8 @@ func (l *Lab) Last() trace.Event {
 	return *l.last
 }
 
-// Completions lists the completions delivered so far (the last 1000).
+// Completions lists the completions delivered so far (the last
+// maxCompletions).
 func (l *Lab) Completions() []snap.Completion { return l.completions }
 
 // SetCapture turns the recording of wire transfers on or off (on by
@@ -266,15 +268,23 @@ func (l *Lab) SetCapture(on bool) {
 // its transfer: copy what is kept longer than the next commands.
 func (l *Lab) Transfers() []sim.Transfer { return l.transfers.items() }
 
-// appendBounded appends v and, once s holds n items, drops the oldest
-// quarter at once so the cost stays constant per append. The items kept
-// move to a new array: what s held stays as it was for those who share
-// it (Snapshot's CQ).
-func appendBounded[T any](s []T, v T, n int) []T {
-	if len(s) >= n {
-		s = append(make([]T, 0, cap(s)), s[len(s)-n+n/4:]...)
+// maxCompletions is how many completions a Lab keeps.
+const maxCompletions = 1000
+
+// addCompletion keeps c with the newest maxCompletions, dropping the
+// oldest quarter at once so the cost stays constant per completion. When
+// a snapshot holds the newest ones (Snapshot's CQ), those kept move to a
+// new array rather than over what it holds.
+func (l *Lab) addCompletion(c snap.Completion) {
+	if n := len(l.completions); n >= maxCompletions {
+		keep := l.completions[n-maxCompletions+maxCompletions/4:]
+		if l.cqShared {
+			l.completions, l.cqShared = append(make([]snap.Completion, 0, cap(l.completions)), keep...), false
+		} else {
+			l.completions = append(l.completions[:0], keep...)
+		}
 	}
-	return append(s, v)
+	l.completions = append(l.completions, c)
 }
 
 // keepTransfer remembers what crossed the wire, bounded by count and by
@@ -620,8 +630,8 @@ func (l *Lab) pollCQs() {
 				break
 			}
 			for _, wc := range wcs[:n] {
-				l.completions = appendBounded(l.completions, snap.Completion{Seq: l.seq, Side: q.side, Queue: q.name,
-					WRID: wc.WRID, Opcode: wc.Opcode.String(), Status: wc.Status.String(), Bytes: wc.ByteLen}, 1000)
+				l.addCompletion(snap.Completion{Seq: l.seq, Side: q.side, Queue: q.name,
+					WRID: wc.WRID, Opcode: wc.Opcode.String(), Status: wc.Status.String(), Bytes: wc.ByteLen})
 				l.dispatch(q.side, q.name, wc)
 			}
 		}

@@ -167,9 +167,9 @@ func (l *Lab) Snapshot() snap.Snapshot {
 		}
 	}
 	if n := len(l.completions); n > 0 {
-		// Shared, not copied: appendBounded never writes over what a
-		// snapshot holds, and the capacity is cut so appending to it cannot.
-		s.CQ = l.completions[max(0, n-snapshotCQ):n:n]
+		// Shared, not copied: addCompletion will not write over it, and
+		// the capacity is cut so appending to it cannot either.
+		s.CQ, l.cqShared = l.completions[max(0, n-snapshotCQ):n:n], true
 	}
 	for _, op := range l.Pending() {
 		s.Pending = append(s.Pending, op.String())
