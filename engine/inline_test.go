@@ -13,7 +13,7 @@ import (
 // runUntilByStep is runUntil as it was before threads ran on inline: one
 // Step, one event at a time. TestInlineRunsLikeSteps compares the two.
 func runUntilByStep(l *Lab, stop func(trace.Event) bool) bool {
-	for i := 0; i < maxSteps; i++ {
+	for i := 0; i < MaxSteps; i++ {
 		before := l.seq
 		if !l.Step() {
 			return false
@@ -131,5 +131,44 @@ func must(t *testing.T) func(*xprt.Call, error) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestRunHaltsLikeSteps halts Run after the nth event (the REPL's Ctrl-C)
+// and wants it to stop where a Step at a time, checking before each step,
+// stops: the same events, then the same run to idle.
+func TestRunHaltsLikeSteps(t *testing.T) {
+	auto := func(s *Settings) { s.AutoComplete, s.Threads = true, 2 }
+	for _, n := range []uint64{1, 2, 7, 50, 333} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			inline, stepped := newLab(t, auto), newLab(t, auto)
+			for _, l := range []*Lab{inline, stepped} {
+				must(t)(l.Write(1<<20, ChunkOpts{Segments: 2}))
+				must(t)(l.Read(100000, ChunkOpts{}))
+			}
+			start := inline.seq
+			halt := func(l *Lab) func() bool { return func() bool { return l.seq-start >= n } }
+			if why := inline.Run(nil, halt(inline)); why != Halted {
+				t.Fatalf("Run ended %d, not Halted", why)
+			}
+			for !halt(stepped)() && stepped.Step() {
+			}
+			if inline.seq != stepped.seq || inline.seq-start < n {
+				t.Fatalf("halted at event %d, by steps at %d (asked for %d after %d)", inline.seq, stepped.seq, n, start)
+			}
+			if why := inline.Run(nil, nil); why != Idle {
+				t.Fatalf("Run to the end ended %d, not Idle", why)
+			}
+			runUntilByStep(stepped, never)
+			ea, eb := inline.History(), stepped.History()
+			if len(ea) != len(eb) || len(ea) < 200 {
+				t.Fatalf("%d events inline, %d by steps", len(ea), len(eb))
+			}
+			for i := range ea {
+				if x, y := fmt.Sprintf("%d %s", ea[i].Seq, ea[i]), fmt.Sprintf("%d %s", eb[i].Seq, eb[i]); x != y {
+					t.Fatalf("event %d:\ninline   %s\nby steps %s", i, x, y)
+				}
+			}
+		})
 	}
 }

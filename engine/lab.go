@@ -36,8 +36,8 @@ const (
 	maxTransferBytes = 64 << 20
 )
 
-// maxSteps bounds one run command, so a model bug cannot hang a session.
-const maxSteps = 5_000_000
+// MaxSteps bounds one run, so a model bug cannot hang a session.
+const MaxSteps = 5_000_000
 
 // Lab is one session's engine.
 type Lab struct {
@@ -60,6 +60,7 @@ type Lab struct {
 	last          *trace.Event // the newest event, in history; nil before any
 	sinks         []func(trace.Event)
 	completions   []snap.Completion
+	cqShared      bool // a snapshot holds completions' newest (addCompletion)
 	transfers     fifo[sim.Transfer]
 	transferChunk fifo[*chunk] // the chunk of each kept transfer's payload
 	payloads      payloads     // payloads.go
@@ -79,12 +80,25 @@ type cqRef struct {
 	cq         verbs.CQ
 }
 
-// runState is the run runUntil is doing: its stop condition, and the
-// steps it has taken.
+// runState is the run Run is doing: its stop and halt conditions, and
+// the steps it has taken.
 type runState struct {
 	stop  func(trace.Event) bool
+	halt  func() bool
 	steps int
 }
+
+// Stop says why Run ended.
+type Stop uint8
+
+// Why a run ends.
+const (
+	Reached Stop = iota // stop accepted an event
+	Idle                // nothing can run
+	Faulted             // a FAULT event: the kernel would have crashed
+	Halted              // halt said so (the REPL's Ctrl-C)
+	Runaway             // MaxSteps steps without any of the above
+)
 
 // New builds a lab with settings s: the fabric, both peers, a connected
 // RC QP pair and the nfsd threads, parked in svc_recv.
@@ -237,7 +251,8 @@ func (l *Lab) Last() trace.Event {
 	return *l.last
 }
 
-// Completions lists the completions delivered so far (the last 1000).
+// Completions lists the completions delivered so far (the last
+// maxCompletions).
 func (l *Lab) Completions() []snap.Completion { return l.completions }
 
 // SetCapture turns the recording of wire transfers on or off (on by
@@ -253,13 +268,23 @@ func (l *Lab) SetCapture(on bool) {
 // its transfer: copy what is kept longer than the next commands.
 func (l *Lab) Transfers() []sim.Transfer { return l.transfers.items() }
 
-// appendBounded appends v and, once s holds n items, drops the oldest
-// quarter at once so the cost stays constant per append.
-func appendBounded[T any](s []T, v T, n int) []T {
-	if len(s) >= n {
-		s = append(s[:0], s[len(s)-n+n/4:]...)
+// maxCompletions is how many completions a Lab keeps.
+const maxCompletions = 1000
+
+// addCompletion keeps c with the newest maxCompletions, dropping the
+// oldest quarter at once so the cost stays constant per completion. When
+// a snapshot holds the newest ones (Snapshot's CQ), those kept move to a
+// new array rather than over what it holds.
+func (l *Lab) addCompletion(c snap.Completion) {
+	if n := len(l.completions); n >= maxCompletions {
+		keep := l.completions[n-maxCompletions+maxCompletions/4:]
+		if l.cqShared {
+			l.completions, l.cqShared = append(make([]snap.Completion, 0, cap(l.completions)), keep...), false
+		} else {
+			l.completions = append(l.completions[:0], keep...)
+		}
 	}
-	return append(s, v)
+	l.completions = append(l.completions, c)
 }
 
 // keepTransfer remembers what crossed the wire, bounded by count and by
@@ -355,44 +380,60 @@ func (l *Lab) StepN(n int) int {
 
 // runUntil steps until stop says so (checked after each event; nil: never),
 // a FAULT, or idle. It reports whether stop was met.
+func (l *Lab) runUntil(stop func(trace.Event) bool) bool {
+	why := l.Run(stop, nil)
+	if why == Runaway {
+		l.note("lab", "runaway", "stopped after %d steps", MaxSteps)
+	}
+	return why == Reached
+}
+
+// Run steps until stop accepts an event (checked after each event; nil:
+// never), a FAULT, idle, halt reports true (checked before each step;
+// nil: never) or MaxSteps steps, and says which.
 //
 // The thread that emits an event goes on to its next one without
 // suspending (inline) whenever the next step would pick it again anyway:
 // the events, their order and what runs between them are the same as
 // with one Step at a time.
-func (l *Lab) runUntil(stop func(trace.Event) bool) bool {
-	l.run = runState{stop: stop}
+func (l *Lab) Run(stop func(trace.Event) bool, halt func() bool) Stop {
+	l.run = runState{stop: stop, halt: halt}
 	l.Sched.SetInline(l.inline)
 	defer func() {
 		l.Sched.SetInline(nil)
 		l.run = runState{}
 	}()
-	for ; l.run.steps < maxSteps; l.run.steps++ {
+	for ; l.run.steps < MaxSteps; l.run.steps++ {
+		if halt != nil && halt() {
+			return Halted
+		}
 		before := l.seq
 		if !l.Step() {
-			return false
+			return Idle
 		}
 		if l.seq == before {
 			continue
 		}
 		if stop != nil && stop(*l.last) {
-			return true
+			return Reached
 		}
 		if l.last.Kind == trace.Fault {
-			return false
+			return Faulted
 		}
 	}
-	l.note("lab", "runaway", "stopped after %d steps", maxSteps)
-	return false
+	return Runaway
 }
 
-// inline takes event ev of task t during runUntil, as Step would, and
-// reports whether runUntil's next step would be t's next event: the loop
-// goes on (not stopped, no fault, steps left) and Step would pick t, with
+// inline takes event ev of task t during Run, as Step would, and reports
+// whether Run's next step would be t's next event: the loop goes on (not
+// stopped, no fault, not halted, steps left) and Step would pick t, with
 // nothing to deliver first.
 func (l *Lab) inline(t *sched.Task, ev *trace.Event) bool {
 	l.recordp(ev)
-	if (l.run.stop != nil && l.run.stop(*ev)) || ev.Kind == trace.Fault || l.run.steps+1 >= maxSteps {
+	if (l.run.stop != nil && l.run.stop(*ev)) || ev.Kind == trace.Fault || l.run.steps+1 >= MaxSteps {
+		return false
+	}
+	if l.run.halt != nil && l.run.halt() {
 		return false
 	}
 	if l.Set.AutoComplete && l.PendingCount() > 0 {
@@ -513,7 +554,7 @@ func (l *Lab) Complete(n int, status *verbs.Status) (int, error) {
 // runHandlers runs the completion handlers to their end: in the kernel
 // they run in softirq context and never sleep.
 func (l *Lab) runHandlers() {
-	for i := 0; i < maxSteps; i++ {
+	for i := 0; i < MaxSteps; i++ {
 		t := l.Sched.NextHandler()
 		if t == nil {
 			return
@@ -589,8 +630,8 @@ func (l *Lab) pollCQs() {
 				break
 			}
 			for _, wc := range wcs[:n] {
-				l.completions = appendBounded(l.completions, snap.Completion{Seq: l.seq, Side: q.side, Queue: q.name,
-					WRID: wc.WRID, Opcode: wc.Opcode.String(), Status: wc.Status.String(), Bytes: wc.ByteLen}, 1000)
+				l.addCompletion(snap.Completion{Seq: l.seq, Side: q.side, Queue: q.name,
+					WRID: wc.WRID, Opcode: wc.Opcode.String(), Status: wc.Status.String(), Bytes: wc.ByteLen})
 				l.dispatch(q.side, q.name, wc)
 			}
 		}

@@ -3,9 +3,11 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/engine/xprt"
@@ -416,5 +418,45 @@ func TestHistoryRing(t *testing.T) {
 	}
 	if got := l.Tail(3); len(got) != 3 || got[2].Seq != l.seq {
 		t.Fatalf("Tail: %v", got)
+	}
+}
+
+// A snapshot shares the lab's completions rather than copying them: they
+// stay as they were while the lab goes on past the bound where it drops
+// the oldest, and appending to them cannot write into the lab's.
+func TestSnapshotCQStays(t *testing.T) {
+	l := newLab(t, func(s *Settings) { s.AutoComplete = true })
+	call := func() {
+		t.Helper()
+		if _, err := l.Write(100, ChunkOpts{Inline: true}); err != nil {
+			t.Fatal(err)
+		}
+		l.Continue()
+	}
+	if s := l.Snapshot(); s.CQ != nil {
+		t.Fatalf("a snapshot before any completion has CQ %v", s.CQ)
+	}
+	var (
+		snaps []snap.Snapshot
+		texts []string
+	)
+	for i := 0; i < 600; i++ {
+		call()
+		if i%10 != 0 {
+			continue
+		}
+		s := l.Snapshot()
+		if len(s.CQ) == 0 || cap(s.CQ) != len(s.CQ) {
+			t.Fatalf("CQ of %d completions, capacity %d", len(s.CQ), cap(s.CQ))
+		}
+		snaps, texts = append(snaps, s), append(texts, fmt.Sprint(s.CQ))
+	}
+	if kept := l.Completions(); len(kept) > 1000 || kept[0].Seq <= snaps[0].CQ[len(snaps[0].CQ)-1].Seq {
+		t.Fatalf("%d completions kept, from event %d: the oldest were not dropped", len(kept), kept[0].Seq)
+	}
+	for i, s := range snaps {
+		if got := fmt.Sprint(s.CQ); got != texts[i] {
+			t.Fatalf("snapshot %d's CQ changed:\n was %s\n now %s", i, texts[i], got)
+		}
 	}
 }

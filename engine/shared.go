@@ -16,26 +16,26 @@ const SharedEvents = 10_000
 // commands through Do while full-screen views and the session's publisher
 // read from theirs. A Lab is not safe for concurrent use, so whatever
 // changes it goes through Do, and readers get the picture and the events
-// as copied after the last change, never the Lab itself.
+// as they were after the last change, copied under the lock.
 type Shared struct {
-	mu     sync.Mutex
-	lab    *Lab
-	snap   snap.Snapshot
-	stale  bool // the Lab changed since snap was taken: Snapshot takes it again
-	events trace.Ring
-	seen   uint64 // the Seq of the newest event copied into events
-	narr   string
-	w      watch.Set
+	mu    sync.Mutex
+	lab   *Lab
+	snap  snap.Snapshot
+	stale bool   // the Lab changed since snap was taken: Snapshot takes it again
+	keep  int    // how many of the newest events readers get
+	seen  uint64 // the Seq of the Lab's newest event at the last change
+	narr  string
+	w     watch.Set
 }
 
 // NewShared guards l, keeping its newest SharedEvents events.
 func NewShared(l *Lab) *Shared {
-	s := &Shared{events: trace.NewRing(SharedEvents)}
+	s := &Shared{keep: SharedEvents}
 	s.Replace(l)
 	return s
 }
 
-// Do runs f with the Lab locked, then copies the new events and tells the
+// Do runs f with the Lab locked, then notes its newest event and tells the
 // watchers (after unlocking, so a watcher may read). The picture is taken
 // when someone asks for it (Snapshot), not after every change: a script
 // run with no view takes none.
@@ -55,7 +55,6 @@ func (s *Shared) Do(f func(*Lab) error) error {
 func (s *Shared) Replace(l *Lab) {
 	s.mu.Lock()
 	s.lab = l
-	s.events.Reset()
 	s.seen = 0
 	s.refresh()
 	s.snap, s.stale = snap.Snapshot{}, false // a new Lab is pictured at once
@@ -75,17 +74,38 @@ func (s *Shared) SetNarration(text string) {
 	s.w.Notify()
 }
 
-// refresh copies the Lab's new events and marks the picture stale; the
-// caller holds mu.
+// refresh notes the Lab's newest event and marks the picture stale; the
+// caller holds mu. Readers copy the events from the Lab's history, up to
+// that one: recording every event a second time cost a script as much as
+// keeping it.
 func (s *Shared) refresh() {
 	s.stale = true
-	if s.lab == nil {
-		return
+	if s.lab != nil {
+		s.seen = s.lab.seq
 	}
-	s.lab.eachSince(s.seen, func(e *trace.Event) {
-		s.events.Push(*e)
-		s.seen = e.Seq
-	})
+}
+
+// kept is where in the Lab's history the events readers get end (the
+// newest seen by refresh) and how many there are; the caller holds mu.
+func (s *Shared) kept() (end, n int) {
+	if s.lab == nil {
+		return 0, 0
+	}
+	h := &s.lab.history
+	// Events recorded since the last change (outside Do) are not shown.
+	end = h.n - int(min(s.lab.seq-s.seen, uint64(h.n)))
+	return end, min(end, s.keep)
+}
+
+// tail copies the newest n events readers get, oldest first; the caller
+// holds mu.
+func (s *Shared) tail(n int) []trace.Event {
+	end, kept := s.kept()
+	out := make([]trace.Event, min(max(n, 0), kept))
+	for i := range out {
+		out[i] = *s.lab.history.at(end - len(out) + i)
+	}
+	return out
 }
 
 // Snapshot is the picture of the Lab after the last change: taken now if
@@ -103,11 +123,11 @@ func (s *Shared) Snapshot() snap.Snapshot {
 	return s.snap
 }
 
-// Events is the newest n events kept, oldest first.
+// Events is the newest n events kept (up to SharedEvents), oldest first.
 func (s *Shared) Events(n int) []trace.Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.events.Tail(n)
+	return s.tail(n)
 }
 
 // Since is the events kept whose Seq is above seq, oldest first. After a
@@ -116,10 +136,10 @@ func (s *Shared) Since(seq uint64) []trace.Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
-	for n < s.events.Len() && s.events.At(s.events.Len()-1-n).Seq > seq {
-		n++
+	if s.seen > seq {
+		n = int(min(s.seen-seq, uint64(s.keep)))
 	}
-	return s.events.Tail(n)
+	return s.tail(n)
 }
 
 // Narration is what a lesson says now.

@@ -23,6 +23,9 @@ func TestSharedDoRefreshes(t *testing.T) {
 	if got := len(sh.Snapshot().Calls); got != 0 {
 		t.Fatalf("a change outside Do shows: %d calls", got)
 	}
+	if got := sh.Events(SharedEvents); len(got) != 0 || len(sh.Since(0)) != 0 {
+		t.Fatalf("a change outside Do shows: events %v", got)
+	}
 	boom := errors.New("boom")
 	err := sh.Do(func(l *Lab) error {
 		l.Complete(1, nil)
@@ -82,7 +85,7 @@ func TestSharedReplace(t *testing.T) {
 
 // Only the newest events are kept (SharedEvents of them; 5 here).
 func TestSharedKeepsTheNewestEvents(t *testing.T) {
-	sh := &Shared{events: trace.NewRing(5)}
+	sh := &Shared{keep: 5}
 	sh.Replace(newLab(t, nil))
 	sh.Do(func(l *Lab) error { _, err := l.Write(10000, ChunkOpts{}); settle(t, l); return err })
 	last := sh.Snapshot().LastEvent.Seq

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/sched"
@@ -17,7 +18,7 @@ import (
 
 // callHeader is the transport header of rc's call as the server parsed it.
 func callHeader(rc *svcrdma.RecvCtxt) *snap.CallHeader {
-	cs := &snap.CallHeader{XID: fmt.Sprintf("0x%x", rc.XID), Proc: rpcrdma.Proc(rc.MsgType).String()}
+	cs := &snap.CallHeader{XID: hexString(uint64(rc.XID)), Proc: rpcrdma.Proc(rc.MsgType).String()}
 	for _, c := range rc.CallPCL.Chunks {
 		cs.Chunks = append(cs.Chunks, fmt.Sprintf("call chunk: %d bytes in %d segments %v", c.Length, len(c.Segments), c.Segments))
 	}
@@ -31,6 +32,13 @@ func callHeader(rc *svcrdma.RecvCtxt) *snap.CallHeader {
 		cs.Chunks = append(cs.Chunks, fmt.Sprintf("reply chunk: %d bytes in %d segments %v", c.Length, len(c.Segments), c.Segments))
 	}
 	return cs
+}
+
+// hexString is fmt.Sprintf("0x%x", v) without fmt: a snapshot has one
+// for each of its calls and replies.
+func hexString(v uint64) string {
+	var b [18]byte
+	return string(strconv.AppendUint(append(b[:0], "0x"...), v, 16))
 }
 
 // callStatus reads k's reply: RPC status, then NFS status.
@@ -88,7 +96,7 @@ func wrSGEs(w *svcrdma.WR) []snap.SGE {
 	if w.MR == nil || (w.Op != verbs.WRRDMARead && w.Op != verbs.WRRDMAReadWithInv && w.Op != verbs.WRRDMAWrite) {
 		return sgeSnaps(w.SGL)
 	}
-	return []snap.SGE{{Page: fmt.Sprintf("mr#%d", w.MR.ID), Len: w.Bytes(), IOVA: fmt.Sprintf("0x%x", w.MR.IOVA())}}
+	return []snap.SGE{{Page: fmt.Sprintf("mr#%d", w.MR.ID), Len: w.Bytes(), IOVA: hexString(w.MR.IOVA())}}
 }
 
 func rwSnap(c *svcrdma.RWCtxt) snap.RWCtxt {
@@ -123,7 +131,7 @@ func (l *Lab) Snapshot() snap.Snapshot {
 		s.Threads = append(s.Threads, ts)
 	}
 	for _, rc := range x.ActiveReads() {
-		rs := snap.Read{XID: fmt.Sprintf("0x%x", rc.XID), CurPage: rc.CurPage, PageOff: rc.PageOff, ReadBytes: rc.ReadBytes,
+		rs := snap.Read{XID: hexString(uint64(rc.XID)), CurPage: rc.CurPage, PageOff: rc.PageOff, ReadBytes: rc.ReadBytes,
 			PageCount: rc.PageCount, SQECount: rc.CC.SQECount, Pages: pageSnaps(rc.Pages, false)}
 		rs.Chunks = callHeader(rc).Chunks
 		for i := len(rc.CC.RWCtxts) - 1; i >= 0; i-- {
@@ -143,7 +151,7 @@ func (l *Lab) Snapshot() snap.Snapshot {
 		for w := c.First; w != nil; w = w.Next {
 			ws := snap.WR{Opcode: w.Op.String(), SGEs: wrSGEs(w), Bytes: w.Bytes(), Signaled: w.Signaled, WRID: w.ID}
 			if w.RKey != 0 {
-				ws.Remote, ws.RKey = fmt.Sprintf("0x%x", w.RemoteAddr), fmt.Sprintf("0x%x", w.RKey)
+				ws.Remote, ws.RKey = hexString(w.RemoteAddr), hexString(uint64(w.RKey))
 			}
 			if w.CQE != nil {
 				ws.CQE = w.CQE.Name
@@ -158,7 +166,11 @@ func (l *Lab) Snapshot() snap.Snapshot {
 			s.SQ.Waiters = append(s.SQ.Waiters, t.Name+": "+w)
 		}
 	}
-	s.CQ = append([]snap.Completion(nil), l.completions[max(0, len(l.completions)-snapshotCQ):]...)
+	if n := len(l.completions); n > 0 {
+		// Shared, not copied: addCompletion will not write over it, and
+		// the capacity is cut so appending to it cannot either.
+		s.CQ, l.cqShared = l.completions[max(0, n-snapshotCQ):n:n], true
+	}
 	for _, op := range l.Pending() {
 		s.Pending = append(s.Pending, op.String())
 	}
@@ -179,8 +191,11 @@ func (l *Lab) Snapshot() snap.Snapshot {
 			posted[e] = rq.ReplyPos
 		}
 	}
+	if n := len(l.NFS.DRC) + len(l.NFS.Evicted); n > 0 {
+		s.Positions.Replies = make([]snap.Reply, 0, n)
+	}
 	for _, e := range l.NFS.DRC {
-		r := snap.Reply{XID: fmt.Sprintf("0x%x", e.XID), Proc: e.Proc,
+		r := snap.Reply{XID: hexString(uint64(e.XID)), Proc: e.Proc,
 			Pos: e.Pos, Acked: nfsd.Acked(e, x), Inflight: e.Inflight}
 		if p, ok := posted[e]; ok && e.Inflight && e.Pos == 0 {
 			r.Pos, r.PosFromRqst = p, true
@@ -190,11 +205,15 @@ func (l *Lab) Snapshot() snap.Snapshot {
 		s.Positions.Replies = append(s.Positions.Replies, r)
 	}
 	for _, e := range l.NFS.Evicted {
-		s.Positions.Replies = append(s.Positions.Replies, snap.Reply{XID: fmt.Sprintf("0x%x", e.XID), Proc: e.Proc,
+		s.Positions.Replies = append(s.Positions.Replies, snap.Reply{XID: hexString(uint64(e.XID)), Proc: e.Proc,
 			Pos: e.Pos, Acked: true, Evicted: true, SendQueued: e.Pos != 0 && queued[e.Pos]})
 	}
 	calls := l.Client.Calls()
-	for _, k := range calls[max(0, len(calls)-snapshotCalls):] {
+	calls = calls[max(0, len(calls)-snapshotCalls):]
+	if len(calls) > 0 {
+		s.Calls = make([]snap.Call, 0, len(calls))
+	}
+	for _, k := range calls {
 		st := "prepared"
 		switch {
 		case k.Done:
@@ -206,7 +225,7 @@ func (l *Lab) Snapshot() snap.Snapshot {
 		if why, ok := l.Server.DropOf(k.XID); ok && !k.Done {
 			st, errText = "dropped", "dropped by "+why
 		}
-		s.Calls = append(s.Calls, snap.Call{XID: fmt.Sprintf("0x%x", k.XID), Label: k.Spec.Label, Proc: k.Header.Proc.String(),
+		s.Calls = append(s.Calls, snap.Call{XID: hexString(uint64(k.XID)), Label: k.Spec.Label, Proc: k.Header.Proc.String(),
 			State: st, Status: callStatus(k), Err: errText})
 	}
 	if l.seq > 0 {

@@ -5,49 +5,30 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
-// maxRunSteps bounds one command, as the engine bounds its own runs.
-const maxRunSteps = 5_000_000
+// maxRunSteps bounds one command: Lab.Run stops there.
+const maxRunSteps = engine.MaxSteps
 
 // stop says why a run ended.
-type stop int
+type stop = engine.Stop
 
 const (
-	stopReached     stop = iota // the event asked for happened
-	stopIdle                    // nothing can run
-	stopFault                   // a FAULT event: the kernel would have crashed
-	stopInterrupted             // Ctrl-C
-	stopBound                   // maxRunSteps events without getting there
+	stopReached     = engine.Reached // the event asked for happened
+	stopIdle        = engine.Idle    // nothing can run
+	stopFault       = engine.Faulted // a FAULT event: the kernel would have crashed
+	stopInterrupted = engine.Halted  // Ctrl-C
+	stopBound       = engine.Runaway // maxRunSteps events without getting there
 )
 
 // runTo steps the lab until match accepts an event (nil: never), a
-// FAULT, idle, an interrupt or the bound. It is Lab.Continue and
-// Lab.RunUntil with an interrupt check.
+// FAULT, idle, an interrupt or the bound: Lab.Run with the session's
+// interrupt as its halt.
 func (s *Session) runTo(match func(trace.Event) bool) stop {
-	l := s.lab
-	for i := 0; i < maxRunSteps; i++ {
-		if s.interrupt.Load() {
-			return stopInterrupted
-		}
-		before := l.Last().Seq
-		if !l.Step() {
-			return stopIdle
-		}
-		ev := l.Last()
-		if ev.Seq == before {
-			continue
-		}
-		if match != nil && match(ev) {
-			return stopReached
-		}
-		if ev.Kind == trace.Fault {
-			return stopFault
-		}
-	}
-	return stopBound
+	return s.lab.Run(match, s.interrupt.Load)
 }
 
 // stopError turns a run that did not reach target into the error a

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
+	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/nfs"
 	"github.com/rdmalab/rdmalab/proto/oncrpc"
 )
@@ -318,8 +319,16 @@ func (s *Server) Process(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) (drop
 // when the event's arguments are (not with the scheduler's Quiet).
 type xidArg uint32
 
+var _ trace.Appender = xidArg(0)
+
 func (x xidArg) String() string {
-	return "0x" + strconv.FormatUint(uint64(x), 16)
+	var b [10]byte
+	return string(x.AppendArg(b[:0]))
+}
+
+// AppendArg appends String() to b (trace.Appender).
+func (x xidArg) AppendArg(b []byte) []byte {
+	return strconv.AppendUint(append(b, "0x"...), uint64(x), 16)
 }
 
 // replyRoom is the capacity a reply's head is encoded into: the RPC

@@ -75,6 +75,7 @@ type Scheduler struct {
 	seq     uint64
 	idle    []*runner // runners of finished tasks, for new tasks to take
 	slab    []trace.Arg
+	argf    trace.Formatter // formats args into slab
 	// Quiet asks the model to skip formatting event arguments (benchmarks);
 	// events are still emitted so interleavings stay the same.
 	Quiet bool
@@ -355,7 +356,7 @@ func (s *Scheduler) args(kv []any) []trace.Arg {
 		s.slab = make([]trace.Arg, 0, max(256, n))
 	}
 	start := len(s.slab)
-	s.slab = trace.AppendFmt(s.slab, kv...)
+	s.slab = s.argf.AppendFmt(s.slab, kv...)
 	return s.slab[start:len(s.slab):len(s.slab)]
 }
 

@@ -142,10 +142,10 @@ type SGE struct {
 	src  string // where the bytes come from (for drawing)
 }
 
-func (s SGE) String() string { return string(s.append(make([]byte, 0, 24))) }
+func (s SGE) String() string { return string(s.AppendArg(make([]byte, 0, 24))) }
 
-// append appends String() to b.
-func (s SGE) append(b []byte) []byte {
+// AppendArg appends String() to b (trace.Appender).
+func (s SGE) AppendArg(b []byte) []byte {
 	b = s.Page.appendName(append(b, '('))
 	b = strconv.AppendInt(append(b, ','), int64(s.Off), 10)
 	b = strconv.AppendInt(append(b, ','), int64(s.Len), 10)

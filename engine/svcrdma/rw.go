@@ -902,23 +902,9 @@ func (x *Xprt) markReadSources(head *RecvCtxt) {
 }
 
 func sglString(sgl []SGE) string {
-	b := append(make([]byte, 0, 2+len(sgl)*16), '[')
-	for i, e := range sgl {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = e.append(b)
-	}
-	return string(append(b, ']'))
+	return string(sglArg(sgl).AppendArg(make([]byte, 0, 2+len(sgl)*16)))
 }
 
 func pageNames(ps []*Page) string {
-	b := append(make([]byte, 0, 2+len(ps)*6), '[')
-	for i, p := range ps {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = p.appendName(b)
-	}
-	return string(append(b, ']'))
+	return string(pagesArg(ps).AppendArg(make([]byte, 0, 2+len(ps)*6)))
 }

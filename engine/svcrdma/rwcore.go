@@ -313,7 +313,12 @@ type hexArg uint64
 
 func (h hexArg) String() string {
 	var b [18]byte
-	return string(strconv.AppendUint(append(b[:0], "0x"...), uint64(h), 16))
+	return string(h.AppendArg(b[:0]))
+}
+
+// AppendArg appends String() to b (trace.Appender).
+func (h hexArg) AppendArg(b []byte) []byte {
+	return strconv.AppendUint(append(b, "0x"...), uint64(h), 16)
 }
 
 func hex(v uint64) hexArg { return hexArg(v) }

@@ -2,9 +2,9 @@ package svcrdma
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/rdmalab/rdmalab/engine/sched"
+	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
 
@@ -45,8 +45,11 @@ func (w *WR) Bytes() int {
 	return n
 }
 
-func (w *WR) String() string {
-	b := append(make([]byte, 0, 80), w.Op.String()...)
+func (w *WR) String() string { return string(w.AppendArg(make([]byte, 0, 80))) }
+
+// AppendArg appends String() to b (trace.Appender).
+func (w *WR) AppendArg(b []byte) []byte {
+	b = append(b, w.Op.String()...)
 	switch w.Op {
 	case verbs.WRRDMARead, verbs.WRRDMAWrite, verbs.WRRDMAReadWithInv:
 		b = strconv.AppendInt(append(b, ' '), int64(w.Bytes()), 10)
@@ -71,17 +74,11 @@ func (w *WR) String() string {
 			b = append(append(b, "→"...), w.CQE.Name...)
 		}
 	}
-	return string(b)
+	return b
 }
 
 // chainString renders a chain as "READ … → READ … (signaled)".
-func chainString(first *WR) string {
-	var parts []string
-	for w := first; w != nil; w = w.Next {
-		parts = append(parts, w.String())
-	}
-	return strings.Join(parts, " → ")
-}
+func chainString(first *WR) string { return string(chainArg{first}.AppendArg(nil)) }
 
 // chainLen counts the WRs of a chain.
 func chainLen(first *WR) int {
@@ -102,3 +99,46 @@ type (
 func (c chainArg) String() string { return chainString(c.first) }
 func (s sglArg) String() string   { return sglString(s) }
 func (p pagesArg) String() string { return pageNames(p) }
+
+// The event arguments the scheduler formats in place.
+var (
+	_ trace.Appender = chainArg{}
+	_ trace.Appender = sglArg(nil)
+	_ trace.Appender = pagesArg(nil)
+	_ trace.Appender = hexArg(0)
+	_ trace.Appender = SGE{}
+	_ trace.Appender = (*WR)(nil)
+)
+
+// AppendArg appends String() to b (trace.Appender), as do the others.
+func (c chainArg) AppendArg(b []byte) []byte {
+	for w := c.first; w != nil; w = w.Next {
+		if w != c.first {
+			b = append(b, " → "...)
+		}
+		b = w.AppendArg(b)
+	}
+	return b
+}
+
+func (s sglArg) AppendArg(b []byte) []byte {
+	b = append(b, '[')
+	for i, e := range s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = e.AppendArg(b)
+	}
+	return append(b, ']')
+}
+
+func (p pagesArg) AppendArg(b []byte) []byte {
+	b = append(b, '[')
+	for i, pg := range p {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = pg.appendName(b)
+	}
+	return append(b, ']')
+}

@@ -81,31 +81,92 @@ func AppendFmt(args []Arg, kv ...any) []Arg {
 		scratch [128]byte
 		ends    [16]int // where each of the first args' value ends in b; -1: not in b
 	)
-	b := scratch[:0]
-	base, inB := len(args), false
+	b, base := scratch[:0], len(args)
 	for i := 0; i+1 < len(kv); i += 2 {
 		k, _ := kv[i].(string)
-		n := len(args) - base
-		if n < len(ends) {
-			var ok bool
-			if b, ok = appendPlain(b, kv[i+1]); ok {
-				ends[n], inB = len(b), true
-				args = append(args, Arg{Key: k})
-				continue
-			}
-			ends[n] = -1
+		ok := false
+		if n := len(args) - base; n < len(ends) {
+			b, ok = appendPlain(b, kv[i+1])
+			ends[n] = end(b, ok)
 		}
-		args = append(args, Arg{Key: k, Val: Sprint(kv[i+1])})
+		args = append(args, Arg{Key: k})
+		if !ok {
+			args[len(args)-1].Val = Sprint(kv[i+1])
+		}
 	}
-	if inB {
-		all, start := string(b), 0
-		for i := range args[base:min(len(args), base+len(ends))] {
-			if ends[i] >= 0 {
-				args[base+i].Val, start = all[start:ends[i]], ends[i]
+	return cut(args, base, ends[:], b)
+}
+
+// Appender is an argument value that appends its text, what fmt.Sprint
+// prints for it, to b: a Formatter formats it in place, without a string
+// of its own (the model's addresses, keys, SGEs and WR chains).
+type Appender interface {
+	AppendArg(b []byte) []byte
+}
+
+// Formatter is AppendFmt with a buffer kept from one call to the next,
+// which Appenders are formatted in too: the only allocation an event's
+// arguments cost is the one string they are all cut from.
+type Formatter struct {
+	buf []byte
+}
+
+// AppendFmt appends to args the Args Fmt makes of kv, one per pair.
+func (f *Formatter) AppendFmt(args []Arg, kv ...any) []Arg {
+	var ends [16]int // as AppendFmt's
+	b, base := f.buf[:0], len(args)
+	for i := 0; i+1 < len(kv); i += 2 {
+		k, _ := kv[i].(string)
+		ok := false
+		if n := len(args) - base; n < len(ends) {
+			if b, ok = appendPlain(b, kv[i+1]); !ok {
+				if a, is := kv[i+1].(Appender); is {
+					b, ok = appendArg(b, a)
+				}
 			}
+			ends[n] = end(b, ok)
+		}
+		args = append(args, Arg{Key: k})
+		if !ok {
+			args[len(args)-1].Val = Sprint(kv[i+1])
+		}
+	}
+	f.buf = b
+	return cut(args, base, ends[:], b)
+}
+
+// end is where a value formatted into b ends, or -1 when it was not.
+func end(b []byte, ok bool) int {
+	if ok {
+		return len(b)
+	}
+	return -1
+}
+
+// cut sets the values of args[base:] formatted into b (ends[i] >= 0) to
+// their pieces of one string made of b.
+func cut(args []Arg, base int, ends []int, b []byte) []Arg {
+	if len(b) == 0 {
+		return args
+	}
+	all, start := string(b), 0
+	for i := range args[base:min(len(args), base+len(ends))] {
+		if ends[i] >= 0 {
+			args[base+i].Val, start = all[start:ends[i]], ends[i]
 		}
 	}
 	return args
+}
+
+// appendArg is v.AppendArg(b), or b as it was and false when AppendArg
+// panics (a nil receiver): Sprint then prints v as fmt does.
+func appendArg(b []byte, v Appender) (out []byte, ok bool) {
+	defer func() {
+		if recover() != nil {
+			out, ok = b, false
+		}
+	}()
+	return v.AppendArg(b), true
 }
 
 // appendPlain appends v as fmt.Sprint does when it is an integer or a

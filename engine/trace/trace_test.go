@@ -3,6 +3,7 @@ package trace
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -140,5 +141,87 @@ func TestFmtMatchesSprint(t *testing.T) {
 	}
 	if Fmt() != nil {
 		t.Errorf("Fmt() is not nil")
+	}
+}
+
+// hexer is an Appender, as the model's addresses are; a nil *hexer panics
+// in AppendArg and String alike.
+type hexer struct{ v *uint64 }
+
+func (h *hexer) String() string { return string(h.AppendArg(nil)) }
+
+func (h *hexer) AppendArg(b []byte) []byte { return strconv.AppendUint(append(b, "0x"...), *h.v, 16) }
+
+// half appends part of its text, then panics, as String does.
+type half struct{}
+
+func (half) String() string { panic("half") }
+
+func (half) AppendArg(b []byte) []byte { _ = append(b, "partial"...); panic("half") }
+
+// long is an Appender whose text outgrows any small buffer.
+type long int
+
+func (l long) String() string { return strings.Repeat("ab", int(l)) }
+
+func (l long) AppendArg(b []byte) []byte {
+	for range l {
+		b = append(b, "ab"...)
+	}
+	return b
+}
+
+// TestFormatterMatchesSprint: a Formatter gives each value what Sprint
+// gives it, Appenders included (a panicking one as fmt prints it), past
+// the first 16 arguments too, and the values of one call stay as they were
+// while its buffer is reused by the next ones.
+func TestFormatterMatchesSprint(t *testing.T) {
+	x, y := uint64(0x1f000), uint64(7)
+	vals := []any{&hexer{&x}, 7, (*hexer)(nil), long(100), half{}, "s", uint64(1<<63 + 5), fmt.Errorf("boom"), long(0),
+		&hexer{&y}, true, nil, long(3), 1.5}
+	for len(vals) < 40 {
+		vals = append(vals, len(vals)*1000, long(len(vals)), &hexer{&y})
+	}
+	var (
+		f    Formatter
+		kv   []any
+		args []Arg
+	)
+	for i, v := range vals {
+		kv = append(kv, fmt.Sprintf("k%d", i), v)
+		// Each prefix of kv is one call, appending to the same args.
+		args = f.AppendFmt(args, kv...)
+	}
+	n := 0
+	for calls := 1; calls <= len(vals); calls++ {
+		for i, v := range vals[:calls] {
+			if want := (Arg{Key: fmt.Sprintf("k%d", i), Val: fmt.Sprint(v)}); args[n] != want {
+				t.Fatalf("call %d, arg %d = %+v, want %+v", calls, i, args[n], want)
+			}
+			n++
+		}
+	}
+	if got := f.AppendFmt(nil, "dangling"); got != nil {
+		t.Errorf("a key without a value made %v", got)
+	}
+}
+
+// TestFormatterAllocatesOneString: once its buffer has grown, a Formatter
+// formats numbers and Appenders into one string, the call's only
+// allocation.
+func TestFormatterAllocatesOneString(t *testing.T) {
+	x := uint64(0xdead)
+	h := &hexer{&x}
+	var (
+		f    Formatter
+		args = make([]Arg, 0, 8)
+	)
+	kv := []any{"a", 1, "h", h, "l", long(40), "s", "str", "u", uint32(9)}
+	f.AppendFmt(args, kv...)
+	if n := testing.AllocsPerRun(100, func() { args = f.AppendFmt(args[:0], kv...) }); n != 1 {
+		t.Errorf("%v allocations a call, want 1", n)
+	}
+	if got := fmt.Sprint(args); got != "[{a 1} {h 0xdead} {l "+strings.Repeat("ab", 40)+"} {s str} {u 9}]" {
+		t.Errorf("got %s", got)
 	}
 }
