@@ -121,24 +121,18 @@ func (c chainArg) AppendArg(b []byte) []byte {
 	return b
 }
 
-func (s sglArg) AppendArg(b []byte) []byte {
-	b = append(b, '[')
-	for i, e := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = e.AppendArg(b)
-	}
-	return append(b, ']')
-}
+func (s sglArg) AppendArg(b []byte) []byte { return appendList(b, s, SGE.AppendArg) }
 
-func (p pagesArg) AppendArg(b []byte) []byte {
+func (p pagesArg) AppendArg(b []byte) []byte { return appendList(b, p, (*Page).appendName) }
+
+// appendList appends the list [e0,e1,...], each element by appendOne.
+func appendList[E any](b []byte, list []E, appendOne func(E, []byte) []byte) []byte {
 	b = append(b, '[')
-	for i, pg := range p {
+	for i, e := range list {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = pg.appendName(b)
+		b = appendOne(e, b)
 	}
 	return append(b, ']')
 }

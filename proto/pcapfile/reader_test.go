@@ -84,6 +84,22 @@ func TestReadKernelCaptures(t *testing.T) {
 
 // TestGzipAndPcapNG rewrites a capture as gzip, as pcapng (with our writer)
 // and as gzip-compressed pcapng: the same frames come back.
+// writeNG writes recs as a pcapng file with interfaces of links, all on
+// the first, and returns the writer for more.
+func writeNG(t *testing.T, out *bytes.Buffer, recs []rec, links ...pcapfile.LinkType) *pcapfile.NgWriter {
+	t.Helper()
+	w, err := pcapfile.NewNgWriter(out, links...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range recs {
+		if err := w.WritePacket(0, rc.ci, rc.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
 func TestGzipAndPcapNG(t *testing.T) {
 	b := testutil.ReadCapture(t, "rdmacm-rping.pcap")
 	want, _, err := readAll(t, b)
@@ -91,15 +107,7 @@ func TestGzipAndPcapNG(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ng bytes.Buffer
-	w, err := pcapfile.NewNgWriter(&ng, pcapfile.LinkTypeEthernet, pcapfile.LinkTypeLinuxSLL2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, rc := range want {
-		if err := w.WritePacket(0, rc.ci, rc.data); err != nil {
-			t.Fatal(err)
-		}
-	}
+	w := writeNG(t, &ng, want, pcapfile.LinkTypeEthernet, pcapfile.LinkTypeLinuxSLL2)
 	if err := w.WritePacket(1, gopacket.CaptureInfo{Timestamp: time.Unix(1, 5), CaptureLength: 3, Length: 9}, []byte{1, 2, 3}); err != nil {
 		t.Fatal(err)
 	}
@@ -328,15 +336,7 @@ func TestNextDoesNotAllocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ng bytes.Buffer
-	w, err := pcapfile.NewNgWriter(&ng, pcapfile.LinkTypeEthernet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, rc := range recs {
-		if err := w.WritePacket(0, rc.ci, rc.data); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeNG(t, &ng, recs, pcapfile.LinkTypeEthernet)
 	for name, data := range map[string][]byte{"pcap": b, "pcapng": ng.Bytes()} {
 		r, err := pcapfile.NewReader(bytes.NewReader(data))
 		if err != nil {
