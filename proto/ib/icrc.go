@@ -28,12 +28,71 @@ import (
 )
 
 // The headers are masked into a copy (at most 8 + 40 + 8 + 12 bytes, or
-// LRH + GRH + BTH) fed to the CRC in one piece, then the rest of the
-// packet in another: hash/crc32 runs its fast (CLMUL or slicing-by-8) path
-// only over long pieces, so the payload must not be cut. hash/crc32 keeps
+// LRH + GRH + BTH) and the CRC runs over it, then over the rest of the
+// packet in place. hash/crc32's fast path (CLMUL) takes only a multiple of
+// 16 bytes, at least 64; it does whatever is shorter or left over a byte
+// at a time, and its slicing-by-8 loop leaves the last 8 bytes to that
+// loop too. Those bytes were most of the ICRC of a small packet, so the
+// copy and everything but the fast path's part go through crcTables
+// instead, which take 8 and then 4 bytes at a time. hash/crc32 keeps
 // what it is given on the heap, so the copy lives in a Checker that a
 // decoder reuses.
 const maxMasked = 8 + GRHLen + 8 + BTHLen
+
+// crcTables are the slicing-by-8 tables of the reflected IEEE polynomial:
+// t[0] is the byte table, t[k][i] is t[k-1][i] run through a zero byte.
+type crcTables [8][256]uint32
+
+// ieee is read only, built once: it is what the package's CRCs share.
+var ieee = makeCRCTables()
+
+func makeCRCTables() *crcTables {
+	t := new(crcTables)
+	for i := range t[0] {
+		c := uint32(i)
+		for range 8 {
+			c = c>>1 ^ 0xedb88320&-(c&1)
+		}
+		t[0][i] = c
+	}
+	for k := 1; k < 8; k++ {
+		for i := range t[k] {
+			c := t[k-1][i]
+			t[k][i] = t[0][c&0xff] ^ c>>8
+		}
+	}
+	return t
+}
+
+// update runs the CRC register reg (the inverted CRC) over p.
+func (t *crcTables) update(reg uint32, p []byte) uint32 {
+	for len(p) >= 8 {
+		reg ^= binary.LittleEndian.Uint32(p)
+		reg = t[0][p[7]] ^ t[1][p[6]] ^ t[2][p[5]] ^ t[3][p[4]] ^
+			t[4][reg>>24] ^ t[5][reg>>16&0xff] ^ t[6][reg>>8&0xff] ^ t[7][reg&0xff]
+		p = p[8:]
+	}
+	if len(p) >= 4 {
+		reg ^= binary.LittleEndian.Uint32(p)
+		reg = t[0][reg>>24] ^ t[1][reg>>16&0xff] ^ t[2][reg>>8&0xff] ^ t[3][reg&0xff]
+		p = p[4:]
+	}
+	for _, b := range p {
+		reg = t[0][byte(reg)^b] ^ reg>>8
+	}
+	return reg
+}
+
+// updateLong is update that hands hash/crc32's fast path the longest
+// multiple of 16 bytes at the end of p, when it is 64 bytes or more.
+func (t *crcTables) updateLong(reg uint32, p []byte) uint32 {
+	head := len(p) & 15
+	if len(p)-head < 64 {
+		return t.update(reg, p)
+	}
+	reg = t.update(reg, p[:head])
+	return ^crc32.Update(^reg, crc32.IEEETable, p[head:])
+}
 
 // A Checker computes ICRCs (RoCEv2ICRC, RoCEv1ICRC, NativeICRC) in one
 // buffer it reuses, without allocating. The zero value is ready; one
@@ -81,9 +140,13 @@ func (m *masked) bth(pkt []byte, off int) {
 
 // icrc returns the CRC of the masked headers followed by rest, in
 // Wireshark's byte order.
-func (m *masked) icrc(rest []byte) uint32 {
-	c := crc32.Update(0, crc32.IEEETable, m.b[:m.n])
-	return bits.ReverseBytes32(crc32.Update(c, crc32.IEEETable, rest))
+func (m *masked) icrc(rest []byte) uint32 { return m.icrcAfter(^uint32(0), rest) }
+
+// icrcAfter is icrc for a CRC register that has already run over reg's
+// bytes.
+func (m *masked) icrcAfter(reg uint32, rest []byte) uint32 {
+	reg = ieee.update(reg, m.b[:m.n])
+	return bits.ReverseBytes32(^ieee.updateLong(reg, rest))
 }
 
 // RoCEv2ICRC computes the ICRC of a RoCEv2 packet. pkt runs from the first
@@ -125,14 +188,13 @@ func roCEv2ICRC(m *masked, pkt []byte) (uint32, error) {
 		ip[8] = 0xff                // TTL
 		ip[10], ip[11] = 0xff, 0xff // header checksum
 		if ipLen > 20 {
-			c := crc32.Update(0, crc32.IEEETable, m.b[:m.n])
-			c = crc32.Update(c, crc32.IEEETable, pkt[20:ipLen])
+			reg := ieee.update(^uint32(0), m.b[:m.n])
+			reg = ieee.update(reg, pkt[20:ipLen])
 			m.n = 0
 			m.add(pkt[ipLen : ipLen+6])
 			m.ones(2)
 			m.bth(pkt, ipLen+8)
-			c = crc32.Update(c, crc32.IEEETable, m.b[:m.n])
-			return bits.ReverseBytes32(crc32.Update(c, crc32.IEEETable, pkt[ipLen+8+BTHLen:len(pkt)-ICRCLen])), nil
+			return m.icrcAfter(reg, pkt[ipLen+8+BTHLen:len(pkt)-ICRCLen]), nil
 		}
 	}
 	m.add(pkt[ipLen : ipLen+6])

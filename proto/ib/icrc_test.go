@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -209,23 +210,29 @@ func TestRoCEv2ICRCIPv4(t *testing.T) {
 	}
 }
 
-// BenchmarkRoCEv2ICRC is the ICRC of a 1 KiB-payload RoCEv2 packet.
+// BenchmarkRoCEv2ICRC is the ICRC of RoCEv2 packets: an acknowledge (the
+// 4-byte AETH), an RPC-sized Send, and 1 KiB and 4 KiB payloads with 0
+// and 12 bytes over a multiple of 16.
 func BenchmarkRoCEv2ICRC(b *testing.B) {
-	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolUDP, SrcIP: []byte{192, 0, 2, 1}, DstIP: []byte{192, 0, 2, 2}}
-	udp := &layers.UDP{SrcPort: 49152, DstPort: ib.UDPPortRoCEv2}
-	bth := &ib.BTH{Opcode: ib.OpcodeRCSendOnly, PKey: 0xffff, DestQP: 0x11}
-	buf := gopacket.NewSerializeBuffer()
-	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true}, ip, udp, bth, gopacket.Payload(make([]byte, 1024))); err != nil {
-		b.Fatal(err)
-	}
-	pkt := buf.Bytes()
-	b.SetBytes(int64(len(pkt)))
-	b.ReportAllocs()
-	var c ib.Checker
-	for b.Loop() {
-		if _, err := c.RoCEv2ICRC(pkt); err != nil {
-			b.Fatal(err)
-		}
+	for _, n := range []int{4, 204, 1024, 1036, 4108} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolUDP, SrcIP: []byte{192, 0, 2, 1}, DstIP: []byte{192, 0, 2, 2}}
+			udp := &layers.UDP{SrcPort: 49152, DstPort: ib.UDPPortRoCEv2}
+			bth := &ib.BTH{Opcode: ib.OpcodeRCSendOnly, PKey: 0xffff, DestQP: 0x11}
+			buf := gopacket.NewSerializeBuffer()
+			if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true}, ip, udp, bth, gopacket.Payload(make([]byte, n))); err != nil {
+				b.Fatal(err)
+			}
+			pkt := buf.Bytes()
+			b.SetBytes(int64(len(pkt)))
+			b.ReportAllocs()
+			var c ib.Checker
+			for b.Loop() {
+				if _, err := c.RoCEv2ICRC(pkt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
