@@ -36,19 +36,28 @@ func (s *Segment) Bytes(want uint32) (b []byte, missing int) {
 
 // appendBytes is Bytes appending to dst.
 func (s *Segment) appendBytes(dst []byte, want uint32) ([]byte, int) {
-	return s.rebuild(dst, want, true)
+	return s.rebuild(dst, want, modeBuild)
 }
 
 // missing returns how many of the first want bytes Bytes would report
 // missing, without building them.
 func (s *Segment) missing(want uint32) int {
-	_, m := s.rebuild(nil, want, false)
+	_, m := s.rebuild(nil, want, modeCount)
 	return m
 }
 
-// rebuild appends the bytes Bytes returns to dst when build is set, and
-// counts the missing ones.
-func (s *Segment) rebuild(dst []byte, want uint32, build bool) ([]byte, int) {
+// buildMode is what Segment.rebuild does besides counting missing bytes.
+type buildMode uint8
+
+const (
+	modeCount   buildMode = iota // nothing
+	modeBuild                    // append the bytes to dst
+	modeOnZeros                  // append them to a dst whose spare capacity is all zero: zeros are not written
+)
+
+// rebuild appends the bytes Bytes returns to dst, as mode says, and counts
+// the missing ones.
+func (s *Segment) rebuild(dst []byte, want uint32, mode buildMode) ([]byte, int) {
 	ps := s.pieces
 	if s.prefix > 0 { // the first piece, as put would have kept it
 		if len(ps) == 0 {
@@ -79,18 +88,18 @@ func (s *Segment) rebuild(dst []byte, want uint32, build bool) ([]byte, int) {
 			if zeros+hole > seen {
 				break // a hole wider than what was seen: not made up
 			}
-			if build {
-				dst = appendZeros(dst, hole)
+			if mode != modeCount {
+				dst = appendZeros(dst, hole, mode)
 			}
 			zeros += hole
 			covered = p.off
 		}
-		if build {
+		if mode != modeCount {
 			from, to := covered-p.off, end-p.off
 			if uint64(len(p.data)) >= to {
 				dst = append(dst, p.data[from:to]...)
 			} else {
-				dst = appendZeros(dst, to-from) // the bytes were not kept
+				dst = appendZeros(dst, to-from, mode) // the bytes were not kept
 			}
 		}
 		covered = end
@@ -147,10 +156,14 @@ func coverage(ps []piece, limit uint64) uint64 {
 	return n
 }
 
-func appendZeros(dst []byte, n uint64) []byte {
+// appendZeros appends n zeros to dst; with modeOnZeros they are there
+// already (a new array from slices.Grow is zero past the old capacity).
+func appendZeros(dst []byte, n uint64, mode buildMode) []byte {
 	base := len(dst)
 	dst = slices.Grow(dst, int(n))[:base+int(n)]
-	clear(dst[base:])
+	if mode != modeOnZeros {
+		clear(dst[base:])
+	}
 	return dst
 }
 
@@ -167,13 +180,30 @@ func (c *Chunk) data(wantOf func(*Segment) uint32) ([]byte, int) {
 }
 
 func (c *Chunk) appendData(dst []byte, wantOf func(*Segment) uint32) ([]byte, int) {
+	return c.rebuild(dst, wantOf, modeBuild)
+}
+
+// rebuild is appendData as mode says.
+func (c *Chunk) rebuild(dst []byte, wantOf func(*Segment) uint32, mode buildMode) ([]byte, int) {
 	missing := 0
 	for _, s := range c.Segments {
 		var m int
-		dst, m = s.appendBytes(dst, wantOf(s))
+		dst, m = s.rebuild(dst, wantOf(s), mode)
 		missing += m
 	}
 	return dst, missing
+}
+
+// keepsBytes says whether any of c's segments kept bytes it saw.
+func (c *Chunk) keepsBytes() bool {
+	for _, s := range c.Segments {
+		for _, p := range s.pieces {
+			if len(p.data) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // missing returns how many bytes data would report missing, without
@@ -242,7 +272,34 @@ func incomplete(missing int) error {
 func (r *RPC) ReplyBytes() ([]byte, error) { return r.rebuildReply(nil) }
 
 // rebuildBufs are buffers a rebuild may reuse.
-type rebuildBufs struct{ chunk, msg []byte }
+type rebuildBufs struct {
+	chunk, msg []byte
+	// dirty are the ranges of msg's array that may not be zero. A reply
+	// rebuilt in msg is the inline reply around the Write chunk's bytes,
+	// which are zeros when the capture's were not kept (a READ's megabyte
+	// in a streaming decode): the next rebuild clears these ranges and
+	// leaves those bytes as they are.
+	dirty  [3][2]int
+	ndirty int
+}
+
+// zeroMsg returns msg emptied, its array all zero.
+func (b *rebuildBufs) zeroMsg() []byte {
+	m := b.msg[:cap(b.msg)]
+	for _, d := range b.dirty[:b.ndirty] {
+		clear(m[d[0]:d[1]])
+	}
+	b.ndirty = 0
+	return m[:0]
+}
+
+// soil records msg[from:to] as maybe not zero.
+func (b *rebuildBufs) soil(from, to int) {
+	if from < to {
+		b.dirty[b.ndirty] = [2]int{from, to}
+		b.ndirty++
+	}
+}
 
 // rebuildReply is ReplyBytes building in bufs when it is not nil: the
 // result is then valid until the next use of bufs. When there is nothing
@@ -273,13 +330,23 @@ func (r *RPC) rebuildReply(bufs *rebuildBufs) ([]byte, error) {
 	if !ok {
 		return base, errors.New("write chunk data: rdmalab does not know where this procedure's results carry it")
 	}
+	mode := modeBuild
+	if bufs != nil {
+		msgBuf, mode = bufs.zeroMsg(), modeOnZeros
+	}
 	out := append(msgBuf, base[:pos]...)
-	out, m := r.WriteChunks[0].appendData(out, segWant)
+	out, m := r.WriteChunks[0].rebuild(out, segWant, mode)
 	missing += m
-	out = append(out, make([]byte, xdr.PadLen(len(out)-pos))...)
+	end := len(out)
+	out = appendZeros(out, uint64(xdr.PadLen(len(out)-pos)), mode)
 	out = append(out, base[pos:]...)
 	if bufs != nil {
 		bufs.msg = out[:0]
+		bufs.soil(0, pos)
+		if r.WriteChunks[0].keepsBytes() {
+			bufs.soil(pos, end)
+		}
+		bufs.soil(end, len(out))
 	}
 	return out, incomplete(missing)
 }

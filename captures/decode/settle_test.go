@@ -1,12 +1,15 @@
 package decode
 
 import (
+	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rdmalab/rdmalab/internal/testutil"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
@@ -38,8 +41,8 @@ func TestSegmentSettle(t *testing.T) {
 			dropped.pieces[i].data = nil // what release did before settle
 		}
 		for _, want := range []uint32{length, length / 2, length + 10} {
-			wantB, wantM := dropped.rebuild(nil, want, true)
-			leanB, leanM := lean.rebuild(nil, want, true)
+			wantB, wantM := dropped.rebuild(nil, want, modeBuild)
+			leanB, leanM := lean.rebuild(nil, want, modeBuild)
 			if !slices.Equal(leanB, wantB) || leanM != wantM {
 				t.Fatalf("trial %d, want %d: unkept segment rebuilds %d bytes, %d missing; pieces %v give %d, %d",
 					trial, want, len(leanB), leanM, dropped.pieces, len(wantB), wantM)
@@ -47,8 +50,8 @@ func TestSegmentSettle(t *testing.T) {
 		}
 		kept.settle()
 		for _, want := range []uint32{length, length / 2, length + 10} {
-			wantB, wantM := dropped.rebuild(nil, want, true)
-			gotB, gotM := kept.rebuild(nil, want, true)
+			wantB, wantM := dropped.rebuild(nil, want, modeBuild)
+			gotB, gotM := kept.rebuild(nil, want, modeBuild)
 			if !slices.Equal(gotB, wantB) || gotM != wantM {
 				t.Fatalf("trial %d, want %d: settled segment rebuilds %d bytes, %d missing; pieces %v give %d, %d",
 					trial, want, len(gotB), gotM, dropped.pieces, len(wantB), wantM)
@@ -104,5 +107,45 @@ func TestIndexDropsReplyChunkBytes(t *testing.T) {
 	}
 	if replies == 0 || rebuilt == 0 {
 		t.Fatalf("%d replies through a Reply chunk, %d trees saying the reply rebuilt", replies, rebuilt)
+	}
+}
+
+// A reply rebuilt in reused buffers is the reply rebuilt afresh, whatever
+// was rebuilt in them before: Write chunk bytes kept or not (zeros the
+// buffers skip writing), longer replies before shorter ones.
+func TestRebuildReplyReusesBufs(t *testing.T) {
+	var rpcs []*RPC
+	for _, name := range testutil.KernelCaptures() {
+		for _, opt := range []Options{{}, {DropChunkData: true}} {
+			pr, err := pcapfile.NewReader(bytes.NewReader(testutil.ReadCapture(t, name)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			an, err := decodeAll(pr, name, opt, func(*Packet) error { return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			rpcs = append(rpcs, an.RPCs()...)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var bufs rebuildBufs
+	withData := 0
+	for range 3 {
+		rng.Shuffle(len(rpcs), func(i, j int) { rpcs[i], rpcs[j] = rpcs[j], rpcs[i] })
+		for _, r := range rpcs {
+			want, werr := r.ReplyBytes()
+			got, gerr := r.rebuildReply(&bufs)
+			if !bytes.Equal(got, want) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Fatalf("XID 0x%08x: rebuilt in reused buffers: %d bytes (%v), afresh %d bytes (%v)",
+					r.XID, len(got), gerr, len(want), werr)
+			}
+			if len(r.WriteChunks) > 0 && r.WriteChunks[0].written() > 0 {
+				withData++
+			}
+		}
+	}
+	if withData == 0 {
+		t.Fatal("no reply with Write chunk data in the kernel captures")
 	}
 }
