@@ -68,31 +68,67 @@ func appendUint(b []byte, v uint64) []byte {
 }
 
 // appendUintPad is fmt's %0Nd for unsigned values: at least width digits.
+// It splits v into groups of eight and four digits whose pairs do not wait
+// on each other's divisions, rather than taking two digits at a time off
+// the end, each division waiting on the one before.
 func appendUintPad(b []byte, v uint64, width int) []byte {
 	n := max(decimalLen(v), width)
 	b = slices.Grow(b, n)
 	start := len(b)
-	i := start + n
-	b = b[:i]
-	for v >= 100 {
-		q := v / 100
-		r := 2 * (v - 100*q)
-		i -= 2
-		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
+	b = b[:start+n]
+	d := b[start:]
+	i := n
+	for v >= 1e8 {
+		q := v / 1e8
+		put8(d[i-8:i], uint32(v-q*1e8))
 		v = q
+		i -= 8
 	}
-	if v >= 10 {
+	u := uint32(v)
+	if u >= 1e4 {
+		q := u / 1e4
+		put4(d[i-4:i], u-q*1e4)
+		u = q
+		i -= 4
+	}
+	if u >= 100 {
+		q := u / 100
+		put2(d[i-2:i], u-q*100)
+		u = q
 		i -= 2
-		b[i], b[i+1] = digitPairs[2*v], digitPairs[2*v+1]
+	}
+	if u >= 10 {
+		put2(d[i-2:i], u)
+		i -= 2
 	} else {
 		i--
-		b[i] = byte('0' + v)
+		d[i] = byte('0' + u)
 	}
-	for i > start {
+	for i > 0 {
 		i--
-		b[i] = '0'
+		d[i] = '0'
 	}
 	return b
+}
+
+// put2 writes u < 100 as two digits.
+func put2(d []byte, u uint32) {
+	_ = d[1]
+	d[0], d[1] = digitPairs[2*u], digitPairs[2*u+1]
+}
+
+// put4 writes u < 10000 as four digits.
+func put4(d []byte, u uint32) {
+	hi := u / 100
+	put2(d[0:2], hi)
+	put2(d[2:4], u-hi*100)
+}
+
+// put8 writes u < 10^8 as eight digits.
+func put8(d []byte, u uint32) {
+	hi := u / 1e4
+	put4(d[0:4], hi)
+	put4(d[4:8], u-hi*1e4)
 }
 
 const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +

@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -179,10 +180,16 @@ func (w *jsonw) hex(key string, v uint64, width int) {
 	w.b = append(w.b, '"')
 }
 
+// appendHex appends the low width hex digits of v, zeros included.
 func appendHex(b []byte, v uint64, width int) []byte {
 	const digits = "0123456789abcdef"
+	b = slices.Grow(b, width)
+	n := len(b)
+	b = b[:n+width]
+	d := b[n:]
 	for i := width - 1; i >= 0; i-- {
-		b = append(b, digits[v>>(4*uint(i))&0xf])
+		d[i] = digits[v&0xf]
+		v >>= 4
 	}
 	return b
 }
