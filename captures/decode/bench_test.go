@@ -104,7 +104,7 @@ func BenchmarkLayers(b *testing.B) {
 }
 
 // kernelFrames reads every frame of a kernel capture into memory.
-func kernelFrames(b *testing.B, name string) [][]byte {
+func kernelFrames(b testing.TB, name string) [][]byte {
 	b.Helper()
 	r, err := pcapfile.Open(testutil.Capture(b, name))
 	if err != nil {
@@ -122,7 +122,7 @@ func kernelFrames(b *testing.B, name string) [][]byte {
 // repeatedCapture returns a pcap of n packets: the frames of a kernel
 // capture over and over, each round's PSNs moved on by 4096 (ICRCs
 // recomputed) so that the analysis sees new traffic, not retransmissions.
-func repeatedCapture(b *testing.B, name string, n int) []byte {
+func repeatedCapture(b testing.TB, name string, n int) []byte {
 	frames := kernelFrames(b, name)
 	var out bytes.Buffer
 	w, err := pcapfile.NewWriter(&out, pcapfile.LinkTypeEthernet, 65535)

@@ -90,6 +90,9 @@ func ReadFileWith(path string, opt Options, fn func(*Packet) error) (*Analyzer, 
 		return nil, fileError(path, err)
 	}
 	defer pr.Close()
+	if st, err := f.Stat(); err == nil && st.Size() >= aheadMin {
+		return decodeAhead(pr, path, opt, fn)
+	}
 	return decodeAll(pr, path, opt, fn)
 }
 
@@ -112,6 +115,34 @@ func decodeAll(r *pcapfile.Reader, path string, opt Options, fn func(*Packet) er
 	}
 	d.Finish()
 	return d.an, nil
+}
+
+// decodeAhead is decodeAll with the records read ahead (readahead.go).
+func decodeAhead(r *pcapfile.Reader, path string, opt Options, fn func(*Packet) error) (*Analyzer, error) {
+	d := NewDecoderWith(opt)
+	ra := startReadAhead(r, opt.SkipCRCs)
+	defer ra.stop()
+	err := func() error {
+		for b := range ra.full {
+			for i := range b.recs {
+				d.fd.hint = b.hints[i]
+				if err := fn(d.Decode(&b.recs[i])); err != nil {
+					return err
+				}
+			}
+			d.fd.hint = icrcHint{}
+			if errors.Is(b.err, io.EOF) {
+				return nil
+			}
+			if b.err != nil {
+				return fileError(path, b.err)
+			}
+			ra.free <- b
+		}
+		return nil
+	}()
+	d.Finish()
+	return d.an, err
 }
 
 // FileError is a problem with a capture file: its name and, from package

@@ -42,6 +42,7 @@ type frameDecoder struct {
 	ipoib ib.IPoIB
 	pay   gopacket.Payload
 	icrc  ib.Checker
+	hint  icrcHint // the ICRC the read-ahead computed for this frame
 
 	parsers   map[gopacket.LayerType]*gopacket.DecodingLayerParser
 	last      *gopacket.DecodingLayerParser // parsers[lastFirst]
@@ -380,6 +381,10 @@ func (d *frameDecoder) checkCRCs(p *Packet) {
 	var err error
 	switch p.Encap {
 	case EncapRoCEv2:
+		if h := d.hint; h.ok && int(h.start) == offsetIn(frame, span) && int(h.end) == offsetIn(frame, span)+len(span) {
+			c = h.crc
+			break
+		}
 		c, err = d.icrc.RoCEv2ICRC(span)
 	case EncapRoCEv1:
 		c, err = d.icrc.RoCEv1ICRC(span)

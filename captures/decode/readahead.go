@@ -1,0 +1,139 @@
+package decode
+
+import (
+	"encoding/binary"
+
+	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
+)
+
+// Read-ahead: a second goroutine reads the records, copies them into
+// batches and computes the ICRC of each RoCEv2 packet (a sixth of a
+// decode's time, and the only step that reads every payload byte), while
+// the first decodes, analyses and writes. The decoding goroutine then
+// touches little more than each packet's headers, which it reads from
+// the other core's cache. Everything else stays on one goroutine: the
+// analysis is one sequence of states.
+
+const (
+	aheadMin     = 4 << 20   // smaller files are read on one goroutine: the second costs more than it saves
+	batchBytes   = 256 << 10 // a batch's packet bytes: it stays in a core's cache
+	batchRecords = 1024
+	batches      = 4 // in flight: one being read, one decoded, two waiting
+)
+
+// batch is records read ahead, their bytes in one arena, and the ICRC the
+// reader computed for each.
+type batch struct {
+	recs  []pcapfile.Record
+	hints []icrcHint
+	arena []byte
+	err   error // what ended the reading after recs: io.EOF at the end
+}
+
+// icrcHint is the ICRC of frame[start:end] when ok: checkCRCs takes it
+// when the decoder finds the same span, and computes the ICRC itself
+// otherwise.
+type icrcHint struct {
+	start, end int32
+	crc        uint32
+	ok         bool
+}
+
+// readAhead is the reading goroutine and its batches.
+type readAhead struct {
+	full chan *batch
+	free chan *batch
+	done chan struct{}
+}
+
+// startReadAhead starts reading r ahead.
+func startReadAhead(r *pcapfile.Reader, skipCRCs bool) *readAhead {
+	ra := &readAhead{full: make(chan *batch, batches), free: make(chan *batch, batches), done: make(chan struct{})}
+	for range batches {
+		ra.free <- &batch{}
+	}
+	go ra.run(r, skipCRCs)
+	return ra
+}
+
+// stop ends the reading goroutine: the decoder is done with the batches.
+func (ra *readAhead) stop() {
+	close(ra.done)
+	for range ra.full {
+	}
+}
+
+func (ra *readAhead) run(r *pcapfile.Reader, skipCRCs bool) {
+	defer close(ra.full)
+	var ck ib.Checker
+	ether := r.LinkType() == pcapfile.LinkTypeEthernet && !skipCRCs
+	for {
+		var b *batch
+		select {
+		case b = <-ra.free:
+		case <-ra.done:
+			return
+		}
+		b.recs, b.hints, b.arena, b.err = b.recs[:0], b.hints[:0], b.arena[:0], nil
+		for len(b.arena) < batchBytes && len(b.recs) < batchRecords {
+			var rec pcapfile.Record
+			if err := r.Next(&rec); err != nil {
+				b.err = err
+				break
+			}
+			var h icrcHint
+			if ether {
+				h = roceV2Hint(&ck, rec.Data)
+			}
+			b.hints = append(b.hints, h)
+			b.arena = append(b.arena, rec.Data...)
+			rec.Data = rec.Data[:len(rec.Data):len(rec.Data)] // its length; pointed into the arena below
+			b.recs = append(b.recs, rec)
+		}
+		// The arena has stopped moving: point each record into it.
+		off := 0
+		for i := range b.recs {
+			n := len(b.recs[i].Data)
+			b.recs[i].Data = b.arena[off : off+n : off+n]
+			off += n
+		}
+		select {
+		case ra.full <- b:
+		case <-ra.done:
+			return
+		}
+		if b.err != nil {
+			return
+		}
+	}
+}
+
+// roceV2Hint computes the ICRC of an Ethernet frame carrying RoCEv2 over
+// IPv4 without options tags or fragments, over the span the decoder
+// will find: from the IP header to the end of the UDP payload, as the
+// IP total length and UDP length bound it.
+func roceV2Hint(ck *ib.Checker, f []byte) icrcHint {
+	const eth = 14
+	if len(f) < eth+20+8 || binary.BigEndian.Uint16(f[12:]) != 0x0800 {
+		return icrcHint{}
+	}
+	ip := f[eth:]
+	ihl := int(ip[0]&0xf) * 4
+	total := int(binary.BigEndian.Uint16(ip[2:]))
+	if ip[0]>>4 != 4 || ip[9] != 17 || ihl < 20 || total < ihl+8 || total > len(ip) ||
+		binary.BigEndian.Uint16(ip[6:])&0x3fff != 0 { // more fragments, or an offset
+		return icrcHint{}
+	}
+	udp := ip[ihl:total]
+	ulen := int(binary.BigEndian.Uint16(udp[4:]))
+	if binary.BigEndian.Uint16(udp[2:]) != ib.UDPPortRoCEv2 || ulen < 8 || ulen > len(udp) {
+		return icrcHint{}
+	}
+	end := eth + ihl + ulen
+	c, err := ck.RoCEv2ICRC(f[eth:end])
+	if err != nil {
+		return icrcHint{}
+	}
+	return icrcHint{start: eth, end: int32(end), crc: c, ok: true}
+}
