@@ -242,3 +242,79 @@ func TestRecycledChunkBuffers(t *testing.T) {
 		}
 	}
 }
+
+// TestRecycledBufferShorterRead: a READ shorter than its Write chunk, into
+// the buffers a longer READ filled, shows zeroes past its data (and in
+// the page-offset padding), byte for byte what fresh buffers show, whether
+// the buffers are first read before the server writes or after.
+func TestRecycledBufferShorterRead(t *testing.T) {
+	const long, short = 20000, 12000
+	opts := ChunkOpts{Segments: 2, PageOff: 100}
+	// run returns the short READ and, with peek, its segments' bytes
+	// before the server wrote.
+	run := func(recycle, peek bool) (r2 *xprt.Call, early [][]byte) {
+		l := newLab(t, func(s *Settings) { s.AutoComplete = true })
+		l.Client.Recycle = recycle
+		if _, err := l.Write(long, ChunkOpts{Segments: 2}); err != nil {
+			t.Fatal(err)
+		}
+		l.Continue()
+		r1, err := l.Read(long, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Continue()
+		first := map[*byte]bool{}
+		for _, s := range r1.Segs {
+			first[&s.Buf[:1][0]] = true
+		}
+		writeRead(t, l, 4, 512) // r1 leaves the whole calls
+		o := opts
+		o.ChunkLen = long
+		if r2, err = l.Read(short, o); err != nil {
+			t.Fatal(err)
+		}
+		reused := 0
+		for _, s := range r2.Segs {
+			if first[&s.Buf[:1][0]] {
+				reused++
+			}
+			if peek {
+				early = append(early, bytes.Clone(s.Data()))
+			}
+		}
+		if recycle && (reused != len(r2.Segs) || reused != 2) {
+			t.Fatalf("%d of %d Write chunk buffers reused: the test needs both", reused, len(r2.Segs))
+		}
+		l.Continue()
+		if !r2.Done || r2.Err != "" {
+			t.Fatalf("recycle %v: the short READ: done %v, err %q", recycle, r2.Done, r2.Err)
+		}
+		return r2, early
+	}
+	fresh, freshEarly := run(false, true)
+	want := Pattern(DefaultSettings().Seed, 0, short)
+	for _, peek := range []bool{false, true} {
+		got, gotEarly := run(true, peek)
+		if !bytes.Equal(got.Reply.WriteChunks[0], want) {
+			t.Errorf("peek %v: the short READ into recycled buffers got %d bytes, not the file's first %d", peek, len(got.Reply.WriteChunks[0]), short)
+		}
+		var data []byte
+		for i, s := range got.Segs {
+			f := fresh.Segs[i]
+			if peek && !bytes.Equal(gotEarly[i], freshEarly[i]) {
+				t.Errorf("segment %d (%s) before the server wrote: recycled and fresh buffers differ", i, s.Kind)
+			}
+			if !bytes.Equal(s.Buf, f.Buf) {
+				t.Errorf("peek %v: segment %d (%s): recycled buffer differs from a fresh one", peek, i, s.Kind)
+			}
+			if !bytes.Equal(s.Data(), f.Data()) {
+				t.Errorf("peek %v: segment %d (%s): recycled data differs from a fresh buffer's", peek, i, s.Kind)
+			}
+			data = append(data, s.Data()...)
+		}
+		if !bytes.Equal(data[:short], want) || !bytes.Equal(data[short:], make([]byte, long-short)) {
+			t.Errorf("peek %v: the chunk is not the file's first %d bytes then zeroes", peek, short)
+		}
+	}
+}

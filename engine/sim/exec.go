@@ -236,12 +236,12 @@ func (f *Fabric) execWrite(o *op, t *Transfer) {
 		f.rnr(o, t)
 		return
 	}
-	dst, ok := resolveRemote(&f.dstSegs, p.pd, wr.RKey, wr.RemoteAddr, o.w.bytes, verbs.AccessRemoteWrite)
+	dst, m, ok := resolveRemote(&f.dstSegs, p.pd, wr.RKey, wr.RemoteAddr, o.w.bytes, verbs.AccessRemoteWrite)
 	if !ok {
 		f.nak(o, t, p, NAKRemoteAccess, verbs.StatusRemAccessErr)
 		return
 	}
-	copySegs(dst, src)
+	m.noteWrite(wr.RemoteAddr, copySegs(dst, src))
 	if withImm {
 		f.recvDone(p, t, verbs.WC{Status: verbs.StatusSuccess, Opcode: verbs.WCRecvWithImm,
 			ByteLen: uint32(o.w.bytes), SrcQP: q.num, WithImm: true, ImmData: wr.ImmData})
@@ -258,7 +258,7 @@ func (f *Fabric) execRead(o *op, t *Transfer) {
 		f.finish(o, t, verbs.StatusRetryExcErr)
 		return
 	}
-	src, ok := resolveRemote(&f.srcSegs, p.pd, wr.RKey, wr.RemoteAddr, o.w.bytes, verbs.AccessRemoteRead)
+	src, _, ok := resolveRemote(&f.srcSegs, p.pd, wr.RKey, wr.RemoteAddr, o.w.bytes, verbs.AccessRemoteRead)
 	if !ok {
 		f.nak(o, t, p, NAKRemoteAccess, verbs.StatusRemAccessErr)
 		return

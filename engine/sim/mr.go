@@ -34,9 +34,12 @@ type mr struct {
 	base     uint64
 	maxPages int
 	segs     [][]byte
+
+	// log holds the spans RDMA Writes stored, as offsets from addr.
+	log verbs.WriteLog
 }
 
-var _ verbs.MR = (*mr)(nil)
+var _ verbs.LoggedMR = (*mr)(nil)
 
 func (m *mr) locked(fn func()) {
 	m.dev.f.mu.Lock()
@@ -49,6 +52,10 @@ func (m *mr) RKey() (k uint32)         { m.locked(func() { k = m.rkey }); return
 func (m *mr) Addr() (a uint64)         { m.locked(func() { a = m.addr }); return }
 func (m *mr) Length() (n int)          { m.locked(func() { n = m.length }); return }
 func (m *mr) Access() (a verbs.Access) { m.locked(func() { a = m.access }); return }
+
+// WriteLog is the region's log of RDMA Writes. It outlives Dereg: no write
+// lands after it, so the log stays what the buffer holds.
+func (m *mr) WriteLog() *verbs.WriteLog { return &m.log }
 
 func (m *mr) Dereg() error {
 	f := m.dev.f
@@ -157,22 +164,29 @@ func resolveLocal(scratch *[][]byte, p *pd, sgl []verbs.SGE, need verbs.Access) 
 }
 
 // resolveRemote checks an rkey for [addr, addr+n) on the responder QP's PD
-// with the access need asks. A zero-length request names no memory and is
-// not checked (IBTA C9-88).
-func resolveRemote(scratch *[][]byte, p *pd, rkey uint32, addr, n uint64, need verbs.Access) ([][]byte, bool) {
+// with the access need asks, and returns the region too (nil for n 0). A
+// zero-length request names no memory and is not checked (IBTA C9-88).
+func resolveRemote(scratch *[][]byte, p *pd, rkey uint32, addr, n uint64, need verbs.Access) ([][]byte, *mr, bool) {
 	out := (*scratch)[:0]
 	if n == 0 {
-		return out, true
+		return out, nil, true
 	}
 	m := p.dev.lookup(rkey, true)
 	if m == nil || m.pd != p || m.access&need != need {
-		return nil, false
+		return nil, nil, false
 	}
 	out, ok := m.slice(out, addr, n)
 	if ok {
 		*scratch = out[:0]
 	}
-	return out, ok
+	return out, m, ok
+}
+
+// noteWrite logs n bytes an RDMA Write stored at addr of m.
+func (m *mr) noteWrite(addr uint64, n int) {
+	if m != nil && n > 0 {
+		m.log.Written(int(addr-m.addr), n)
+	}
 }
 
 // invalidate is rxe_invalidate_mr: only a fast-registration MR of the QP's
@@ -228,6 +242,7 @@ func regFast(p *pd, wr *verbs.SendWR) bool {
 	m.access = wr.Access
 	m.lkey, m.rkey = wr.RegKey, wr.RegKey
 	m.valid = true
+	m.log.Reset() // new pages: nothing written to them through m yet
 	return true
 }
 

@@ -102,6 +102,10 @@ type Segment struct {
 	Kind    string   // "read chunk 1", "call chunk", "write chunk 0", "reply chunk"
 	summary bool
 	own     bool // Buf was made by the client, not the caller's data
+	// stale: Buf is a recycled sink not cleared yet; the bytes log (the
+	// MR's RDMA Writes) does not cover are an older call's until settle.
+	stale bool
+	log   *verbs.WriteLog
 }
 
 // Data is the segment's bytes (what the server reads or has written); in
@@ -110,7 +114,29 @@ func (s *Segment) Data() []byte {
 	if s.summary {
 		return s.Buf
 	}
+	s.settle()
 	return s.Buf[s.PageOff : s.PageOff+int(s.Length)]
+}
+
+// settle clears the bytes of a recycled sink that no RDMA Write stored
+// since it was registered, leaving Buf as clearing it before registering
+// would have: a READ shorter than the last one into it shows zeroes, not
+// the older data. Writes that land later only add to that state.
+func (s *Segment) settle() {
+	if !s.stale {
+		return
+	}
+	s.stale = false
+	at := 0
+	for _, w := range s.log.Spans() {
+		off := min(w.Off, len(s.Buf))
+		if off > at {
+			clear(s.Buf[at:off])
+		}
+		at = max(at, min(off+w.Len, len(s.Buf)))
+	}
+	clear(s.Buf[at:])
+	s.log = nil
 }
 
 // Call is an RPC in flight, answered or failed.
@@ -326,11 +352,17 @@ func (c *Client) register(kind string, data []byte, s SegSpec, access verbs.Acce
 	}
 	var buf []byte
 	own := !(s.PageOff == 0 && len(data) == s.Len)
+	sink := access&verbs.AccessRemoteWrite != 0
+	used := false
 	if !own {
 		buf = data
 	} else {
-		buf = c.buffer(s.PageOff + s.Len)
-		copy(buf[s.PageOff:], data)
+		buf, used = c.buffer(s.PageOff + s.Len)
+		n := copy(buf[s.PageOff:], data)
+		if used && !sink {
+			clear(buf[:s.PageOff])
+			clear(buf[s.PageOff+n:])
+		}
 	}
 	mr, err := c.pd.RegMR(buf, access)
 	if err != nil {
@@ -338,6 +370,15 @@ func (c *Client) register(kind string, data []byte, s SegSpec, access verbs.Acce
 	}
 	seg := &Segment{Segment: rpcrdma.Segment{Handle: mr.RKey(), Length: uint32(s.Len), Offset: mr.Addr() + uint64(s.PageOff)},
 		Buf: buf, PageOff: s.PageOff, MR: mr, Kind: kind, own: own}
+	if used && sink {
+		// A READ's megabyte is mostly overwritten: clear only what the
+		// server's writes leave, once known, where the provider logs them.
+		if l, ok := mr.(verbs.LoggedMR); ok {
+			seg.stale, seg.log = true, l.WriteLog()
+		} else {
+			clear(buf)
+		}
+	}
 	return seg, nil
 }
 
@@ -348,9 +389,10 @@ const (
 	maxFreeLen = 4 << 20
 )
 
-// buffer is n zeroed bytes: the smallest recycled buffer that holds them
-// without being over twice their size, else a new one.
-func (c *Client) buffer(n int) []byte {
+// buffer is n bytes: the smallest recycled buffer that holds them without
+// being over twice their size, still holding an older call's bytes (used),
+// else a new, zeroed one.
+func (c *Client) buffer(n int) (buf []byte, used bool) {
 	best := -1
 	for i, b := range c.free {
 		if cap(b) >= n && cap(b) <= 2*n && (best < 0 || cap(b) < cap(c.free[best])) {
@@ -358,12 +400,11 @@ func (c *Client) buffer(n int) []byte {
 		}
 	}
 	if best < 0 {
-		return make([]byte, n)
+		return make([]byte, n), false
 	}
-	buf := c.free[best][:n]
+	buf = c.free[best][:n]
 	c.free = slices.Delete(c.free, best, best+1)
-	clear(buf)
-	return buf
+	return buf, true
 }
 
 // recycle keeps the chunk buffers the client made for k, a whole call
@@ -373,6 +414,7 @@ func (c *Client) recycle(k *Call) {
 		if !s.own || cap(s.Buf) > maxFreeLen {
 			continue
 		}
+		s.settle() // never later: the buffer is another call's then
 		if len(c.free) == maxFree {
 			c.free = slices.Delete(c.free, 0, 1) // the oldest goes
 		}
@@ -676,6 +718,7 @@ func (c *Client) HandleRecvWC(wc verbs.WC) string {
 func written(segs []*Segment, echo []rpcrdma.Segment) []byte {
 	part := func(i int) []byte {
 		s := segs[i]
+		s.settle()
 		return s.Buf[s.PageOff : s.PageOff+int(min(echo[i].Length, s.Length))]
 	}
 	n := min(len(segs), len(echo))
@@ -700,9 +743,11 @@ func (c *Client) segsOf(k *Call, kind string) []*Segment {
 }
 
 // release deregisters the call's memory, as the client does when a call
-// ends: its rkeys stop working at once. The buffers stay readable.
+// ends: its rkeys stop working at once. The buffers stay readable, each
+// settled first: no RDMA Write lands after Dereg, so the log is final.
 func (k *Call) release() {
 	for _, s := range k.Segs {
+		s.settle()
 		if s.MR != nil {
 			_ = s.MR.Dereg()
 		}
