@@ -95,7 +95,9 @@ type Segment struct {
 	rpcrdma.Segment
 	Position uint32 // Read list entries only
 	// Buf is the registered buffer (PageOff bytes of padding first); in a
-	// summary, only the first SummaryHead bytes of the data.
+	// summary, only the first SummaryHead bytes of the data. Read it after
+	// Data or once the call is released: until then a recycled sink may
+	// still hold an older call's bytes where the server has not written.
 	Buf     []byte
 	PageOff int
 	MR      verbs.MR // deregistered once the call finished
