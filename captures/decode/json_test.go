@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
@@ -56,6 +57,32 @@ func TestJSONCaches(t *testing.T) {
 		t.Logf("%s: network %d, transport %d, chunk %d from the caches", name, hits, bthHits, chunkHits)
 		if (name == "merged" || name == "nfs3-rdma.pcap") && (hits == 0 || bthHits == 0) || name == "nfs3-rdma.pcap" && chunkHits == 0 {
 			t.Errorf("%s: a cache was never used: network %d, transport %d, chunk %d", name, hits, bthHits, chunkHits)
+		}
+	}
+}
+
+// jsonFrame writes what the field writers write, whatever second the
+// time falls in, before or after the last packet's, and for the relative
+// times seconds writes as a float (negative, or a million seconds on).
+func TestJSONFrame(t *testing.T) {
+	base := time.Unix(1767225599, 999_999_000)
+	times := []time.Duration{0, 500, 1000, 999, time.Second, 2 * time.Second, -3 * time.Second,
+		1e6 * time.Second, 1e6*time.Second - 1, -1, 42*time.Hour + 17}
+	var w jsonw
+	for i, d := range times {
+		p := &Packet{Frame: i + 1, Time: base.Add(d), Rel: d, WireLen: 60 + i, CapLen: 60, Offset: int64(24 + 100*i)}
+		var want jsonw
+		want.open('{')
+		want.int("frame.number", p.Frame)
+		want.epoch("frame.time_epoch", p.Time.Unix(), p.Time.Nanosecond())
+		want.seconds("frame.time_relative", p.Rel)
+		want.int("frame.len", p.WireLen)
+		want.int("frame.cap_len", p.CapLen)
+		want.int("rdmalab.frame.offset", int(p.Offset))
+		w.reset()
+		jsonFrame(&w, p)
+		if string(w.b) != string(want.b) || w.comma != want.comma {
+			t.Errorf("%v: jsonFrame wrote\n%s\nthe field writers\n%s", d, w.b, want.b)
 		}
 	}
 }

@@ -25,6 +25,29 @@ type jsonw struct {
 	msg    jsonFrag[msgKey]
 	msgEnd jsonFrag[msgEndKey]
 	chunk  jsonFrag[chunkKey]
+	// The integer seconds of frame.time_epoch and frame.time_relative.
+	epochSec, relSec secText
+}
+
+// secText is a count of seconds and its digits, kept for the next packet,
+// whose time is most likely in the same second.
+type secText struct {
+	sec  int64
+	text []byte
+	ok   bool
+}
+
+// appendSeconds appends sec as epoch writes it.
+func (t *secText) appendSeconds(b []byte, sec int64) []byte {
+	if !t.ok || t.sec != sec {
+		t.text = t.text[:0]
+		if sec < 0 {
+			t.text = append(t.text, '-')
+		}
+		t.text = appendUint(t.text, uint64(max(sec, -sec)))
+		t.sec, t.ok = sec, true
+	}
+	return append(b, t.text...)
 }
 
 // jsonFrag is the JSON text of a run of fields, without a comma before,
