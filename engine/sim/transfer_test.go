@@ -158,6 +158,23 @@ func fastReg(t *testing.T, f *Fabric, e *end, buf []byte, acc verbs.Access) (ver
 	return mr, key
 }
 
+// reregister invalidates mr's key and registers mr again, under the next
+// key, over 4096 new bytes, which it returns with that key; the two WRs
+// are id and id+1.
+func reregister(t *testing.T, p *pair, mr verbs.MR, key uint32, id uint64) (uint32, []byte) {
+	t.Helper()
+	buf := make([]byte, 4096)
+	addr, _ := p.b.pd.DMAMap(buf)
+	key2 := key&^0xff | (key+1)&0xff
+	postSend(t, p.b.qp,
+		&verbs.SendWR{WRID: id, Opcode: verbs.WRLocalInv, InvalidateRKey: key},
+		&verbs.SendWR{WRID: id + 1, Opcode: verbs.WRRegMR, Signaled: true, MR: mr, RegKey: key2, Access: rw,
+			SGList: []verbs.SGE{{Addr: addr, Length: 4096}}})
+	p.f.DeliverAll()
+	wantWCs(t, "inv+reg", pollAll(p.b.scq), wcWant{id + 1, verbs.StatusSuccess})
+	return key2, buf
+}
+
 func TestSendWithInvalidate(t *testing.T) {
 	p := newPair(t, Config{Seed: 4}, defaultOpts())
 	sink := make([]byte, 8192)
@@ -208,15 +225,7 @@ func TestFastRegistration(t *testing.T) {
 		p := newPair(t, Config{Seed: 5}, defaultOpts())
 		buf := make([]byte, 4096)
 		mr, key := fastReg(t, p.f, p.b, buf, rw)
-		buf2 := make([]byte, 4096)
-		addr2, _ := p.b.pd.DMAMap(buf2)
-		key2 := key&^0xff | (key+1)&0xff
-		postSend(t, p.b.qp,
-			&verbs.SendWR{WRID: 1, Opcode: verbs.WRLocalInv, InvalidateRKey: key},
-			&verbs.SendWR{WRID: 2, Opcode: verbs.WRRegMR, Signaled: true, MR: mr, RegKey: key2, Access: rw,
-				SGList: []verbs.SGE{{Addr: addr2, Length: 4096}}})
-		p.f.DeliverAll()
-		wantWCs(t, "inv+reg", pollAll(p.b.scq), wcWant{2, verbs.StatusSuccess})
+		key2, buf2 := reregister(t, p, mr, key, 1)
 		// The old key is refused, the new one reaches the new pages.
 		_, smr := reg(t, p.a, 16, 0, 3)
 		postSend(t, p.a.qp,

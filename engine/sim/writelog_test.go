@@ -76,14 +76,7 @@ func TestNoteMerges(t *testing.T) {
 		if got, want := spansOf(t, mr), []verbs.Span{{Off: 100, Len: 64}}; !slices.Equal(got, want) {
 			t.Errorf("fast-registered region's log = %v, want %v", got, want)
 		}
-		addr, _ := p.b.pd.DMAMap(make([]byte, 4096))
-		key2 := key&^0xff | (key+1)&0xff
-		postSend(t, p.b.qp,
-			&verbs.SendWR{WRID: 2, Opcode: verbs.WRLocalInv, InvalidateRKey: key},
-			&verbs.SendWR{WRID: 3, Opcode: verbs.WRRegMR, Signaled: true, MR: mr, RegKey: key2, Access: rw,
-				SGList: []verbs.SGE{{Addr: addr, Length: 4096}}})
-		p.f.DeliverAll()
-		wantWCs(t, "inv+reg", pollAll(p.b.scq), wcWant{3, verbs.StatusSuccess})
+		reregister(t, p, mr, key, 2)
 		if got := spansOf(t, mr); len(got) != 0 {
 			t.Errorf("after REG_MR over new pages: %v, want empty", got)
 		}
