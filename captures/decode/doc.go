@@ -45,5 +45,7 @@
 // size in bounded memory, --rpc printing each RPC once it is answered and
 // acknowledged (captures/bench/compare.sh measures it). The text outputs
 // are appended into buffers reused from packet to packet, without fmt on
-// the common lines (appendtext.go).
+// the common lines (appendtext.go). A large capture whose CRCs are checked
+// is read ahead on a second goroutine, which also computes the ICRCs
+// (readahead.go); the decoding, analysis and output stay on one.
 package decode
