@@ -230,19 +230,6 @@ func (l *Lab) Since(seq uint64) []trace.Event {
 	return l.Tail(n)
 }
 
-// eachSince calls f with each event kept whose Seq is above seq, oldest
-// first, without copying them out.
-func (l *Lab) eachSince(seq uint64, f func(*trace.Event)) {
-	n := 0
-	if l.seq > seq {
-		n = int(min(l.seq-seq, uint64(l.history.n)))
-	}
-	start := l.history.n - n
-	for i := 0; i < n; i++ {
-		f(l.history.at(start + i))
-	}
-}
-
 // Last is the most recent event.
 func (l *Lab) Last() trace.Event {
 	if l.last == nil {
