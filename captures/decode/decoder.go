@@ -132,7 +132,6 @@ func decodeAhead(r *pcapfile.Reader, path string, opt Options, fn func(*Packet) 
 					return err
 				}
 			}
-			d.fd.hint = icrcHint{}
 			if errors.Is(b.err, io.EOF) {
 				return nil
 			}

@@ -11,7 +11,6 @@ package decode
 
 import (
 	"slices"
-	"time"
 
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/nfs"
@@ -47,31 +46,20 @@ func appendJSON(w *jsonw, p *Packet) {
 }
 
 // jsonFrame opens the object and writes the frame fields, which every
-// packet has: their keys go with the separators around them, and the
-// time's seconds, which change every million packets or so, are copied
-// from the last packet's.
+// packet has, their keys with the separators around them.
 func jsonFrame(w *jsonw, p *Packet) {
 	b := append(w.b, `{"frame.number":`...)
 	b = appendInt(b, p.Frame)
 	b = append(b, `,"frame.time_epoch":`...)
-	b = w.epochSec.appendSeconds(b, p.Time.Unix())
-	b = appendUintPad(append(b, '.'), uint64(p.Time.Nanosecond()), 9)
-	if p.Rel >= 0 && p.Rel < 1e6*time.Second {
-		b = append(b, `,"frame.time_relative":`...)
-		b = w.relSec.appendSeconds(b, int64(p.Rel/time.Second))
-		b = appendUintPad(append(b, '.'), uint64(p.Rel%time.Second), 9)
-		w.b, w.comma = b, true
-	} else {
-		w.b, w.comma = b, true
-		w.seconds("frame.time_relative", p.Rel)
-		b = w.b
-	}
+	b = w.epochSec.appendEpoch(b, p.Time.Unix(), p.Time.Nanosecond())
+	b = append(b, `,"frame.time_relative":`...)
+	b = w.relSec.appendDuration(b, p.Rel)
 	b = append(b, `,"frame.len":`...)
 	b = appendInt(b, p.WireLen)
 	b = append(b, `,"frame.cap_len":`...)
 	b = appendInt(b, p.CapLen)
 	b = append(b, `,"rdmalab.frame.offset":`...)
-	w.b = appendInt(b, int(p.Offset))
+	w.b, w.comma = appendInt(b, int(p.Offset)), true
 }
 
 var encapJSON = [...]string{"", "RoCEv2", "RoCEv1", "InfiniBand"}

@@ -29,16 +29,17 @@ type jsonw struct {
 	epochSec, relSec secText
 }
 
-// secText is a count of seconds and its digits, kept for the next packet,
-// whose time is most likely in the same second.
+// secText writes times in seconds with nine decimals. It keeps the last
+// whole seconds and their digits: the next packet's time is most likely in
+// the same second.
 type secText struct {
 	sec  int64
 	text []byte
 	ok   bool
 }
 
-// appendSeconds appends sec as epoch writes it.
-func (t *secText) appendSeconds(b []byte, sec int64) []byte {
+// appendEpoch appends sec.nsec, exactly.
+func (t *secText) appendEpoch(b []byte, sec int64, nsec int) []byte {
 	if !t.ok || t.sec != sec {
 		t.text = t.text[:0]
 		if sec < 0 {
@@ -47,7 +48,18 @@ func (t *secText) appendSeconds(b []byte, sec int64) []byte {
 		t.text = appendUint(t.text, uint64(max(sec, -sec)))
 		t.sec, t.ok = sec, true
 	}
-	return append(b, t.text...)
+	b = append(b, t.text...)
+	return appendUintPad(append(b, '.'), uint64(nsec), 9)
+}
+
+// appendDuration appends d in seconds as a float64 of d.Seconds() prints
+// with nine decimals: exact in integers up to 11 days, where that float
+// still holds every nanosecond, and the float itself past that.
+func (t *secText) appendDuration(b []byte, d time.Duration) []byte {
+	if d < 0 || d >= 1e6*time.Second {
+		return strconv.AppendFloat(b, d.Seconds(), 'f', 9, 64)
+	}
+	return t.appendEpoch(b, int64(d/time.Second), int(d%time.Second))
 }
 
 // jsonFrag is the JSON text of a run of fields, without a comma before,
@@ -146,27 +158,6 @@ func (w *jsonw) str(key, v string)         { w.sep(key); w.b = appendJSONString(
 func (w *jsonw) float(key string, v float64) {
 	w.sep(key)
 	w.b = strconv.AppendFloat(w.b, v, 'f', 9, 64)
-}
-
-// seconds writes a duration in seconds with nine decimals, as float does
-// with d.Seconds(): exact in integers up to 11 days, where a float64 of
-// seconds still holds every nanosecond.
-func (w *jsonw) seconds(key string, d time.Duration) {
-	if d < 0 || d >= 1e6*time.Second {
-		w.float(key, d.Seconds())
-		return
-	}
-	w.epoch(key, int64(d/time.Second), int(d%time.Second))
-}
-
-// epoch writes a time as seconds since 1970 with nine decimals, exactly.
-func (w *jsonw) epoch(key string, sec int64, nsec int) {
-	w.sep(key)
-	if sec < 0 {
-		w.b = append(w.b, '-')
-	}
-	w.b = appendUint(w.b, uint64(max(sec, -sec)))
-	w.b = appendUintPad(append(w.b, '.'), uint64(nsec), 9)
 }
 
 // addr writes a as Addr.String does, without allocating.

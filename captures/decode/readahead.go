@@ -88,10 +88,10 @@ func (ra *readAhead) run(r *pcapfile.Reader, skipCRCs bool) {
 			}
 			b.hints = append(b.hints, h)
 			b.arena = append(b.arena, rec.Data...)
-			rec.Data = rec.Data[:len(rec.Data):len(rec.Data)] // its length; pointed into the arena below
 			b.recs = append(b.recs, rec)
 		}
-		// The arena has stopped moving: point each record into it.
+		// The arena has stopped moving: point each record, of the length
+		// it was read with, into it.
 		off := 0
 		for i := range b.recs {
 			n := len(b.recs[i].Data)

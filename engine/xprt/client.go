@@ -104,10 +104,10 @@ type Segment struct {
 	Kind    string   // "read chunk 1", "call chunk", "write chunk 0", "reply chunk"
 	summary bool
 	own     bool // Buf was made by the client, not the caller's data
-	// stale: Buf is a recycled sink not cleared yet; the bytes log (the
-	// MR's RDMA Writes) does not cover are an older call's until settle.
-	stale bool
-	log   *verbs.WriteLog
+	// log is set while Buf is a recycled sink not cleared yet: the bytes
+	// it (the MR's RDMA Writes) does not cover are an older call's until
+	// settle.
+	log *verbs.WriteLog
 }
 
 // Data is the segment's bytes (what the server reads or has written); in
@@ -125,10 +125,9 @@ func (s *Segment) Data() []byte {
 // would have: a READ shorter than the last one into it shows zeroes, not
 // the older data. Writes that land later only add to that state.
 func (s *Segment) settle() {
-	if !s.stale {
+	if s.log == nil {
 		return
 	}
-	s.stale = false
 	at := 0
 	for _, w := range s.log.Spans() {
 		off := min(w.Off, len(s.Buf))
@@ -376,7 +375,7 @@ func (c *Client) register(kind string, data []byte, s SegSpec, access verbs.Acce
 		// A READ's megabyte is mostly overwritten: clear only what the
 		// server's writes leave, once known, where the provider logs them.
 		if l, ok := mr.(verbs.LoggedMR); ok {
-			seg.stale, seg.log = true, l.WriteLog()
+			seg.log = l.WriteLog()
 		} else {
 			clear(buf)
 		}
