@@ -117,9 +117,11 @@ func runView(t *testing.T, v *Viewer, src Source) (*countScreen, <-chan error) {
 	return s, done
 }
 
+// waitFor and waitRun wait long: -race on a loaded two-core machine has
+// taken more than 5 s to draw a frame. Passing tests do not wait.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -133,7 +135,7 @@ func waitRun(t *testing.T, done <-chan error) error {
 	select {
 	case err := <-done:
 		return err
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("Run did not return")
 		return nil
 	}
