@@ -23,6 +23,15 @@
 # file (their resident set then does not). With -b OLD the same rdmalab
 # commands also run with the binary OLD, and a column gives new/old.
 #
+# The runs of a row are interleaved, so that a host whose speed drifts
+# (a shared machine: the same run anywhere from 0.63 s to 0.94 s within
+# an hour) slows both sides of a ratio alike: round i runs this
+# checkout's rdmalab and then OLD's (with -b) while i < RUNS, then
+# tshark while i < TSHARK_RUNS. new/old is the median of the runs' own
+# ratios (OLD's time over the new one's, of wall and of CPU), not a ratio
+# of medians; so is the tshark ratio when TSHARK_RUNS equals RUNS, else
+# it is of the two medians.
+#
 # Goals (issue 13): every output at least 20 times tshark's (-V 10 times),
 # default, --json and --rpc at a million packets a second or more, under
 # 100 MB resident on about 1 GB in every mode, the first replay step in
@@ -31,8 +40,9 @@
 # Usage: captures/bench/compare.sh [-n PACKETS] [-r RUNS] [-t TSHARK_RUNS]
 #                                  [-s SLICE] [-b OLD_BINARY] [-d DIR] [-f]
 #   -n  packets in the capture (default 1000000)
-#   -r  timed runs of each rdmalab command (default 3)
-#   -t  timed runs of each tshark mode (default 1)
+#   -r  timed runs of each rdmalab command, and pairs with OLD (default 3)
+#   -t  timed runs of each tshark mode, among the first rdmalab runs
+#       (default 1; equal to -r, the tshark ratio is per run too)
 #   -s  tshark -V and -T json on the first SLICE packets (default 0: all)
 #   -b  an older rdmalab binary to time beside this checkout's
 #   -d  where captures and the binary go (default $TMPDIR/rdmalab-bench);
@@ -86,44 +96,52 @@ capture() {
 # count FILE: its packets, as tshark counts them.
 count() { tshark -r "$1" -T fields -e frame.number 2>/dev/null | wc -l; }
 
-# timeit RUNS CMD...: the minimum and median wall seconds, the largest
-# resident set (KiB) and the median CPU seconds (user and system) of RUNS
-# runs, output to /dev/null.
-timeit() {
-	local n=$1; shift
-	local out secs=() cpus=() rss=0 w u s m
-	for ((i = 0; i < n; i++)); do
-		out=$(/usr/bin/time -f '%e %U %S %M' "$@" 2>&1 >/dev/null | tail -1)
-		read -r w u s m <<<"$out"
-		secs+=("$w")
-		cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')")
-		rss=$(( m > rss ? m : rss ))
-	done
-	local cpu
-	cpu=$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-	printf '%s\n' "${secs[@]}" | sort -g | awk -v rss="$rss" -v cpu="$cpu" '{ a[NR] = $1 } END { print a[1], a[int((NR + 1) / 2)], rss, cpu }'
+# once CMD...: one run of CMD, output to /dev/null: its wall seconds, CPU
+# seconds (user + system) and largest resident set (KiB), on one line.
+once() {
+	local out w u s m
+	out=$(/usr/bin/time -f '%e %U %S %M' "$@" 2>&1 >/dev/null) || {
+		echo "compare.sh: $* failed:" >&2
+		tail -3 <<<"$out" >&2
+		return 1
+	}
+	read -r w u s m <<<"$(tail -1 <<<"$out")"
+	awk -v w="$w" -v u="$u" -v s="$s" -v m="$m" 'BEGIN { print w, u + s, m }'
 }
 
-# firststep RUNS CMD...: the median wall seconds until CMD's first step
-# (a line that starts with a frame number).
+# median: the median of the numbers on stdin, one a line (of an even count,
+# the lower middle one).
+median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+# summary RUN...: of runs (once's lines), the minimum and median wall
+# seconds, the largest resident set (KiB) and the median CPU seconds.
+summary() {
+	local cpu
+	cpu=$(printf '%s\n' "$@" | awk '{ print $2 }' | median)
+	printf '%s\n' "$@" | sort -g | awk -v cpu="$cpu" '{ a[NR] = $1; if ($3 > m) m = $3 } END { print a[1], a[int((NR + 1) / 2)], m + 0, cpu }'
+}
+
+# medratio I J [K]: the median over the lines on stdin of K (default 1)
+# times field I over field J, to one decimal; lines with either field 0 (a
+# run under the clock's 10 ms) are left out, and none left gives 0.0.
+medratio() {
+	awk -v i="$1" -v j="$2" -v k="${3:-1}" '$i > 0 && $j > 0 { print k * $i / $j }' | median | awk '{ printf "%.1f", $1 }'
+}
+
+# firststep CMD...: the wall seconds until CMD's first step (a line that
+# starts with a frame number).
 firststep() {
-	local n=$1; shift
-	local secs=()
-	for ((i = 0; i < n; i++)); do
-		secs+=("$(python3 - "$@" <<-'EOF'
-			import re, subprocess, sys, time
-			t = time.monotonic()
-			p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-			while True:
-			    l = p.stdout.readline()
-			    if not l or re.match(rb"^ *[0-9]+  ", l):
-			        break
-			print("%.3f" % (time.monotonic() - t))
-			p.kill(); p.wait()
-		EOF
-		)")
-	done
-	printf '%s\n' "${secs[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+	python3 - "$@" <<-'EOF'
+		import re, subprocess, sys, time
+		t = time.monotonic()
+		p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+		while True:
+		    l = p.stdout.readline()
+		    if not l or re.match(rb"^ *[0-9]+  ", l):
+		        break
+		print("%.3f" % (time.monotonic() - t))
+		p.kill(); p.wait()
+	EOF
 }
 
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }'; }
@@ -159,23 +177,76 @@ printf '\n%-30s %-30s %8s %8s %8s %8s %8s %6s %6s %6s %8s' "rdmalab" "tshark" "r
 [ -n "$old" ] && printf ' %8s %8s %7s %6s' "old" "cpu" "new/old" "cpu"
 printf '\n'
 
-# pair LABEL TLABEL TFILE TN "RDMALAB ARGS" TSHARK ARGS...: one row.
+# pair LABEL TLABEL TFILE TN "RDMALAB ARGS" TSHARK ARGS...: one row, its
+# runs interleaved: rdmalab, the old one (-b), tshark (the first -t).
 pair() {
 	local label=$1 tlabel=$2 tf=$3 tn=$4 args=$5; shift 5
+	local i r o t nr=() pr=() tr=() po=() tno=()
+	for ((i = 0; i < runs || i < truns; i++)); do
+		if ((i < runs)); then
+			# shellcheck disable=SC2086
+			r=$(once "$new" $args "$file")
+			nr+=("$r")
+			if [ -n "$old" ]; then
+				# shellcheck disable=SC2086
+				o=$(once "$old" $args "$file")
+				pr+=("$o") po+=("$o $r")
+			fi
+		fi
+		if ((i < truns)); then
+			t=$(once tshark -r "$tf" "$@")
+			tr+=("$t")
+			if ((i < runs)); then tno+=("$t $r"); fi
+		fi
+	done
 	local omin omed orss ocpu tmin tmed trss tcpu
-	# shellcheck disable=SC2086
-	read -r omin omed orss ocpu < <(timeit "$runs" "$new" $args "$file")
-	read -r tmin tmed trss tcpu < <(timeit "$truns" tshark -r "$tf" "$@")
-	local op tp oc tc
+	read -r omin omed orss ocpu < <(summary "${nr[@]}")
+	read -r tmin tmed trss tcpu < <(summary "${tr[@]}")
+	local op tp oc tc wr cr k
 	op=$(rate "$n" "$omed") tp=$(rate "$tn" "$tmed") oc=$(rate "$n" "$ocpu") tc=$(rate "$tn" "$tcpu")
+	wr=$(ratio "$op" "$tp") cr=$(ratio "$oc" "$tc")
+	if [ "$truns" -eq "$runs" ]; then
+		# rdmalab's rate over tshark's, run by run: n/r over tn/t.
+		k=$(awk -v n="$n" -v tn="$tn" 'BEGIN { printf "%.17g", n / tn }')
+		wr=$(printf '%s\n' "${tno[@]}" | medratio 1 4 "$k")
+		cr=$(printf '%s\n' "${tno[@]}" | medratio 2 5 "$k")
+	fi
 	printf '%-30s %-30s %8s %8s %8s %8s %8s %5sx %5sx %6s %8s' "$label" "$tlabel" "$(kpps "$op")" "$(kpps "$(rate "$n" "$omin")")" \
-		"$(kpps "$oc")" "$(kpps "$tp")" "$(kpps "$tc")" "$(ratio "$op" "$tp")" "$(ratio "$oc" "$tc")" "$(mb "$orss")" "$(mb "$trss")"
+		"$(kpps "$oc")" "$(kpps "$tp")" "$(kpps "$tc")" "$wr" "$cr" "$(mb "$orss")" "$(mb "$trss")"
 	if [ -n "$old" ]; then
 		local _a pmed _c pcpu
-		# shellcheck disable=SC2086
-		read -r _a pmed _c pcpu < <(timeit "$runs" "$old" $args "$file")
+		read -r _a pmed _c pcpu < <(summary "${pr[@]}")
 		printf ' %8s %8s %6sx %5sx' "$(kpps "$(rate "$n" "$pmed")")" "$(kpps "$(rate "$n" "$pcpu")")" \
-			"$(ratio "$pmed" "$omed")" "$(ratio "$pcpu" "$ocpu")"
+			"$(printf '%s\n' "${po[@]}" | medratio 1 4)" "$(printf '%s\n' "${po[@]}" | medratio 2 5)"
+	fi
+	printf '\n'
+}
+
+# replayrow: replay's row, no tshark twin: the time to the first step and
+# the whole run, interleaved with the old one's (-b) as in pair.
+replayrow() {
+	local i r o nr=() pr=() po=() fs=() ofs=()
+	for ((i = 0; i < runs; i++)); do
+		r=$(once "$new" replay --text "$file")
+		nr+=("$r")
+		if [ -n "$old" ]; then
+			o=$(once "$old" replay --text "$file")
+			pr+=("$o") po+=("$o $r")
+		fi
+		fs+=("$(firststep "$new" replay --text "$file")")
+		if [ -n "$old" ]; then ofs+=("$(firststep "$old" replay --text "$file")"); fi
+	done
+	local rmin rmed rrss rcpu first
+	read -r rmin rmed rrss rcpu < <(summary "${nr[@]}")
+	first=$(printf '%s\n' "${fs[@]}" | median)
+	printf '%-30s %-30s %8s %8s %8s %8s %8s %6s %6s %6s %8s' "replay --text" "(first step ${first} s)" "$(kpps "$(rate "$n" "$rmed")")" \
+		"$(kpps "$(rate "$n" "$rmin")")" "$(kpps "$(rate "$n" "$rcpu")")" "-" "-" "-" "-" "$(mb "$rrss")" "-"
+	if [ -n "$old" ]; then
+		local _a pmed prss pcpu
+		read -r _a pmed prss pcpu < <(summary "${pr[@]}")
+		printf ' %8s %8s %6sx %5sx  (old: first step %s s, %s MB)' "$(kpps "$(rate "$n" "$pmed")")" "$(kpps "$(rate "$n" "$pcpu")")" \
+			"$(printf '%s\n' "${po[@]}" | medratio 1 4)" "$(printf '%s\n' "${po[@]}" | medratio 2 5)" \
+			"$(printf '%s\n' "${ofs[@]}" | median)" "$(mb "$prss")"
 	fi
 	printf '\n'
 }
@@ -189,21 +260,15 @@ if [ "$hasfields" = 1 ]; then
 fi
 pair "decode --rpc" "-q -z rpc,srt,100003,3" "$file" "$n" "decode --rpc" -q -z rpc,srt,100003,3
 
-# replay: no tshark twin; the time to the first step and the whole run.
-read -r rmin rmed rrss rcpu < <(timeit "$runs" "$new" replay --text "$file")
-first=$(firststep "$runs" "$new" replay --text "$file")
-printf '%-30s %-30s %8s %8s %8s %8s %8s %6s %6s %6s %8s' "replay --text" "(first step ${first} s)" "$(kpps "$(rate "$n" "$rmed")")" \
-	"$(kpps "$(rate "$n" "$rmin")")" "$(kpps "$(rate "$n" "$rcpu")")" "-" "-" "-" "-" "$(mb "$rrss")" "-"
-if [ -n "$old" ]; then
-	read -r _ pmed prss pcpu < <(timeit "$runs" "$old" replay --text "$file")
-	ofirst=$(firststep "$runs" "$old" replay --text "$file")
-	printf ' %8s %8s %6sx %5sx  (old: first step %s s, %s MB)' "$(kpps "$(rate "$n" "$pmed")")" "$(kpps "$(rate "$n" "$pcpu")")" \
-		"$(ratio "$pmed" "$rmed")" "$(ratio "$pcpu" "$rcpu")" "$ofirst" "$(mb "$prss")"
-fi
-printf '\n'
+replayrow
 
 echo
 echo "rates in packets per second: of the median run's wall time (min: the fastest run), and of its CPU time"
 echo "(user + system: what a loaded machine's wall time hides); ratio: rdmalab's over tshark's, of wall and of CPU;"
 echo "RSS: the largest resident set over the runs. Goals: ratio >= 20 (-V >= 10), decode/--json/--rpc >= 1000 k,"
 echo "RSS < 100 MB on about 1 GB, replay's first step < 0.3 s."
+tratio="of the two medians"
+if [ "$truns" -eq "$runs" ]; then tratio="the median of the runs' own ratios"; fi
+echo "Runs are interleaved, so that a drifting host slows both sides of a ratio alike: round i runs rdmalab, then"
+echo "the old binary (with -b), then tshark; rdmalab in the first $runs rounds, tshark in the first $truns. ratio: $tratio."
+if [ -n "$old" ]; then echo "new/old: the old binary's time over this one's, of wall and of CPU: the median of the runs' own ratios."; fi
