@@ -48,7 +48,7 @@
 #   -d  where captures and the binary go (default $TMPDIR/rdmalab-bench);
 #       captures already there are reused
 #   -f  make the captures again
-# Needs go, tshark, editcap (with -s) and GNU time (/usr/bin/time). Times
+# Needs go, tshark, python3, editcap (with -s) and GNU time (/usr/bin/time). Times
 # are wall seconds of the whole process.
 set -euo pipefail
 
@@ -68,7 +68,7 @@ while getopts "n:r:t:s:b:d:f" o; do
 done
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-for tool in go tshark /usr/bin/time; do
+for tool in go tshark python3 /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "compare.sh: $tool is not installed" >&2; exit 1; }
 done
 if [ "$slice" != 0 ]; then
