@@ -38,7 +38,7 @@
 # under 0.3 s.
 #
 # Usage: captures/bench/compare.sh [-n PACKETS] [-r RUNS] [-t TSHARK_RUNS]
-#                                  [-s SLICE] [-b OLD_BINARY] [-d DIR] [-f]
+#                                  [-s SLICE] [-b OLD_BINARY] [-d DIR] [-f] [-h]
 #   -n  packets in the capture (default 1000000)
 #   -r  timed runs of each rdmalab command, and pairs with OLD (default 3)
 #   -t  timed runs of each tshark mode, among the first rdmalab runs
@@ -48,13 +48,16 @@
 #   -d  where captures and the binary go (default $TMPDIR/rdmalab-bench);
 #       captures already there are reused
 #   -f  make the captures again
+#   -h  this text
 # Needs go, tshark, python3, editcap (with -s) and GNU time (/usr/bin/time). Times
-# are wall seconds of the whole process.
+# are of the whole process: wall seconds, and CPU seconds (user + system).
 set -euo pipefail
 
 packets=1000000 runs=3 truns=1 slice=0 old= force=0
 dir=${TMPDIR:-/tmp}/rdmalab-bench
-while getopts "n:r:t:s:b:d:f" o; do
+# usage: this header's text, without its comment marks.
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+while getopts "n:r:t:s:b:d:fh" o; do
 	case $o in
 	n) packets=$OPTARG ;;
 	r) runs=$OPTARG ;;
@@ -63,9 +66,15 @@ while getopts "n:r:t:s:b:d:f" o; do
 	b) old=$OPTARG ;;
 	d) dir=$OPTARG ;;
 	f) force=1 ;;
-	*) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	h) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
 	esac
 done
+
+for v in "-n $packets" "-r $runs" "-t $truns"; do
+	[[ ${v#* } =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: ${v% *} takes a count of 1 or more, not '${v#* }'" >&2; exit 2; }
+done
+[[ $slice =~ ^[0-9]+$ ]] || { echo "compare.sh: -s takes a count of packets, not '$slice'" >&2; exit 2; }
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 for tool in go tshark python3 /usr/bin/time; do
@@ -170,8 +179,10 @@ fields=(-e frame.number -e infiniband.bth.opcode -e infiniband.bth.psn -e infini
 	-e rpcordma.xid -e rpcordma.msg_type -e rpcordma.rdma_handle -e rpcordma.rdma_length)
 nf=$((${#fields[@]} / 2))
 
-hasfields=0
-if "$new" decode -h 2>&1 | grep -q -- '-T fields'; then hasfields=1; fi
+# hasfields BINARY: whether its decode has -T fields.
+hasfields() { "$1" decode -h 2>&1 | grep -q -- '-T fields'; }
+# skipold: the row has no old column (the old binary lacks its mode).
+skipold=0
 
 printf '\n%-30s %-30s %8s %8s %8s %8s %8s %6s %6s %6s %8s' "rdmalab" "tshark" "rdmalab" "(min)" "cpu" "tshark" "cpu" "ratio" "cpu" "RSS MB" "tsharkMB"
 [ -n "$old" ] && printf ' %8s %8s %7s %6s' "old" "cpu" "new/old" "cpu"
@@ -187,7 +198,7 @@ pair() {
 			# shellcheck disable=SC2086
 			r=$(once "$new" $args "$file")
 			nr+=("$r")
-			if [ -n "$old" ]; then
+			if [ -n "$old" ] && [ "$skipold" = 0 ]; then
 				# shellcheck disable=SC2086
 				o=$(once "$old" $args "$file")
 				pr+=("$o") po+=("$o $r")
@@ -213,7 +224,9 @@ pair() {
 	fi
 	printf '%-30s %-30s %8s %8s %8s %8s %8s %5sx %5sx %6s %8s' "$label" "$tlabel" "$(kpps "$op")" "$(kpps "$(rate "$n" "$omin")")" \
 		"$(kpps "$oc")" "$(kpps "$tp")" "$(kpps "$tc")" "$wr" "$cr" "$(mb "$orss")" "$(mb "$trss")"
-	if [ -n "$old" ]; then
+	if [ -n "$old" ] && [ "$skipold" = 1 ]; then
+		printf ' %8s %8s %7s %6s' - - - -
+	elif [ -n "$old" ]; then
 		local _a pmed _c pcpu
 		read -r _a pmed _c pcpu < <(summary "${pr[@]}")
 		printf ' %8s %8s %6sx %5sx' "$(kpps "$(rate "$n" "$pmed")")" "$(kpps "$(rate "$n" "$pcpu")")" \
@@ -255,8 +268,10 @@ pair "decode" "-r" "$file" "$n" "decode"
 pair "decode -V" "-V$([ "$sn" != "$n" ] && echo " (first $sn)")" "$sfile" "$sn" "decode -V" -V
 pair "decode --json" "-T json$([ "$sn" != "$n" ] && echo " (first $sn)")" "$sfile" "$sn" "decode --json" -T json
 pair "decode --json" "-T fields ($nf fields)" "$file" "$n" "decode --json" -T fields "${fields[@]}"
-if [ "$hasfields" = 1 ]; then
+if hasfields "$new"; then
+	if [ -n "$old" ] && ! hasfields "$old"; then skipold=1; fi
 	pair "decode -T fields ($nf fields)" "-T fields ($nf fields)" "$file" "$n" "decode -T fields ${fields[*]}" -T fields "${fields[@]}"
+	skipold=0
 fi
 pair "decode --rpc" "-q -z rpc,srt,100003,3" "$file" "$n" "decode --rpc" -q -z rpc,srt,100003,3
 
@@ -271,4 +286,4 @@ tratio="of the two medians"
 if [ "$truns" -eq "$runs" ]; then tratio="the median of the runs' own ratios"; fi
 echo "Runs are interleaved, so that a drifting host slows both sides of a ratio alike: round i runs rdmalab, then"
 echo "the old binary (with -b), then tshark; rdmalab in the first $runs rounds, tshark in the first $truns. ratio: $tratio."
-if [ -n "$old" ]; then echo "new/old: the old binary's time over this one's, of wall and of CPU: the median of the runs' own ratios."; fi
+if [ -n "$old" ]; then echo "new/old: the old binary's time over this one's, of wall and of CPU: the median of the runs' own ratios (-: it has no such mode)."; fi
