@@ -26,11 +26,11 @@
 # The runs of a row are interleaved, so that a host whose speed drifts
 # (a shared machine: the same run anywhere from 0.63 s to 0.94 s within
 # an hour) slows both sides of a ratio alike: round i runs this
-# checkout's rdmalab and then OLD's (with -b) while i < RUNS, then
-# tshark while i < TSHARK_RUNS. new/old is the median of the runs' own
-# ratios (OLD's time over the new one's, of wall and of CPU), not a ratio
-# of medians; so is the tshark ratio when TSHARK_RUNS equals RUNS, else
-# it is of the two medians.
+# checkout's rdmalab and OLD's (with -b), taking turns going first,
+# while i < RUNS, then tshark while i < TSHARK_RUNS. new/old is the
+# median of the runs' own ratios (OLD's time over the new one's, of wall
+# and of CPU), not a ratio of medians; so is the tshark ratio when
+# TSHARK_RUNS equals RUNS, else it is of the two medians.
 #
 # Goals (issue 13): every output at least 20 times tshark's (-V 10 times),
 # default, --json and --rpc at a million packets a second or more, under
@@ -188,21 +188,35 @@ printf '\n%-30s %-30s %8s %8s %8s %8s %8s %6s %6s %6s %8s' "rdmalab" "tshark" "r
 [ -n "$old" ] && printf ' %8s %8s %7s %6s' "old" "cpu" "new/old" "cpu"
 printf '\n'
 
+# tworuns I ARGS...: round I's runs of this rdmalab and, with -b, the old
+# one (else o is empty), with ARGS: r and o, once's lines. They take turns
+# going first, so that neither gains from its place in the round.
+tworuns() {
+	local i=$1; shift
+	o=
+	if [ -z "$old" ] || [ "$skipold" = 1 ]; then
+		r=$(once "$new" "$@")
+	elif ((i % 2 == 0)); then
+		r=$(once "$new" "$@")
+		o=$(once "$old" "$@")
+	else
+		o=$(once "$old" "$@")
+		r=$(once "$new" "$@")
+	fi
+}
+
 # pair LABEL TLABEL TFILE TN "RDMALAB ARGS" TSHARK ARGS...: one row, its
-# runs interleaved: rdmalab, the old one (-b), tshark (the first -t).
+# runs interleaved: rdmalab and the old one (-b, tworuns), then tshark
+# (the first -t rounds).
 pair() {
 	local label=$1 tlabel=$2 tf=$3 tn=$4 args=$5; shift 5
 	local i r o t nr=() pr=() tr=() po=() tno=()
 	for ((i = 0; i < runs || i < truns; i++)); do
 		if ((i < runs)); then
 			# shellcheck disable=SC2086
-			r=$(once "$new" $args "$file")
+			tworuns "$i" $args "$file"
 			nr+=("$r")
-			if [ -n "$old" ] && [ "$skipold" = 0 ]; then
-				# shellcheck disable=SC2086
-				o=$(once "$old" $args "$file")
-				pr+=("$o") po+=("$o $r")
-			fi
+			if [ -n "$o" ]; then pr+=("$o") po+=("$o $r"); fi
 		fi
 		if ((i < truns)); then
 			t=$(once tshark -r "$tf" "$@")
@@ -240,14 +254,12 @@ pair() {
 replayrow() {
 	local i r o nr=() pr=() po=() fs=() ofs=()
 	for ((i = 0; i < runs; i++)); do
-		r=$(once "$new" replay --text "$file")
+		tworuns "$i" replay --text "$file"
 		nr+=("$r")
-		if [ -n "$old" ]; then
-			o=$(once "$old" replay --text "$file")
-			pr+=("$o") po+=("$o $r")
-		fi
+		if [ -n "$o" ]; then pr+=("$o") po+=("$o $r"); fi
+		if [ -n "$old" ] && ((i % 2 == 1)); then ofs+=("$(firststep "$old" replay --text "$file")"); fi
 		fs+=("$(firststep "$new" replay --text "$file")")
-		if [ -n "$old" ]; then ofs+=("$(firststep "$old" replay --text "$file")"); fi
+		if [ -n "$old" ] && ((i % 2 == 0)); then ofs+=("$(firststep "$old" replay --text "$file")"); fi
 	done
 	local rmin rmed rrss rcpu first
 	read -r rmin rmed rrss rcpu < <(summary "${nr[@]}")
@@ -284,6 +296,7 @@ echo "RSS: the largest resident set over the runs. Goals: ratio >= 20 (-V >= 10)
 echo "RSS < 100 MB on about 1 GB, replay's first step < 0.3 s."
 tratio="of the two medians"
 if [ "$truns" -eq "$runs" ]; then tratio="the median of the runs' own ratios"; fi
-echo "Runs are interleaved, so that a drifting host slows both sides of a ratio alike: round i runs rdmalab, then"
-echo "the old binary (with -b), then tshark; rdmalab in the first $runs rounds, tshark in the first $truns. ratio: $tratio."
+echo "Runs are interleaved, so that a drifting host slows both sides of a ratio alike: round i runs rdmalab and"
+echo "the old binary (with -b; they take turns going first), then tshark; rdmalab in the first $runs rounds, tshark in"
+echo "the first $truns. ratio: $tratio."
 if [ -n "$old" ]; then echo "new/old: the old binary's time over this one's, of wall and of CPU: the median of the runs' own ratios (-: it has no such mode)."; fi
