@@ -205,6 +205,15 @@ tworuns() {
 	fi
 }
 
+# oldcols: the old binary's columns, from the caller's pr (its runs) and
+# po (its runs beside the new one's): its rates and new/old.
+oldcols() {
+	local _a pmed _c pcpu
+	read -r _a pmed _c pcpu < <(summary "${pr[@]}")
+	printf ' %8s %8s %6sx %5sx' "$(kpps "$(rate "$n" "$pmed")")" "$(kpps "$(rate "$n" "$pcpu")")" \
+		"$(printf '%s\n' "${po[@]}" | medratio 1 4)" "$(printf '%s\n' "${po[@]}" | medratio 2 5)"
+}
+
 # pair LABEL TLABEL TFILE TN "RDMALAB ARGS" TSHARK ARGS...: one row, its
 # runs interleaved: rdmalab and the old one (-b, tworuns), then tshark
 # (the first -t rounds).
@@ -241,10 +250,7 @@ pair() {
 	if [ -n "$old" ] && [ "$skipold" = 1 ]; then
 		printf ' %8s %8s %7s %6s' - - - -
 	elif [ -n "$old" ]; then
-		local _a pmed _c pcpu
-		read -r _a pmed _c pcpu < <(summary "${pr[@]}")
-		printf ' %8s %8s %6sx %5sx' "$(kpps "$(rate "$n" "$pmed")")" "$(kpps "$(rate "$n" "$pcpu")")" \
-			"$(printf '%s\n' "${po[@]}" | medratio 1 4)" "$(printf '%s\n' "${po[@]}" | medratio 2 5)"
+		oldcols
 	fi
 	printf '\n'
 }
@@ -267,11 +273,10 @@ replayrow() {
 	printf '%-30s %-30s %8s %8s %8s %8s %8s %6s %6s %6s %8s' "replay --text" "(first step ${first} s)" "$(kpps "$(rate "$n" "$rmed")")" \
 		"$(kpps "$(rate "$n" "$rmin")")" "$(kpps "$(rate "$n" "$rcpu")")" "-" "-" "-" "-" "$(mb "$rrss")" "-"
 	if [ -n "$old" ]; then
-		local _a pmed prss pcpu
-		read -r _a pmed prss pcpu < <(summary "${pr[@]}")
-		printf ' %8s %8s %6sx %5sx  (old: first step %s s, %s MB)' "$(kpps "$(rate "$n" "$pmed")")" "$(kpps "$(rate "$n" "$pcpu")")" \
-			"$(printf '%s\n' "${po[@]}" | medratio 1 4)" "$(printf '%s\n' "${po[@]}" | medratio 2 5)" \
-			"$(printf '%s\n' "${ofs[@]}" | median)" "$(mb "$prss")"
+		local _a _b prss _d
+		read -r _a _b prss _d < <(summary "${pr[@]}")
+		oldcols
+		printf '  (old: first step %s s, %s MB)' "$(printf '%s\n' "${ofs[@]}" | median)" "$(mb "$prss")"
 	fi
 	printf '\n'
 }
