@@ -414,7 +414,7 @@ func fieldDefs() []FieldDef {
 			return 0, false
 		}),
 		fp("rdmalab.msg", "the packet belongs to a request message", func(p *Packet) bool { return p.Analysis.Msg != nil }),
-		fs("rdmalab.msg.kind", "the message's kind (SEND, RDMA WRITE, RDMA READ, ATOMIC ...)", func(p *Packet) (string, bool) {
+		fs("rdmalab.msg.kind", "the message's kind (SEND, RDMA WRITE, RDMA READ Request, ATOMIC ...; a READ's responses carry its request's)", func(p *Packet) (string, bool) {
 			if m, ok := msgOf(p); ok {
 				return m.Kind.String(), true
 			}
