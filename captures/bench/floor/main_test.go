@@ -8,16 +8,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/gopacket/layers"
+
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/internal/testutil"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
-// TestFloorCountsAsTheDecoder: on every kernel capture the floor sees the
-// frames the decoder sees, takes the same ones for RoCEv2 with a BTH, and
-// finds every ICRC good, as the decoder does.
+// TestFloorCountsAsTheDecoder: on every kernel and public capture the
+// floor sees the frames the decoder sees, takes the same ones for RoCEv2
+// (untagged Ethernet, IPv4, UDP to 4791, a BTH), and finds the ICRCs the
+// decoder finds bad.
 func TestFloorCountsAsTheDecoder(t *testing.T) {
-	for _, name := range testutil.KernelCaptures() {
-		path := testutil.Capture(t, name)
+	roce := 0
+	for _, path := range testutil.AllCaptures(t) {
+		name := filepath.Base(path)
 		got, err := count(path)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -25,7 +30,8 @@ func TestFloorCountsAsTheDecoder(t *testing.T) {
 		var want counts
 		if _, err := decode.ReadFile(path, func(p *decode.Packet) error {
 			want.frames++
-			if p.BTH == nil || p.UDP == nil || p.IPv4 == nil {
+			if p.BTH == nil || p.UDP == nil || p.IPv4 == nil || p.Eth == nil ||
+				p.Eth.EthernetType != layers.EthernetTypeIPv4 || p.DstPort != ib.UDPPortRoCEv2 {
 				want.other++
 				return nil
 			}
@@ -37,9 +43,13 @@ func TestFloorCountsAsTheDecoder(t *testing.T) {
 		}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if got != want || got.roce == 0 {
+		if got != want {
 			t.Errorf("%s: floor counted %+v, the decoder %+v", name, got, want)
 		}
+		roce += got.roce
+	}
+	if roce == 0 {
+		t.Error("the floor found no RoCEv2 frame in any capture")
 	}
 }
 
