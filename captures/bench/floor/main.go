@@ -52,9 +52,11 @@ type counts struct {
 func count(path string) (counts, error) {
 	var c counts
 	r, err := pcapfile.Open(path)
-	if pe := (*pcapfile.Error)(nil); errors.As(err, &pe) {
-		return c, fmt.Errorf("%s: %w", path, err) // os errors name it already
-	} else if err != nil {
+	if err != nil {
+		var pe *pcapfile.Error
+		if errors.As(err, &pe) { // a bad header; os errors name the path already
+			return c, fmt.Errorf("%s: %w", path, err)
+		}
 		return c, err
 	}
 	defer r.Close()
