@@ -79,7 +79,7 @@ func count(path string) (counts, error) {
 			continue
 		}
 		c.roce++
-		if sum, err := crc.RoCEv2ICRC(rec.Data[14:]); err != nil || sum != p.bth.ICRC {
+		if sum, err := crc.RoCEv2ICRC(p.ipPacket()); err != nil || sum != p.bth.ICRC {
 			c.badICRC++
 		}
 	}
@@ -101,4 +101,10 @@ func (p *parser) roce(data []byte) bool {
 		p.ip4.DecodeFromBytes(p.eth.Payload, df) == nil && p.ip4.Protocol == layers.IPProtocolUDP &&
 		p.udp.DecodeFromBytes(p.ip4.Payload, df) == nil && p.udp.DstPort == ib.UDPPortRoCEv2 &&
 		p.bth.DecodeFromBytes(p.udp.Payload, df) == nil
+}
+
+// ipPacket is the IPv4 packet roce decoded, without what follows it in
+// the frame (an FCS, padding): the bytes the ICRC covers.
+func (p *parser) ipPacket() []byte {
+	return p.eth.Payload[:len(p.ip4.Contents)+len(p.ip4.Payload)]
 }

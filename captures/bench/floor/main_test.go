@@ -8,11 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // TestFloorCountsAsTheDecoder: on every kernel and public capture the
@@ -66,6 +68,40 @@ func TestFloorBadICRC(t *testing.T) {
 		t.Fatalf("status %d: %s", st, errb.String())
 	}
 	if want := fmt.Sprintf("floor: %s: 752 frames, 752 RoCEv2 (1 with a bad ICRC), 0 other\n", path); out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+// TestFloorTrailer: bytes after the IP packet (an Ethernet FCS or
+// padding) are not part of the ICRC, for the floor as for the decoder.
+func TestFloorTrailer(t *testing.T) {
+	in, err := pcapfile.Open(testutil.Capture(t, "nfs3-rdma.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var buf bytes.Buffer
+	w, err := pcapfile.NewWriter(&buf, pcapfile.LinkTypeEthernet, 65535)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec pcapfile.Record
+	for in.Next(&rec) == nil {
+		data := append(append([]byte(nil), rec.Data...), 0xde, 0xad, 0xbe, 0xef)
+		ci := gopacket.CaptureInfo{Timestamp: rec.Info.Timestamp, CaptureLength: len(data), Length: len(data)}
+		if err := w.WritePacket(ci, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "trailer.pcap")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if st := run([]string{path}, &out, &errb); st != 0 {
+		t.Fatalf("status %d: %s", st, errb.String())
+	}
+	if want := fmt.Sprintf("floor: %s: 752 frames, 752 RoCEv2 (0 with a bad ICRC), 0 other\n", path); out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
 	}
 }
