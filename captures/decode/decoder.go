@@ -17,6 +17,7 @@ type Decoder struct {
 	pkt     Packet
 	first   time.Time
 	started bool
+	warm    byte // what warmHeaders read, kept so that its loads are not dropped
 }
 
 // NewDecoder returns a decoder for one capture that keeps everything the
@@ -126,6 +127,7 @@ func decodeAhead(r *pcapfile.Reader, path string, opt Options, fn func(*Packet) 
 	defer ra.stop()
 	err := func() error {
 		for b := range ra.full {
+			d.warm += warmHeaders(b.recs)
 			for i := range b.recs {
 				d.fd.hint = b.hints[i]
 				if err := fn(d.Decode(&b.recs[i])); err != nil {

@@ -137,3 +137,19 @@ func TestDecoderTakesTheHint(t *testing.T) {
 	}
 	t.Fatal("no RoCEv2 frame in nfs3-rdma.pcap")
 }
+
+// warmHeaders reads bytes 0, 64 and 128 of each record, no further, and
+// nothing past a short record's end.
+func TestWarmHeaders(t *testing.T) {
+	rec := func(n int) pcapfile.Record {
+		d := make([]byte, n)
+		for i := range d {
+			d[i] = byte(i%64 + 1) // 1 at each line's start
+		}
+		return pcapfile.Record{Data: d[:n:n]}
+	}
+	recs := []pcapfile.Record{rec(0), rec(1), rec(64), rec(65), rec(129), rec(1000)}
+	if got, want := warmHeaders(recs), byte(0+1+1+2+3+3); got != want {
+		t.Errorf("warmHeaders = %d, want %d: one per line started, at most three", got, want)
+	}
+}
