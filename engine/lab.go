@@ -60,7 +60,9 @@ type Lab struct {
 	last          *trace.Event // the newest event, in history; nil before any
 	sinks         []func(trace.Event)
 	completions   []snap.Completion
-	cqShared      bool // a snapshot holds completions' newest (addCompletion)
+	cqShared      bool          // a snapshot holds completions' newest (addCompletion)
+	callSnaps     callSnapCache // the last snapshot's finished calls (snapshot.go)
+	callSpare     callSnapCache // the next one, built while the last is read
 	transfers     fifo[sim.Transfer]
 	transferChunk fifo[*chunk] // the chunk of each kept transfer's payload
 	payloads      payloads     // payloads.go

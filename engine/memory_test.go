@@ -318,3 +318,49 @@ func TestRecycledBufferShorterRead(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotCallsCached: a snapshot reuses the last one's line for an
+// answered call shrunk to a summary, and every line is still the one the
+// call gives now, through calls in flight, answered, failed and shrunk,
+// and past the snapshot's window.
+func TestSnapshotCallsCached(t *testing.T) {
+	l := newLab(t, func(s *Settings) { s.AutoComplete = true })
+	check := func(when string) {
+		t.Helper()
+		calls := l.Client.Calls()
+		calls = calls[max(0, len(calls)-snapshotCalls):]
+		got := l.Snapshot().Calls
+		if len(got) != len(calls) {
+			t.Fatalf("%s: %d calls in the snapshot, want %d", when, len(got), len(calls))
+		}
+		for i, k := range calls {
+			if want := l.callSnap(k); got[i] != want {
+				t.Fatalf("%s: call %d of the snapshot is %+v, want %+v", when, i, got[i], want)
+			}
+		}
+	}
+	for i := 0; i < snapshotCalls+40; i++ {
+		var err error
+		switch i % 3 {
+		case 0:
+			_, err = l.Write(8192, ChunkOpts{})
+		case 1:
+			_, err = l.Read(4096, ChunkOpts{})
+		default: // a Write chunk too small: answered with an error
+			_, err = l.Read(8192, ChunkOpts{ChunkLen: 4096})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprintf("call %d prepared", i))
+		for steps := 0; l.Step(); steps++ {
+			if steps%7 == 0 {
+				check(fmt.Sprintf("call %d, step %d", i, steps))
+			}
+		}
+		check(fmt.Sprintf("call %d settled", i))
+	}
+	if n := len(l.callSnaps.keys); n < snapshotCalls-10 {
+		t.Errorf("%d calls cached of %d: the summaries' lines are not reused", n, snapshotCalls)
+	}
+}

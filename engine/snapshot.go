@@ -213,26 +213,67 @@ func (l *Lab) Snapshot() snap.Snapshot {
 	if len(calls) > 0 {
 		s.Calls = make([]snap.Call, 0, len(calls))
 	}
+	prev, next := &l.callSnaps, &l.callSpare
+	next.keys, next.snaps = next.keys[:0], next.snaps[:0]
+	at := 0
 	for _, k := range calls {
-		st := "prepared"
-		switch {
-		case k.Done:
-			st = "answered"
-		case k.Sent:
-			st = "sent"
+		// An answered call shrunk to a summary is never written again:
+		// its line is the last snapshot's.
+		final := k.Summary && k.Done
+		var c snap.Call
+		var ok bool
+		if final {
+			c, at, ok = prev.find(k, at)
 		}
-		errText := k.Err
-		if why, ok := l.Server.DropOf(k.XID); ok && !k.Done {
-			st, errText = "dropped", "dropped by "+why
+		if !ok {
+			c = l.callSnap(k)
 		}
-		s.Calls = append(s.Calls, snap.Call{XID: hexString(uint64(k.XID)), Label: k.Spec.Label, Proc: k.Header.Proc.String(),
-			State: st, Status: callStatus(k), Err: errText})
+		if final {
+			next.keys, next.snaps = append(next.keys, k), append(next.snaps, c)
+		}
+		s.Calls = append(s.Calls, c)
 	}
+	l.callSnaps, l.callSpare = l.callSpare, l.callSnaps
 	if l.seq > 0 {
 		ev := l.Last()
 		s.LastEvent = &ev
 	}
 	return s
+}
+
+// callSnap is call k as a snapshot shows it.
+func (l *Lab) callSnap(k *xprt.Call) snap.Call {
+	st := "prepared"
+	switch {
+	case k.Done:
+		st = "answered"
+	case k.Sent:
+		st = "sent"
+	}
+	errText := k.Err
+	if why, ok := l.Server.DropOf(k.XID); ok && !k.Done {
+		st, errText = "dropped", "dropped by "+why
+	}
+	return snap.Call{XID: hexString(uint64(k.XID)), Label: k.Spec.Label, Proc: k.Header.Proc.String(),
+		State: st, Status: callStatus(k), Err: errText}
+}
+
+// callSnapCache is the answered, summarized calls of a snapshot and their
+// lines, in the order of the calls.
+type callSnapCache struct {
+	keys  []*xprt.Call
+	snaps []snap.Call
+}
+
+// find looks k up from entry i on, where the next snapshot's calls, in
+// the same order, are; it returns k's line and where to look next.
+func (c *callSnapCache) find(k *xprt.Call, i int) (snap.Call, int, bool) {
+	for j := i; j < len(c.keys); j++ {
+		if c.keys[j] == k {
+			return c.snaps[j], j + 1, true
+		}
+	}
+	return snap.Call{}, i, false
 }
 
 // Page finds a server page by the name views and events print ("pg3"):
