@@ -111,8 +111,22 @@ const (
 	snapshotCalls = 200
 )
 
+// Part is a part of a snapshot that costs more than the rest to take,
+// which a reader that does not show it can ask to leave out.
+type Part uint8
+
+const (
+	PartCalls   Part = 1 << iota // Calls: the client's newest calls
+	PartReplies                  // Positions.Replies: the DRC's replies
+	// PartsCostly is every part SnapshotWithout can leave out.
+	PartsCostly = PartCalls | PartReplies
+)
+
 // Snapshot captures the lab's state.
-func (l *Lab) Snapshot() snap.Snapshot {
+func (l *Lab) Snapshot() snap.Snapshot { return l.SnapshotWithout(0) }
+
+// SnapshotWithout is Snapshot with the parts in leave left empty.
+func (l *Lab) SnapshotWithout(leave Part) snap.Snapshot {
 	x := l.Server
 	s := snap.Snapshot{Settings: l.Set.Snap(), Behaviour: x.Beh.String(), Clock: l.Now().String(),
 		Counters: snap.Counters(x.Counters), XprtClosing: x.Close, XprtDead: x.Dead}
@@ -176,6 +190,23 @@ func (l *Lab) Snapshot() snap.Snapshot {
 	}
 	s.Positions = snap.Positions{Enabled: l.Set.Positions, PostLock: l.Set.PostLock, PostSeq: x.PostSeq,
 		AckedPos: x.AckedPos, LockHeld: x.PostLock.Holder()}
+	if leave&PartReplies == 0 {
+		s.Positions.Replies = l.snapReplies()
+	}
+	if leave&PartCalls == 0 {
+		s.Calls = l.snapCalls()
+	}
+	if l.seq > 0 {
+		ev := l.Last()
+		s.LastEvent = &ev
+	}
+	return s
+}
+
+// snapReplies is the DRC as a snapshot shows it, with each reply's position.
+func (l *Lab) snapReplies() []snap.Reply {
+	x := l.Server
+	var out []snap.Reply
 	queued := map[uint64]bool{}
 	for _, c := range x.OutstandingChains() {
 		if c.Seq != 0 {
@@ -192,7 +223,7 @@ func (l *Lab) Snapshot() snap.Snapshot {
 		}
 	}
 	if n := len(l.NFS.DRC) + len(l.NFS.Evicted); n > 0 {
-		s.Positions.Replies = make([]snap.Reply, 0, n)
+		out = make([]snap.Reply, 0, n)
 	}
 	for _, e := range l.NFS.DRC {
 		r := snap.Reply{XID: hexString(uint64(e.XID)), Proc: e.Proc,
@@ -202,16 +233,22 @@ func (l *Lab) Snapshot() snap.Snapshot {
 			r.Acked = e.Xprt == x.XptID && p <= x.AckedPosition()
 		}
 		r.SendQueued = r.Pos != 0 && queued[r.Pos]
-		s.Positions.Replies = append(s.Positions.Replies, r)
+		out = append(out, r)
 	}
 	for _, e := range l.NFS.Evicted {
-		s.Positions.Replies = append(s.Positions.Replies, snap.Reply{XID: hexString(uint64(e.XID)), Proc: e.Proc,
+		out = append(out, snap.Reply{XID: hexString(uint64(e.XID)), Proc: e.Proc,
 			Pos: e.Pos, Acked: true, Evicted: true, SendQueued: e.Pos != 0 && queued[e.Pos]})
 	}
+	return out
+}
+
+// snapCalls is the newest calls as a snapshot shows them.
+func (l *Lab) snapCalls() []snap.Call {
+	var out []snap.Call
 	calls := l.Client.Calls()
 	calls = calls[max(0, len(calls)-snapshotCalls):]
 	if len(calls) > 0 {
-		s.Calls = make([]snap.Call, 0, len(calls))
+		out = make([]snap.Call, 0, len(calls))
 	}
 	prev, next := &l.callSnaps, &l.callSpare
 	next.keys, next.snaps = next.keys[:0], next.snaps[:0]
@@ -231,14 +268,10 @@ func (l *Lab) Snapshot() snap.Snapshot {
 		if final {
 			next.keys, next.snaps = append(next.keys, k), append(next.snaps, c)
 		}
-		s.Calls = append(s.Calls, c)
+		out = append(out, c)
 	}
 	l.callSnaps, l.callSpare = l.callSpare, l.callSnaps
-	if l.seq > 0 {
-		ev := l.Last()
-		s.LastEvent = &ev
-	}
-	return s
+	return out
 }
 
 // callSnap is call k as a snapshot shows it.

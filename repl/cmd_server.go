@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
@@ -213,7 +214,7 @@ func runReadlist(c *Ctx, a Args, out io.Writer) error {
 	if last := s.lab.Last(); last.Kind == trace.Return && last.Func == "svc_rdma_recvfrom" {
 		return fmt.Errorf("%s returned from svc_rdma_recvfrom without a Read list to process (the call carries none, or it was already pulled)", last.Task)
 	}
-	snap := s.lab.Snapshot()
+	snap := s.lab.SnapshotWithout(engine.PartsCostly)
 	readsReport{snap.Reads}.writeText(out)
 	for _, r := range snap.Reads {
 		for _, rw := range r.RWCtxts {
@@ -239,7 +240,7 @@ func runPost(c *Ctx, a Args, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	chains := s.lab.Snapshot().Chains
+	chains := s.lab.SnapshotWithout(engine.PartsCostly).Chains
 	for i := len(chains) - 1; i >= 0; i-- {
 		if chains[i].Task == poster {
 			chainsReport{chains[i : i+1]}.writeText(out)
@@ -258,7 +259,7 @@ func runReply(c *Ctx, a Args, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	snap := s.lab.Snapshot()
+	snap := s.lab.SnapshotWithout(engine.PartsCostly)
 	chainsReport{snap.Chains}.writeText(out)
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/rdmalab/rdmalab/engine"
 )
 
 func stepCommands() []*Command {
@@ -156,7 +158,7 @@ func (s *Session) stepThread(name string, n int) error {
 func runThreadCmd(c *Ctx, a Args, out io.Writer) error {
 	s := c.S
 	if len(a.Pos) == 0 {
-		threadsReport{s.lab.Snapshot().Threads}.writeText(out)
+		threadsReport{s.lab.SnapshotWithout(engine.PartsCostly).Threads}.writeText(out)
 		return nil
 	}
 	name := a.Pos[0]
