@@ -37,6 +37,11 @@ type Options struct {
 	// connections, one after another, streams in bounded memory. A
 	// retransmission after so long is then not matched with its message.
 	ForgetIdle bool
+	// SkipNFSFields leaves each RPC's CallNFS and ReplyNFS nil: the
+	// summaries are made, not the fields (every string a READDIR reply
+	// carries), for an output that shows no NFS field and has no display
+	// filter to test one.
+	SkipNFSFields bool
 	// MaxExpand bounds how far a gzip capture may decompress
 	// (pcapfile.Options.MaxExpand; 0: pcapfile's default).
 	MaxExpand int64

@@ -185,6 +185,7 @@ func BenchmarkStreamJSON(b *testing.B) {
 func BenchmarkAheadLines(b *testing.B) {
 	const n = 200000
 	data := repeatedCapture(b, "nfs3-rdma.pcap", n)
+	keep := Output{}.keep()
 	out := bufio.NewWriterSize(io.Discard, 1<<16)
 	var lc lineCache
 	var buf []byte
@@ -196,7 +197,7 @@ func BenchmarkAheadLines(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, err = decodeAhead(pr, "repeated", streaming, func(p *Packet) error {
+		_, err = decodeAhead(pr, "repeated", keep, func(p *Packet) error {
 			buf = lc.appendLine(buf[:0], p)
 			_, err := out.Write(buf)
 			return err

@@ -407,6 +407,9 @@ func (r *RPC) summarizeCall(b []byte) {
 		}
 	}
 	r.CallSummary = nfs.SummarizeCall(h.Prog, h.Vers, h.Proc, b[n:])
+	if r.noFields {
+		return
+	}
 	if f, ok := nfs.CallFields(h.Prog, h.Vers, h.Proc, b[n:]); ok {
 		r.CallNFS = &f
 	}
@@ -425,6 +428,8 @@ func (r *RPC) summarizeReply(b []byte) {
 		r.ReplySummary = fmt.Sprintf("RPC reply: %v", h.AcceptStat)
 	case !r.HaveProc:
 		r.ReplySummary = "RPC reply (the call is not in the capture)"
+	case r.noFields:
+		r.ReplySummary = nfs.SummarizeReply(r.Prog, r.Vers, r.Proc, b[n:])
 	default:
 		sum, f, ok := nfs.SummarizeReplyFields(r.Prog, r.Vers, r.Proc, b[n:])
 		r.ReplySummary = sum

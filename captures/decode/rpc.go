@@ -75,6 +75,7 @@ type RPC struct {
 	Writes []*Message // RDMA WRITEs that pushed Write or Reply chunk data
 
 	keepData bool // its Read and Write chunks keep the bytes placed in them
+	noFields bool // CallNFS and ReplyNFS stay nil (Options.SkipNFSFields)
 	// rebuilt is what rebuilding the reply gave when it was summarised:
 	// the detail tree says it, after the Reply chunk's bytes are dropped.
 	rebuilt rebuiltReply
@@ -331,7 +332,7 @@ func (s *rpcState) role(p *Packet, h *rpcrdma.Header, rest []byte) (call, ok boo
 // call records an RPC call and the segments it advertises.
 func (s *rpcState) call(a *Analyzer, p *Packet, msg *RPCMessage) {
 	h := &msg.Header
-	r := &RPC{XID: h.XID, Client: p.Src, Server: p.Dst, Call: msg, keepData: !a.opt.DropChunkData}
+	r := &RPC{XID: h.XID, Client: p.Src, Server: p.Dst, Call: msg, keepData: !a.opt.DropChunkData, noFields: a.opt.SkipNFSFields}
 	msg.RPC = r
 	s.chunks = h.ReadChunks(s.chunks)
 	for i, c := range s.chunks {
@@ -407,7 +408,7 @@ func (s *rpcState) reply(a *Analyzer, p *Packet, msg *RPCMessage) {
 			kind = NoteReplyNoCall
 		}
 		a.note(p, kind, "reply to XID 0x%08x, whose call is not in the capture", h.XID)
-		r = &RPC{XID: h.XID, Client: client, Server: server}
+		r = &RPC{XID: h.XID, Client: client, Server: server, noFields: a.opt.SkipNFSFields}
 		s.add(a, r)
 	} else {
 		peer.outstanding--

@@ -45,11 +45,7 @@ func write(out *bufio.Writer, path string, o Output) (int, error) {
 	var jw jsonw
 	var lc lineCache
 	var tw treeWriter
-	// Keep only what this run prints: every output streams in bounded
-	// memory whatever the size of the capture, --rpc printing each RPC
-	// once it is settled.
-	keep := Options{DropRPCs: true, DropNotes: !o.Check, DropChunkData: true, ForgetIdle: true,
-		MaxExpand: o.MaxExpand, SkipCRCs: o.RPCs && !o.Check}
+	keep := o.keep()
 	rs := rpcStream{o: o, out: out, next: 1, pending: map[int]*RPC{}}
 	// The packets' text gathers in buf and goes to out a buffer's worth
 	// at a time: bufio hands writes that long straight to w, so the
@@ -112,6 +108,15 @@ func write(out *bufio.Writer, path string, o Output) (int, error) {
 		anomalies = n
 	}
 	return anomalies, ferr
+}
+
+// keep is what the analysis of a capture keeps for o: only what it
+// prints, so that every output streams in bounded memory whatever the
+// size of the capture, --rpc printing each RPC once it is settled.
+func (o Output) keep() Options {
+	return Options{DropRPCs: true, DropNotes: !o.Check, DropChunkData: true, ForgetIdle: true,
+		MaxExpand: o.MaxExpand, SkipCRCs: o.RPCs && !o.Check,
+		SkipNFSFields: !o.JSON && o.Fields == nil && o.Display == nil}
 }
 
 // rpcStream prints the RPCs of --rpc in call order (RPC IDs), each as soon

@@ -71,3 +71,43 @@ func TestWriteTruncatedFile(t *testing.T) {
 		t.Errorf("%v\nstdout %s", err, out)
 	}
 }
+
+// An output that shows no NFS field skips making them
+// (Options.SkipNFSFields): its text is the same as with them made, which
+// a display filter passing every frame forces, for the lines, the trees
+// and the RPCs of every capture.
+func TestWriteSkipsNFSFields(t *testing.T) {
+	every, err := CompileDisplayFilter("frame")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range testutil.AllCaptures(t) {
+		for _, o := range []Output{{}, {Tree: true}, {RPCs: true}, {RPCs: true, Check: true}} {
+			_, skipped, err1 := writeFile(path, o)
+			o.Display = every
+			_, made, err2 := writeFile(path, o)
+			if skipped != made || (err1 == nil) != (err2 == nil) {
+				t.Errorf("%s, %+v: the output differs with the NFS fields made (%v, %v)", filepath.Base(path), o, err1, err2)
+			}
+		}
+	}
+	// And they are not made.
+	for _, skip := range []bool{false, true} {
+		calls, withFields := 0, 0
+		an, err := ReadFileWith(testutil.Capture(t, "nfs3-rdma.pcap"), Options{SkipNFSFields: skip}, func(*Packet) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range an.RPCs() {
+			if r.CallSummary != "" && r.HaveProc {
+				calls++
+			}
+			if r.CallNFS != nil || r.ReplyNFS != nil {
+				withFields++
+			}
+		}
+		if calls == 0 || (withFields == 0) != skip {
+			t.Errorf("SkipNFSFields %v: %d calls summarized, %d with NFS fields", skip, calls, withFields)
+		}
+	}
+}
