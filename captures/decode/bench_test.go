@@ -149,14 +149,11 @@ func repeatedCapture(b testing.TB, name string, n int) []byte {
 	return out.Bytes()
 }
 
-// BenchmarkStreamJSON is "rdmalab decode --json" as Write runs it (the
-// streaming options, output to a buffered writer) over 100,000 packets of
-// repeated NFSv3 traffic: packets/s, and allocations per packet.
-func BenchmarkStreamJSON(b *testing.B) {
-	const n = 100000
+// benchRepeated decodes n packets of repeated NFSv3 traffic from memory
+// b.N times with decode, which hands each packet to fn, and reports
+// packets/s and allocations.
+func benchRepeated(b *testing.B, n int, decode func(*pcapfile.Reader, func(*Packet) error) error, fn func(*Packet) error) {
 	data := repeatedCapture(b, "nfs3-rdma.pcap", n)
-	out := bufio.NewWriterSize(io.Discard, 1<<16)
-	var w jsonw
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -165,46 +162,45 @@ func BenchmarkStreamJSON(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, err = decodeAll(pr, "repeated", streaming, func(p *Packet) error {
-			w.reset()
-			appendJSON(&w, p)
-			w.b = append(w.b, '\n')
-			_, err := out.Write(w.b)
-			return err
-		})
-		if err != nil {
+		if err := decode(pr, fn); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "packets/s")
 }
 
+// BenchmarkStreamJSON is "rdmalab decode --json" as Write runs it (the
+// streaming options, output to a buffered writer) over 100,000 packets of
+// repeated NFSv3 traffic: packets/s, and allocations per packet.
+func BenchmarkStreamJSON(b *testing.B) {
+	out := bufio.NewWriterSize(io.Discard, 1<<16)
+	var w jsonw
+	benchRepeated(b, 100000, func(pr *pcapfile.Reader, fn func(*Packet) error) error {
+		_, err := decodeAll(pr, "repeated", streaming, fn)
+		return err
+	}, func(p *Packet) error {
+		w.reset()
+		appendJSON(&w, p)
+		w.b = append(w.b, '\n')
+		_, err := out.Write(w.b)
+		return err
+	})
+}
+
 // BenchmarkAheadLines is "rdmalab decode" on a big file as Write runs it:
 // the records read ahead on a second goroutine (decodeAhead), the lines
 // written by the first, over 200,000 packets of repeated NFSv3 traffic.
 func BenchmarkAheadLines(b *testing.B) {
-	const n = 200000
-	data := repeatedCapture(b, "nfs3-rdma.pcap", n)
 	keep := Output{}.keep()
 	out := bufio.NewWriterSize(io.Discard, 1<<16)
 	var lc lineCache
 	var buf []byte
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		pr, err := pcapfile.NewReader(bytes.NewReader(data))
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, err = decodeAhead(pr, "repeated", keep, func(p *Packet) error {
-			buf = lc.appendLine(buf[:0], p)
-			_, err := out.Write(buf)
-			return err
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "packets/s")
+	benchRepeated(b, 200000, func(pr *pcapfile.Reader, fn func(*Packet) error) error {
+		_, err := decodeAhead(pr, "repeated", keep, fn)
+		return err
+	}, func(p *Packet) error {
+		buf = lc.appendLine(buf[:0], p)
+		_, err := out.Write(buf)
+		return err
+	})
 }
