@@ -26,8 +26,8 @@ type showTarget struct {
 	Arg      string // an optional filter argument, "" if none
 	Complete Completer
 	report   func(s *Session, pic snap.Snapshot, arg string) (report, error)
-	// without is the costly parts of the snapshot report does not read,
-	// which the snapshot for it leaves out.
+	// without is the costly parts of the snapshot that report does not
+	// read, which the snapshot taken for it leaves out.
 	without engine.Part
 }
 
