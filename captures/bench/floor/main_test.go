@@ -59,7 +59,14 @@ func TestFloorCountsAsTheDecoder(t *testing.T) {
 func TestFloorBadICRC(t *testing.T) {
 	data := testutil.ReadCapture(t, "nfs3-rdma.pcap")
 	data[len(data)-10] ^= 0xff // inside the last frame's payload, before its ICRC
-	path := filepath.Join(t.TempDir(), "bad.pcap")
+	floorSays(t, "bad.pcap", data, "752 frames, 752 RoCEv2 (1 with a bad ICRC), 0 other")
+}
+
+// floorSays runs the floor on data written to a file named name and
+// checks that it succeeds and prints report after the file's path.
+func floorSays(t *testing.T, name string, data []byte, report string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +74,7 @@ func TestFloorBadICRC(t *testing.T) {
 	if st := run([]string{path}, &out, &errb); st != 0 {
 		t.Fatalf("status %d: %s", st, errb.String())
 	}
-	if want := fmt.Sprintf("floor: %s: 752 frames, 752 RoCEv2 (1 with a bad ICRC), 0 other\n", path); out.String() != want {
+	if want := fmt.Sprintf("floor: %s: %s\n", path, report); out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
 	}
 }
@@ -93,17 +100,7 @@ func TestFloorTrailer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	path := filepath.Join(t.TempDir(), "trailer.pcap")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var out, errb bytes.Buffer
-	if st := run([]string{path}, &out, &errb); st != 0 {
-		t.Fatalf("status %d: %s", st, errb.String())
-	}
-	if want := fmt.Sprintf("floor: %s: 752 frames, 752 RoCEv2 (0 with a bad ICRC), 0 other\n", path); out.String() != want {
-		t.Errorf("got %q, want %q", out.String(), want)
-	}
+	floorSays(t, "trailer.pcap", buf.Bytes(), "752 frames, 752 RoCEv2 (0 with a bad ICRC), 0 other")
 }
 
 // TestFloorErrors: a cut capture names the frame and byte offset where it
