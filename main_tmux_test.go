@@ -92,12 +92,16 @@ func (ts *tmuxSession) waitFor(re string) string {
 	return ""
 }
 
-// run types a command, presses Enter and waits for what it should print.
+// run types a command, presses Enter and waits for what it should print,
+// then for the command to end: a fresh prompt on the last line, or the
+// shell's report that rdmalab exited. Keys sent while the output is still
+// coming would be drawn into it.
 func (ts *tmuxSession) run(cmd, want string) string {
 	ts.t.Helper()
 	ts.text(cmd)
 	ts.keys("Enter")
-	return ts.waitFor(want)
+	ts.waitFor(want)
+	return ts.waitFor(`\n[^\n]*> *\s*\z|EXITED \d+`)
 }
 
 // TestTmux is the newcomer's first session, in a real terminal: the
