@@ -92,15 +92,21 @@ func (ts *tmuxSession) waitFor(re string) string {
 	return ""
 }
 
-// run types a command, presses Enter and waits for what it should print,
-// then for the command to end: a fresh prompt on the last line, or the
-// shell's report that rdmalab exited. Keys sent while the output is still
-// coming would be drawn into it.
-func (ts *tmuxSession) run(cmd, want string) string {
+// start types a command, presses Enter and waits for what it should
+// print: for a command that keeps the terminal (a view) and ends later.
+func (ts *tmuxSession) start(cmd, want string) string {
 	ts.t.Helper()
 	ts.text(cmd)
 	ts.keys("Enter")
-	ts.waitFor(want)
+	return ts.waitFor(want)
+}
+
+// run is start for a command that ends: it then waits for a fresh prompt
+// on the last line, or the shell's report that rdmalab exited. Keys sent
+// while the output is still coming would be drawn into it.
+func (ts *tmuxSession) run(cmd, want string) string {
+	ts.t.Helper()
+	ts.start(cmd, want)
 	return ts.waitFor(`\n[^\n]*> *\s*\z|EXITED \d+`)
 }
 

@@ -156,7 +156,7 @@ func TestReplayTmuxREPL(t *testing.T) {
 	needTmux(t)
 	ts := startTmux(t, 120, 40)
 	ts.waitFor(`sim fix2025>`)
-	ts.run("replay captures/testdata/nfs4.1-rdma.pcap", `replay frame 0/817`)
+	ts.start("replay captures/testdata/nfs4.1-rdma.pcap", `replay frame 0/817`)
 	ts.keys("n")
 	ts.waitFor(`replay frame 4/817 · RPC 1/50`)
 	ts.keys("q")
