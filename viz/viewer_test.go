@@ -187,7 +187,11 @@ func TestViewerKeysAct(t *testing.T) {
 func TestViewerReadOnlyStatus(t *testing.T) {
 	src := &fakeSource{actErr: ErrReadOnly}
 	s, done := runView(t, &Viewer{}, src)
-	if _, rows := s.frame(); strings.Contains(rows[len(rows)-1], "read-only") {
+	_, rows := s.frame()
+	if len(rows) == 0 {
+		t.Fatal("runView returned before the first frame was drawn")
+	}
+	if strings.Contains(rows[len(rows)-1], "read-only") {
 		t.Fatalf("status row %q says read-only before any key", rows[len(rows)-1])
 	}
 	s.InjectKey(tcell.KeyRune, 's', tcell.ModNone)
