@@ -26,64 +26,67 @@ type showTarget struct {
 	Arg      string // an optional filter argument, "" if none
 	Complete Completer
 	report   func(s *Session, pic snap.Snapshot, arg string) (report, error)
-	// without is the costly parts of the snapshot that report does not
-	// read, which the snapshot taken for it leaves out.
-	without engine.Part
+	// reads is the costly parts of the snapshot report reads; the
+	// snapshot taken for it leaves the others out.
+	reads engine.Part
 }
+
+// without is the costly parts the snapshot taken for t leaves out.
+func (t showTarget) without() engine.Part { return engine.PartsCostly &^ t.reads }
 
 // showTargets lists the targets in help order.
 func showTargets() []showTarget {
 	return []showTarget{
-		{Name: "settings", without: engine.PartsCostly, Short: "every setting, its value and range", report: settingsReportOf},
-		{Name: "bugs", without: engine.PartsCostly, Short: "which historical bugs B1..B13 are on", report: bugsReportOf},
-		{Name: "threads", without: engine.PartsCostly, Aliases: []string{"thread"}, Short: "nfsd threads: state, what they wait for, call stack",
+		{Name: "settings", Short: "every setting, its value and range", report: settingsReportOf},
+		{Name: "bugs", Short: "which historical bugs B1..B13 are on", report: bugsReportOf},
+		{Name: "threads", Aliases: []string{"thread"}, Short: "nfsd threads: state, what they wait for, call stack",
 			Kernel: []string{"svc_recv"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 				return threadsReport{pic.Threads}, nil
 			}},
-		{Name: "calls", without: engine.PartReplies, Short: "the client's calls: xid, state, reply", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+		{Name: "calls", reads: engine.PartCalls, Short: "the client's calls: xid, state, reply", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 			return callsReport{pic.Calls}, nil
 		}},
-		{Name: "chunks", without: engine.PartsCostly, Aliases: []string{"chunk"}, Short: "the chunk lists each call advertised",
+		{Name: "chunks", Aliases: []string{"chunk"}, Short: "the chunk lists each call advertised",
 			Arg: "XID", Complete: completeXIDs, Kernel: []string{"rpcrdma_marshal_req", "svc_rdma_xdr_decode_req"}, report: chunksReportOf},
-		{Name: "segment", without: engine.PartsCostly, Aliases: []string{"seg"}, Short: "one client segment and its first bytes",
+		{Name: "segment", Aliases: []string{"seg"}, Short: "one client segment and its first bytes",
 			Arg: "XID/N", Complete: completeSegments, report: segmentReportOf},
-		{Name: "pages", without: engine.PartsCostly, Aliases: []string{"page"}, Short: "rq_pages, rc_pages and where their bytes came from",
+		{Name: "pages", Aliases: []string{"page"}, Short: "rq_pages, rc_pages and where their bytes came from",
 			Kernel: []string{"svc_rdma_build_read_segment", "svc_rdma_clear_rqst_pages"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 				return pagesReport{pic.Threads, pic.Reads}, nil
 			}},
-		{Name: "sgl", without: engine.PartsCostly, Short: "the scatterlist of each rw ctxt in use", Arg: "RW", Complete: completeRWIDs,
+		{Name: "sgl", Short: "the scatterlist of each rw ctxt in use", Arg: "RW", Complete: completeRWIDs,
 			Kernel: []string{"sg_set_page", "svc_rdma_build_read_segment", "svc_rdma_pagelist_to_sg"}, report: sglReportOf},
-		{Name: "rw", without: engine.PartsCostly, Aliases: []string{"rwctxts", "rw_ctxts"}, Short: "rw ctxts in use and in the cache",
+		{Name: "rw", Aliases: []string{"rwctxts", "rw_ctxts"}, Short: "rw ctxts in use and in the cache",
 			Kernel: []string{"svc_rdma_get_rw_ctxt", "svc_rdma_put_rw_ctxt"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 				return rwReport{pic.RWCtxts}, nil
 			}},
-		{Name: "reads", without: engine.PartsCostly, Short: "Read lists being pulled: rc_curpage, rc_pageoff...",
+		{Name: "reads", Short: "Read lists being pulled: rc_curpage, rc_pageoff...",
 			Kernel: []string{"svc_rdma_process_read_list"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 				return readsReport{pic.Reads}, nil
 			}},
-		{Name: "chain", without: engine.PartsCostly, Aliases: []string{"chains", "wr", "wrs"}, Short: "work-request chains on the Send Queue",
+		{Name: "chain", Aliases: []string{"chains", "wr", "wrs"}, Short: "work-request chains on the Send Queue",
 			Kernel: []string{"rdma_rw_ctx_wrs", "svc_rdma_post_chunk_ctxt", "svc_rdma_post_send"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 				return chainsReport{pic.Chains}, nil
 			}},
-		{Name: "sq", without: engine.PartsCostly, Short: "Send Queue: sc_sq_depth, sc_sq_avail, waiters",
+		{Name: "sq", Short: "Send Queue: sc_sq_depth, sc_sq_avail, waiters",
 			Kernel: []string{"svc_rdma_post_chunk_ctxt", "svc_rdma_wake_send_waiters"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 				return sqReport{pic.SQ, pic.Chains}, nil
 			}},
-		{Name: "cq", without: engine.PartsCostly, Short: "completions delivered, and what is on the wire", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+		{Name: "cq", Short: "completions delivered, and what is on the wire", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 			return cqReport{pic.CQ, pic.Pending}, nil
 		}},
-		{Name: "pending", without: engine.PartsCostly, Aliases: []string{"wire"}, Short: "operations posted and not yet executed", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+		{Name: "pending", Aliases: []string{"wire"}, Short: "operations posted and not yet executed", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 			return pendingReport{pic.Pending}, nil
 		}},
-		{Name: "positions", without: engine.PartCalls, Aliases: []string{"pos"}, Short: "reply positions: sc_post_seq, xpt_acked_pos, the DRC",
+		{Name: "positions", reads: engine.PartReplies, Aliases: []string{"pos"}, Short: "reply positions: sc_post_seq, xpt_acked_pos, the DRC",
 			Kernel: []string{"svc_rdma_post_send", "svc_xprt_advance_acked"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 				return positionsReport{pic.Positions}, nil
 			}},
-		{Name: "events", without: engine.PartsCostly, Short: "the last events (default 20)", Arg: "N", report: eventsReportOf},
-		{Name: "counters", without: engine.PartsCostly, Aliases: []string{"stats"}, Short: "svcrdma statistics", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+		{Name: "events", Short: "the last events (default 20)", Arg: "N", report: eventsReportOf},
+		{Name: "counters", Aliases: []string{"stats"}, Short: "svcrdma statistics", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 			return countersReport{pic.Counters, pic.RWCtxts.Created, len(pic.CQ)}, nil
 		}},
-		{Name: "snapshot", Aliases: []string{"all"}, Short: "everything at once (the JSON is snap.Snapshot)", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+		{Name: "snapshot", reads: engine.PartsCostly, Aliases: []string{"all"}, Short: "everything at once (the JSON is snap.Snapshot)", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 			return snapshotReport{pic}, nil
 		}},
 	}
@@ -158,7 +161,7 @@ func runShow(c *Ctx, a Args, out io.Writer) error {
 		}
 		arg = a.Pos[1]
 	}
-	v, err := t.report(c.S, c.S.lab.SnapshotWithout(t.without), arg)
+	v, err := t.report(c.S, c.S.lab.SnapshotWithout(t.without()), arg)
 	if err != nil {
 		return fmt.Errorf("show %s: %w", t.Name, err)
 	}
