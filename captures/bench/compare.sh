@@ -9,6 +9,8 @@
 #   rdmalab decode -V FILE         tshark -r FILE -V
 #   rdmalab decode --json FILE     tshark -r FILE -T json
 #   rdmalab decode --json FILE     tshark -r FILE -T fields -e ... (14 fields)
+#   the same two, each into a pipe (| cat): what a script reading the
+#                                  output sees
 #   rdmalab decode -T fields ...   tshark -r FILE -T fields -e ... (when
 #                                  rdmalab has -T fields)
 #   rdmalab decode --rpc FILE      tshark -r FILE -q -z rpc,srt,100003,3
@@ -57,7 +59,7 @@
 # are of the whole process: wall seconds, and CPU seconds (user + system).
 set -euo pipefail
 
-packets=1000000 runs=3 truns=1 slice=0 old= force=0
+packets=1000000 runs=3 truns=1 slice=0 old= force=0 pipe=0
 dir=${TMPDIR:-/tmp}/rdmalab-bench
 # usage: this header's text, without its comment marks.
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
@@ -111,10 +113,14 @@ capture() {
 # count FILE: its packets, as tshark counts them.
 count() { tshark -r "$1" -T fields -e frame.number 2>/dev/null | wc -l; }
 
-# once CMD...: one run of CMD, output to /dev/null: its wall seconds, CPU
-# seconds (user + system) and largest resident set (KiB), on one line.
+# once CMD...: one run of CMD, output to /dev/null (with pipe=1, through
+# cat: the times are then the pipeline's): its wall seconds, CPU seconds
+# (user + system) and largest resident set (KiB), on one line.
 once() {
 	local out w u s m
+	if [ "$pipe" = 1 ]; then
+		set -- sh -c '"$@" | cat' sh "$@"
+	fi
 	out=$(/usr/bin/time -f '%e %U %S %M' "$@" 2>&1 >/dev/null) || {
 		echo "compare.sh: $* failed:" >&2
 		tail -3 <<<"$out" >&2
@@ -297,6 +303,9 @@ pair "decode" "-r" "$file" "$n" "decode"
 pair "decode -V" "-V$([ "$sn" != "$n" ] && echo " (first $sn)")" "$sfile" "$sn" "decode -V" -V
 pair "decode --json" "-T json$([ "$sn" != "$n" ] && echo " (first $sn)")" "$sfile" "$sn" "decode --json" -T json
 pair "decode --json" "-T fields ($nf fields)" "$file" "$n" "decode --json" -T fields "${fields[@]}"
+pipe=1
+pair "decode --json | cat" "-T fields ($nf fields) | cat" "$file" "$n" "decode --json" -T fields "${fields[@]}"
+pipe=0
 if hasfields "$new"; then
 	if [ -n "$old" ] && ! hasfields "$old"; then skipold=1; fi
 	pair "decode -T fields ($nf fields)" "-T fields ($nf fields)" "$file" "$n" "decode -T fields ${fields[*]}" -T fields "${fields[@]}"

@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,6 +109,44 @@ func TestWriteSkipsNFSFields(t *testing.T) {
 		}
 		if calls == 0 || (withFields == 0) != skip {
 			t.Errorf("SkipNFSFields %v: %d calls summarized, %d with NFS fields", skip, calls, withFields)
+		}
+	}
+}
+
+// sizesWriter keeps what is written to it and the size of each write.
+type sizesWriter struct {
+	bytes.Buffer
+	sizes []int
+}
+
+func (w *sizesWriter) Write(p []byte) (int, error) {
+	w.sizes = append(w.sizes, len(p))
+	return w.Buffer.Write(p)
+}
+
+// The packets' text goes out in writes of exactly what a pipe holds
+// (writeChunk), the last excepted, and none longer: a longer one would
+// wait for the reader to drain the pipe, and the decoding with it.
+func TestWriteInPipeSizedChunks(t *testing.T) {
+	var w sizesWriter
+	if _, err := Write(&w, testutil.Capture(t, "nfs3-rdma.pcap"), Output{JSON: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.sizes) < 3 {
+		t.Fatalf("%d writes of %d bytes: the test needs output of several chunks", len(w.sizes), w.Len())
+	}
+	for i, n := range w.sizes {
+		if n > writeChunk || (n != writeChunk && i < len(w.sizes)-1) {
+			t.Fatalf("write %d of %d is %d bytes, want %d", i+1, len(w.sizes), n, writeChunk)
+		}
+	}
+	lines := strings.Split(strings.TrimSuffix(w.String(), "\n"), "\n")
+	if len(lines) != 752 {
+		t.Errorf("%d lines, want one per packet (752)", len(lines))
+	}
+	for i, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("line %d is not JSON: the chunks cut it: %.200s", i+1, l)
 		}
 	}
 }
