@@ -113,31 +113,20 @@ func TestWriteSkipsNFSFields(t *testing.T) {
 	}
 }
 
-// sizesWriter keeps what is written to it and the size of each write.
-type sizesWriter struct {
-	bytes.Buffer
-	sizes []int
-}
-
-func (w *sizesWriter) Write(p []byte) (int, error) {
-	w.sizes = append(w.sizes, len(p))
-	return w.Buffer.Write(p)
-}
-
 // The packets' text goes out in writes of exactly what a pipe holds
 // (writeChunk), the last excepted, and none longer: a longer one would
 // wait for the reader to drain the pipe, and the decoding with it.
 func TestWriteInPipeSizedChunks(t *testing.T) {
-	var w sizesWriter
+	var w testutil.WriteSizes
 	if _, err := Write(&w, testutil.Capture(t, "nfs3-rdma.pcap"), Output{JSON: true}); err != nil {
 		t.Fatal(err)
 	}
-	if len(w.sizes) < 3 {
-		t.Fatalf("%d writes of %d bytes: the test needs output of several chunks", len(w.sizes), w.Len())
+	if len(w.Sizes) < 3 {
+		t.Fatalf("%d writes of %d bytes: the test needs output of several chunks", len(w.Sizes), w.Len())
 	}
-	for i, n := range w.sizes {
-		if n > writeChunk || (n != writeChunk && i < len(w.sizes)-1) {
-			t.Fatalf("write %d of %d is %d bytes, want %d", i+1, len(w.sizes), n, writeChunk)
+	for i, n := range w.Sizes {
+		if n > writeChunk || (n != writeChunk && i < len(w.Sizes)-1) {
+			t.Fatalf("write %d of %d is %d bytes, want %d", i+1, len(w.Sizes), n, writeChunk)
 		}
 	}
 	lines := strings.Split(strings.TrimSuffix(w.String(), "\n"), "\n")

@@ -466,3 +466,23 @@ func TestSeekFrame(t *testing.T) {
 		}
 	}
 }
+
+// A transcript goes out in writes of what a pipe holds (writeChunk), the
+// last excepted: not in bufio's 4 KiB ones, sixteen system calls for one.
+func TestTranscriptWritesPipeSizedChunks(t *testing.T) {
+	var w testutil.WriteSizes
+	if _, err := Transcribe(testutil.Capture(t, nfs3), ReadOptions{}, &w, Options{Events: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Sizes) < 3 {
+		t.Fatalf("%d writes of %d bytes: the test needs a transcript of several chunks", len(w.Sizes), w.Len())
+	}
+	for i, n := range w.Sizes[:len(w.Sizes)-1] {
+		if n != writeChunk {
+			t.Fatalf("write %d of %d is %d bytes, want %d", i+1, len(w.Sizes), n, writeChunk)
+		}
+	}
+	if !strings.Contains(w.String(), "end of the replay: 752 frames") {
+		t.Errorf("not a transcript:\n%.300s", w.String())
+	}
+}
