@@ -9,8 +9,9 @@
 #   rdmalab decode -V FILE         tshark -r FILE -V
 #   rdmalab decode --json FILE     tshark -r FILE -T json
 #   rdmalab decode --json FILE     tshark -r FILE -T fields -e ... (14 fields)
-#   the same two, each into a pipe (| cat): what a script reading the
-#                                  output sees
+#   rdmalab decode --json FILE     tshark -r FILE -T fields -e ... (14
+#     | cat                          fields) | cat: into a pipe, as a script
+#                                  reading the output sees them
 #   rdmalab decode -T fields ...   tshark -r FILE -T fields -e ... (when
 #                                  rdmalab has -T fields)
 #   rdmalab decode --rpc FILE      tshark -r FILE -q -z rpc,srt,100003,3

@@ -9,6 +9,7 @@ type WriteSizes struct {
 	Sizes []int
 }
 
+// Write records p's size and keeps p.
 func (w *WriteSizes) Write(p []byte) (int, error) {
 	w.Sizes = append(w.Sizes, len(p))
 	return w.Buffer.Write(p)
