@@ -3,6 +3,7 @@ package lessons
 import (
 	"embed"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"sort"
@@ -38,13 +39,23 @@ func (e *Entry) Name() string {
 	return strings.TrimSuffix(path.Base(e.File), ".md")
 }
 
-// ReadFile reads a file the lesson's `files:` line names, from the files/
-// folder beside it.
-func (e *Entry) ReadFile(name string) ([]byte, error) {
+// CopyFile copies a file the lesson's `files:` line names, from the
+// files/ folder beside it, to w: a regular file of at most MaxDataFile
+// bytes, read from the lesson's folder (OpenDir keeps links inside it).
+func (e *Entry) CopyFile(name string, w io.Writer) error {
 	if !validFile(name) {
-		return nil, fmt.Errorf("file %q: not a plain file name", name)
+		return fmt.Errorf("file %q: not a plain file name", name)
 	}
-	return fs.ReadFile(e.Dir.FS, path.Join(path.Dir(e.File), "files", name))
+	f, err := openRegular(e.Dir.FS, path.Join(path.Dir(e.File), "files", name), MaxDataFile)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	n, err := io.Copy(w, io.LimitReader(f, MaxDataFile+1))
+	if err == nil && n > MaxDataFile {
+		err = fmt.Errorf("over %d bytes (it grew as it was read): at most %d", MaxDataFile, int64(MaxDataFile))
+	}
+	return err
 }
 
 // Catalog is every lesson the learner can take, shipped ones first, then
@@ -98,18 +109,14 @@ func LoadEntry(d Dir, name string, validate Validator) *Entry {
 	return e
 }
 
+// readLimited reads a lesson file: a regular file of at most
+// MaxFileSize bytes.
 func readLimited(fsys fs.FS, name string) ([]byte, error) {
-	st, err := fs.Stat(fsys, name)
+	b, err := readRegular(fsys, name, MaxFileSize)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("a lesson file: %w", err)
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
-	}
-	if st.Size() > MaxFileSize {
-		return nil, fmt.Errorf("%d bytes: a lesson file is at most %d", st.Size(), MaxFileSize)
-	}
-	return fs.ReadFile(fsys, name)
+	return b, nil
 }
 
 // Entries lists the catalog in order.

@@ -20,9 +20,10 @@ type Lesson struct {
 	KeepLab string
 	// Files are shipped files the lesson's commands read (a capture),
 	// copied into its working folder before it starts.
-	Files []string
-	Steps []Step
-	Outro string // the prose after the last step
+	Files     []string
+	FilesLine int // the line of `files:`, for messages
+	Steps     []Step
+	Outro     string // the prose after the last step
 }
 
 // Setting is one `set NAME VALUE` a lesson starts from.

@@ -14,8 +14,9 @@ import (
 type Machine interface {
 	// Reset gives a fresh lab with these settings applied in order.
 	Reset(settings []Setting) error
-	// Exec runs one command line.
-	Exec(line string) Result
+	// Exec runs one command line of the lesson file; at is where it
+	// stands there, for messages.
+	Exec(line string, at Pos) Result
 	// State is the lab's snapshot as decoded JSON (encoding/json with
 	// UseNumber), the document `show snapshot --json` prints.
 	State() (any, error)

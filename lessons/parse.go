@@ -165,6 +165,7 @@ func (p *parser) frontMatter() error {
 			}
 			p.l.KeepLab = val
 		case "files":
+			p.l.FilesLine = line
 			for _, f := range strings.Fields(val) {
 				if !validFile(f) {
 					return p.errf(line, col+len(key)+2, "file %q: a plain file name shipped beside the lesson", f)

@@ -76,7 +76,7 @@ func (t *Tutor) Run() (Result, []Verdict) {
 	if st == nil {
 		return Result{}, nil
 	}
-	r := t.M.Exec(st.Command)
+	r := t.M.Exec(st.Command, Pos{t.L.File, st.Line, st.Col})
 	v := evaluate(st, r, t.M)
 	for _, x := range v {
 		if !x.OK {

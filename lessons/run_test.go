@@ -32,7 +32,7 @@ func (f *fakeMachine) Reset(s []Setting) error {
 	return nil
 }
 
-func (f *fakeMachine) Exec(line string) Result {
+func (f *fakeMachine) Exec(line string, _ Pos) Result {
 	f.ran = append(f.ran, line)
 	return f.results[line]
 }

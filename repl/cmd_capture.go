@@ -80,6 +80,9 @@ type recording struct {
 	f    *atomicfile.File
 	name string
 	lab  *engine.Lab // the lab that streams: a rebuild replaces the session's
+	// lesson: a lesson's command started it, so it ends with the lesson,
+	// whose folder it is written to.
+	lesson bool
 }
 
 // closeCaptures ends both; the session calls it when it closes. A
@@ -289,7 +292,8 @@ func runCapture(c *Ctx, a Args, out io.Writer) error {
 	return usagef(c.S.byName["capture"], "%s", msg)
 }
 
-// resolve is FILE relative to the directory of the script being run.
+// resolve is FILE relative to the directory of the script being run;
+// commands reach it through Ctx.resolveFile.
 func (s *Session) resolve(file string) string {
 	if filepath.IsAbs(file) {
 		return file
@@ -311,7 +315,10 @@ func nameErr(err error, path, name string) error {
 
 func (c *Ctx) captureOpen(file string, maxExpand int64, out io.Writer) error {
 	s := c.S
-	path := s.resolve(file)
+	path, err := c.resolveFile(file)
+	if err != nil {
+		return err
+	}
 	x, err := decode.OpenIndexWith(path, decode.IndexOptions{MaxExpand: maxExpand})
 	if err != nil {
 		return nameErr(err, path, file)
@@ -455,7 +462,7 @@ func (c *Ctx) emitJSON(v any, out io.Writer) error {
 func (c *Ctx) captureSave(file string, out io.Writer) error {
 	s := c.S
 	n := 0
-	af, err := s.writeFile(file, func(w io.Writer) error {
+	af, err := c.writeFile(file, func(w io.Writer) error {
 		var err error
 		n, err = s.lab.WriteCapture(w)
 		return err
@@ -477,7 +484,10 @@ func (c *Ctx) captureStart(file string, out io.Writer) error {
 	if r := s.capture.rec; r != nil {
 		return fmt.Errorf("already recording to %s: capture stop first", shown(r.name))
 	}
-	path := s.resolve(file)
+	path, err := c.resolveFile(file)
+	if err != nil {
+		return err
+	}
 	af, err := atomicfile.Create(path)
 	if err != nil {
 		return fileErr(err, path, file)
@@ -486,7 +496,7 @@ func (c *Ctx) captureStart(file string, out io.Writer) error {
 		af.Abort()
 		return fmt.Errorf("%s: %w", shown(file), err)
 	}
-	s.capture.rec = &recording{f: af, name: file, lab: s.lab}
+	s.capture.rec = &recording{f: af, name: file, lab: s.lab, lesson: c.jail != nil}
 	fmt.Fprintf(out, "recording the lab's traffic to %s: capture stop ends it\n", shown(file))
 	return nil
 }

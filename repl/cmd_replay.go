@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/rdmalab/rdmalab/captures/replay"
 	"github.com/rdmalab/rdmalab/internal/cli"
@@ -58,9 +57,9 @@ func replayCommand() *Command {
 
 func runReplayCmd(c *Ctx, a Args, out io.Writer) error {
 	s := c.S
-	path := a.Pos[0]
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(s.curDir(), path)
+	path, err := c.resolveFile(a.Pos[0])
+	if err != nil {
+		return err
 	}
 	maxExpand, err := maxExpandOf(a)
 	if err != nil {

@@ -38,7 +38,7 @@ func saveCommand() *Command {
 			if err != nil {
 				return fmt.Errorf("encode the snapshot: %w", err)
 			}
-			af, err := s.writeFile(name, func(w io.Writer) error {
+			af, err := c.writeFile(name, func(w io.Writer) error {
 				_, err := w.Write(append(b, '\n'))
 				return err
 			})

@@ -100,7 +100,7 @@ func sessionCommands() []*Command {
 			Example: "source warmup.rdl",
 			Args:    []Arg{{Name: "FILE", Paths: true}},
 			Run: func(c *Ctx, a Args, out io.Writer) error {
-				return c.S.sourceFile(a.Pos[0], out)
+				return c.sourceFile(a.Pos[0], out)
 			},
 		},
 		{

@@ -133,6 +133,7 @@ type Ctx struct {
 	lastErrno lastErrno
 	noHint    bool // the command already said what to do next
 	out       io.Writer
+	jail      *lessonJail // a lesson's command: its files stay in the lesson's folder
 }
 
 // errnoReturn is a function that returned an errno; from is the function

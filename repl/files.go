@@ -43,8 +43,11 @@ func shownLines(s string) string {
 // writeFile writes FILE (as the user wrote it, relative to the script's
 // directory) atomically with what fn writes: a failure leaves an existing
 // FILE as it was and no temporary file behind.
-func (s *Session) writeFile(name string, fn func(io.Writer) error) (*atomicfile.File, error) {
-	path := s.resolve(name)
+func (c *Ctx) writeFile(name string, fn func(io.Writer) error) (*atomicfile.File, error) {
+	path, err := c.resolveFile(name)
+	if err != nil {
+		return nil, err
+	}
 	af, err := atomicfile.Write(path, fn)
 	if err != nil {
 		return nil, fileErr(err, path, name)

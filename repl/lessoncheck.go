@@ -77,7 +77,10 @@ func lessonTargets(o LessonCheckOptions) ([]*lessons.Entry, error) {
 			}
 			sort.Strings(names)
 		}
-		d := lessons.Dir{FS: os.DirFS(dir), Name: dir}
+		d, err := lessons.OpenDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", shown(dir), errors.Unwrap(err))
+		}
 		for _, n := range names {
 			out = append(out, lessons.LoadEntry(d, n, s.validateLessonLine))
 		}

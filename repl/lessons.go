@@ -32,14 +32,19 @@ func (s *Session) loadLessons(dirs []string, warn io.Writer) {
 	list := []lessons.Dir{{FS: lessons.Shipped(), Name: "shipped"}}
 	for _, d := range dirs {
 		st, err := os.Stat(d)
-		if err != nil || !st.IsDir() {
-			if err == nil {
-				err = errors.New("not a directory")
-			}
+		var dir lessons.Dir
+		switch {
+		case err == nil && !st.IsDir():
+			err = errors.New("not a directory")
+		case err == nil:
+			// Read through an os.Root: no link in it leads out.
+			dir, err = lessons.OpenDir(d)
+		}
+		if err != nil {
 			fmt.Fprintf(warn, "rdmalab: lessons folder %s: %s (left out)\n", shown(d), shown(err.Error()))
 			continue
 		}
-		list = append(list, lessons.Dir{FS: os.DirFS(d), Name: d})
+		list = append(list, dir)
 	}
 	c, err := lessons.Load(s.validateLessonLine, list...)
 	if err != nil {
@@ -76,29 +81,55 @@ func (s *Session) validateLessonLine(line string) (int, error) {
 		}
 		return col, errors.New(Explain(err))
 	}
-	// A FILE argument stands where the positional arguments do; map each
-	// positional value back to its token for the column.
-	pi := 0
-	for _, t := range toks[1:] {
-		if strings.HasPrefix(t.Text, "--") || pi >= len(a.Pos) || t.Text != a.Pos[pi] {
+	// Every positional value is vetted, whatever it looks like: after a
+	// bare -- a word that starts with -- is one too.
+	pt := positionalTokens(cmd, toks[1:])
+	for i, v := range a.Pos {
+		arg, ok := argAt(cmd, i)
+		if !ok || !arg.Paths || plainFileName(v) {
 			continue
 		}
-		arg, ok := argAt(cmd, pi)
-		pi++
-		if !ok || !arg.Paths {
-			continue
+		col := 1
+		if i < len(pt) {
+			col = pt[i].Start + 1
 		}
-		if t.Text == "" || strings.ContainsAny(t.Text, `/\`) || t.Text == "." || t.Text == ".." {
-			return t.Start + 1, fmt.Errorf("file %q: a lesson names files in its own folder, as plain names", t.Text)
-		}
+		return col, fmt.Errorf("file %q: a lesson names files in its own folder, as plain names", v)
 	}
 	return 0, nil
+}
+
+// positionalTokens are the tokens parse takes for positional values, in
+// order: what is not an option or an option's value, and all after --.
+func positionalTokens(c *Command, toks []Token) []Token {
+	var out []Token
+	for i := 0; i < len(toks); i++ {
+		t := toks[i].Text
+		if t == "--" {
+			return append(out, toks[i+1:]...)
+		}
+		if name, ok := strings.CutPrefix(t, "--"); ok {
+			n, _, hasVal := strings.Cut(name, "=")
+			if f := c.flag(n); f != nil && f.Value != "" && !hasVal {
+				i++
+			}
+			continue
+		}
+		out = append(out, toks[i])
+	}
+	return out
+}
+
+// plainFileName reports whether name is a file of the folder itself: no
+// separator, no . or .., nothing a terminal or the system would act on.
+func plainFileName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\\\x00") && shown(name) == name
 }
 
 // lessonMachine runs a lesson's commands on the session.
 type lessonMachine struct {
 	s    *Session
 	file string
+	dir  string    // the lesson's folder: its commands' files stay there
 	echo io.Writer // where command output also goes as it is printed; nil: nowhere
 	// echoCmd prints each command before its output, as a transcript.
 	echoCmd bool
@@ -116,7 +147,9 @@ func (m *lessonMachine) Reset(set []lessons.Setting) error {
 	return nil
 }
 
-func (m *lessonMachine) Exec(line string) lessons.Result {
+// Exec runs a command of the lesson file, its files confined to the
+// lesson's folder.
+func (m *lessonMachine) Exec(line string, at lessons.Pos) lessons.Result {
 	var buf bytes.Buffer
 	var w io.Writer = &buf
 	if m.echo != nil {
@@ -125,7 +158,8 @@ func (m *lessonMachine) Exec(line string) lessons.Result {
 			fmt.Fprintf(m.echo, "> %s\n", shown(line))
 		}
 	}
-	c := &Ctx{S: m.s, out: w, keep: true}
+	at.Col = 0
+	c := &Ctx{S: m.s, out: w, keep: true, jail: &lessonJail{dir: m.dir, at: shown(at.String())}}
 	err := m.s.exec(c, line)
 	return lessons.Result{Output: buf.String(), Events: c.kept, Err: err}
 }
@@ -172,23 +206,19 @@ type lessonRun struct {
 // beginLesson prepares a lesson: a folder of its own holding its files,
 // the session reading and writing there, and a fresh lab.
 func (s *Session) beginLesson(e *lessons.Entry, echo io.Writer, paced bool) (*lessonRun, error) {
-	dir, err := os.MkdirTemp("", "rdmalab-lesson-*")
+	dir, err := os.MkdirTemp(s.tmpRoot, "rdmalab-lesson-*")
 	if err != nil {
 		return nil, fmt.Errorf("a folder for the lesson: %w", err)
 	}
 	run := &lessonRun{entry: e, dir: dir, prevDir: s.dir, paced: paced}
 	for _, f := range e.Lesson.Files {
-		data, err := e.ReadFile(f)
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, f), data, 0o600)
-		}
-		if err != nil {
-			os.RemoveAll(dir)
-			return nil, fmt.Errorf("%s: file %s: %w", e.Lesson.File, f, err)
+		if err := copyLessonFile(e, f, dir); err != nil {
+			run.end(s)
+			return nil, fmt.Errorf("%s:%d: file %s: %w", shown(e.Lesson.File), e.Lesson.FilesLine, shown(f), err)
 		}
 	}
 	s.dir = dir
-	run.machine = &lessonMachine{s: s, file: e.Lesson.File, echo: echo}
+	run.machine = &lessonMachine{s: s, file: e.Lesson.File, dir: dir, echo: echo}
 	if run.tutor, err = lessons.NewTutor(e.Lesson, run.machine); err != nil {
 		run.end(s)
 		return nil, err
@@ -196,10 +226,30 @@ func (s *Session) beginLesson(e *lessons.Entry, echo io.Writer, paced bool) (*le
 	return run, nil
 }
 
+// copyLessonFile copies a file the lesson's `files:` names into its
+// folder.
+func copyLessonFile(e *lessons.Entry, name, dir string) error {
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := e.CopyFile(name, f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 // end gives the session its folder back, removes the lesson's, and
 // clears the views' narration.
 func (r *lessonRun) end(s *Session) {
 	s.dir = r.prevDir
+	if rec := s.capture.rec; rec != nil && rec.lesson {
+		// Its file is in the folder removed below.
+		s.capture.rec = nil
+		_, _ = rec.lab.StopCapture()
+		rec.f.Abort()
+	}
 	os.RemoveAll(r.dir)
 	if r.paced {
 		s.setNarration("")

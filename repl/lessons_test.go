@@ -70,8 +70,8 @@ type recorder struct {
 	steps  *[]stepRecord
 }
 
-func (r recorder) Exec(line string) lessons.Result {
-	res := r.Machine.Exec(line)
+func (r recorder) Exec(line string, at lessons.Pos) lessons.Result {
+	res := r.Machine.Exec(line, at)
 	*r.steps = append(*r.steps, stepRecord{r.lesson, line, res.Events})
 	return res
 }

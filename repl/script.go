@@ -145,13 +145,14 @@ func (e *tooDeepError) Error() string { return e.msg }
 
 // sourceFile runs a file's commands as `source` does: echoed, stopping at
 // the first error, which names FILE:LINE.
-func (s *Session) sourceFile(path string, out io.Writer) error {
+func (c *Ctx) sourceFile(path string, out io.Writer) error {
+	s := c.S
 	if s.depth >= maxSourceDepth {
 		return &tooDeepError{fmt.Sprintf("source nested %d deep: does %s source itself?", s.depth, shown(path))}
 	}
-	full := path
-	if !filepath.IsAbs(full) {
-		full = filepath.Join(s.curDir(), path)
+	full, err := c.resolveFile(path)
+	if err != nil {
+		return err
 	}
 	f, err := os.Open(full)
 	if err != nil {

@@ -72,6 +72,7 @@ type Session struct {
 	depth       int      // source nesting
 	dirs        []string // directories of the files being sourced
 	interrupt   atomic.Bool
+	tmpRoot     string // where lesson folders are made; "": os.TempDir()
 
 	capture captureState // cmd_capture.go
 }
