@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
+	"time"
 
 	"github.com/rdmalab/rdmalab/repl"
 	"golang.org/x/term"
@@ -26,13 +28,34 @@ func isTerminal(w any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// signalGrace is how long a script stopped by a signal has to finish its
+// command before its lesson folder is removed under it and the signal
+// ends the process.
+const signalGrace = 2 * time.Second
+
+// exitSignal is the shell's status for a process a signal ended.
+func exitSignal(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return exitRuntime
+}
+
 // runSession runs a script in a new session.
-func runSession(in io.Reader, name string, stdout, stderr io.Writer, o repl.ScriptOptions, dirs lessonDirs) int {
+func runSession(in io.Reader, name string, stdout, stderr io.Writer, o repl.ScriptOptions, dirs lessonDirs) (code int) {
 	s, err := repl.NewSession(repl.Options{LessonDirs: dirs, ProgressFile: repl.DefaultProgressFile(), Warn: stderr, Engine: os.Getenv(engineEnv)})
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmalab: %v\n", err)
 		return exitRuntime
 	}
+	// A signal stops the script before its next command; s.Close then
+	// removes a lesson's folder.
+	stop := s.HandleSignals(signalGrace)
+	defer func() {
+		if sig := stop(); sig != nil {
+			code = exitSignal(sig)
+		}
+	}()
 	defer s.Close()
 	failed, err := s.RunScript(in, name, stdout, o)
 	if err != nil {

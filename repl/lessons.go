@@ -197,7 +197,8 @@ type lessonRun struct {
 	entry   *lessons.Entry
 	tutor   *lessons.Tutor
 	machine *lessonMachine
-	dir     string // the lesson's folder, removed at the end
+	dir     string    // the lesson's folder, removed at the end
+	lock    io.Closer // held while the folder is in use
 	prevDir string
 	paced   bool
 	last    string // how the last step went, for the views
@@ -206,11 +207,12 @@ type lessonRun struct {
 // beginLesson prepares a lesson: a folder of its own holding its files,
 // the session reading and writing there, and a fresh lab.
 func (s *Session) beginLesson(e *lessons.Entry, echo io.Writer, paced bool) (*lessonRun, error) {
-	dir, err := os.MkdirTemp(s.tmpRoot, "rdmalab-lesson-*")
+	dir, lock, err := newLessonDir(s.tmpRoot)
 	if err != nil {
-		return nil, fmt.Errorf("a folder for the lesson: %w", err)
+		return nil, err
 	}
-	run := &lessonRun{entry: e, dir: dir, prevDir: s.dir, paced: paced}
+	s.tmp.set(dir)
+	run := &lessonRun{entry: e, dir: dir, lock: lock, prevDir: s.dir, paced: paced}
 	for _, f := range e.Lesson.Files {
 		if err := copyLessonFile(e, f, dir); err != nil {
 			run.end(s)
@@ -250,7 +252,9 @@ func (r *lessonRun) end(s *Session) {
 		_, _ = rec.lab.StopCapture()
 		rec.f.Abort()
 	}
+	s.tmp.clear()
 	os.RemoveAll(r.dir)
+	r.lock.Close()
 	if r.paced {
 		s.setNarration("")
 	}
@@ -331,6 +335,9 @@ func (s *Session) runLessonThrough(e *lessons.Entry, out io.Writer) error {
 	fmt.Fprintf(out, "# lesson %s: %s\n", l.Name, shown(l.Title))
 	checks := 0
 	for !r.tutor.Done() {
+		if s.stopping.Load() {
+			return fmt.Errorf("lesson %s: stopped by a signal at step %d", l.Name, r.tutor.Index()+1)
+		}
 		st := r.tutor.Current()
 		writeNarration(out, st.Narration, "# ")
 		fmt.Fprintf(out, "> %s\n", shown(st.Command))

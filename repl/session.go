@@ -72,7 +72,11 @@ type Session struct {
 	depth       int      // source nesting
 	dirs        []string // directories of the files being sourced
 	interrupt   atomic.Bool
-	tmpRoot     string // where lesson folders are made; "": os.TempDir()
+	// stopping: a signal is ending the session; every command is
+	// interrupted and no other starts.
+	stopping atomic.Bool
+	tmp      lessonDirs // the lesson's folder, for a signal handler
+	tmpRoot  string     // where lesson folders are made; "": os.TempDir()
 
 	capture captureState // cmd_capture.go
 }
@@ -243,7 +247,7 @@ func (s *Session) exec(c *Ctx, line string) (err error) {
 	}
 	prev := s.cur
 	s.cur = c
-	if prev == nil {
+	if prev == nil && !s.stopping.Load() {
 		s.interrupt.Store(false) // a new command from the user
 	}
 	defer func() {
