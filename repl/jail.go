@@ -73,7 +73,8 @@ func (j *lessonJail) resolve(name string) (string, error) {
 }
 
 // evalExisting resolves the symbolic links of path's longest existing
-// prefix and joins the rest, which does not exist yet, as it is.
+// prefix and joins the rest, which does not exist yet, as it is. A
+// dangling link is refused: the rest would be created through it.
 func evalExisting(path string) (string, error) {
 	rest := ""
 	for {
@@ -83,6 +84,10 @@ func evalExisting(path string) (string, error) {
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("resolve %s: %w", shown(path), errors.Unwrap(err))
+		}
+		if _, lerr := os.Lstat(path); lerr == nil {
+			// A link to nothing: what it names may appear later, anywhere.
+			return "", errors.New("a symbolic link that leads nowhere")
 		}
 		parent := filepath.Dir(path)
 		if parent == path {

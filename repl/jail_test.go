@@ -159,13 +159,14 @@ func TestLessonJailSymlinks(t *testing.T) {
 		"sub":      outside,
 		"loop":     "loop",
 		"inlink":   "in.pcap",
+		"dangling": filepath.Join(outside, "later"),
 	} {
 		if err := os.Symlink(to, filepath.Join(dir, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	j := &lessonJail{dir: dir, at: "x.md:3"}
-	for _, bad := range []string{"out.pcap", "sub/secret.pcap", "sub/new.json", "sub/../sub/x", "loop/x", "/etc/passwd", "../x", "a/../../x", ""} {
+	for _, bad := range []string{"out.pcap", "sub/secret.pcap", "sub/new.json", "sub/../sub/x", "loop/x", "dangling/x", "dangling", "/etc/passwd", "../x", "a/../../x", ""} {
 		if p, err := j.resolve(bad); err == nil || !strings.HasPrefix(err.Error(), "x.md:3: file ") {
 			t.Errorf("%q: %q, %v", bad, p, err)
 		}
