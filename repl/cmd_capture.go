@@ -83,6 +83,7 @@ type recording struct {
 	// lesson: a lesson's command started it, so it ends with the lesson,
 	// whose folder it is written to.
 	lesson bool
+	left   *leftovers // the session's: holds the temporary file until the end
 }
 
 // closeCaptures ends both; the session calls it when it closes. A
@@ -496,14 +497,23 @@ func (c *Ctx) captureStart(file string, out io.Writer) error {
 		af.Abort()
 		return fmt.Errorf("%s: %w", shown(file), err)
 	}
-	s.capture.rec = &recording{f: af, name: file, lab: s.lab, lesson: c.jail != nil}
+	s.capture.rec = &recording{f: af, name: file, lab: s.lab, lesson: c.jail != nil, left: &s.tmp}
+	s.tmp.add(af.TempName())
 	fmt.Fprintf(out, "recording the lab's traffic to %s: capture stop ends it\n", shown(file))
 	return nil
+}
+
+// abort stops the recording and removes its file; FILE stays as it was.
+func (r *recording) abort() {
+	defer r.left.drop(r.f.TempName())
+	_, _ = r.lab.StopCapture()
+	r.f.Abort()
 }
 
 // end stops the recording and puts the file in place, or, when writing
 // it failed, removes it and leaves FILE as it was.
 func (r *recording) end() (packets int, err error) {
+	defer r.left.drop(r.f.TempName())
 	n, err := r.lab.StopCapture()
 	if err != nil {
 		r.f.Abort()

@@ -3,7 +3,8 @@ package repl
 // A lesson's working folder: made with the process's id in its name and
 // locked while the process lives, removed when the lesson ends, when a
 // signal ends the process, and, when a process died without removing
-// it, by the next lesson of the same user.
+// it, by the next lesson of the same user. What a signal must not leave
+// behind, and the handler that sees to it.
 
 import (
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -84,30 +86,58 @@ func lessonDirPID(name string) (int, bool) {
 	return pid, ok && err == nil && pid > 0
 }
 
-// lessonDirs is the lesson folder a session holds, for a signal handler
-// on another goroutine.
-type lessonDirs struct{ dir atomic.Pointer[string] }
+// leftovers are what the session would leave behind if a signal ended
+// the process now: a lesson's folder, a recording's temporary file. A
+// signal handler on another goroutine reads and removes them.
+type leftovers struct {
+	mu    sync.Mutex
+	paths map[string]bool
+}
 
-func (l *lessonDirs) set(dir string) { l.dir.Store(&dir) }
-func (l *lessonDirs) clear()         { l.dir.Store(nil) }
-
-// remove removes the folder now, once.
-func (l *lessonDirs) remove() {
-	if p := l.dir.Swap(nil); p != nil {
-		os.RemoveAll(*p)
+func (l *leftovers) add(path string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.paths == nil {
+		l.paths = map[string]bool{}
 	}
+	l.paths[path] = true
+}
+
+func (l *leftovers) drop(path string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.paths, path)
+}
+
+// any reports whether there is something to remove.
+func (l *leftovers) any() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.paths) > 0
+}
+
+// removeAll removes them now, once.
+func (l *leftovers) removeAll() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for p := range l.paths {
+		os.RemoveAll(p)
+	}
+	l.paths = nil
 }
 
 // terminating are the signals that end a session.
 var terminating = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // HandleSignals is for a session that runs a script (rdmalab run, learn
-// without a terminal). A terminating signal that comes while a lesson
-// holds its folder stops the session before its next command or step,
-// and the session's end removes the folder; a session still busy after
-// grace, or a second signal, has the folder removed at once and the
-// signal delivered as if it were not handled. Without a lesson the
-// signal acts at once, as unhandled. stop ends the handling and returns
+// without a terminal). A terminating signal that comes while the session
+// has something to leave behind (leftovers: a lesson's folder, a
+// recording's temporary file) stops it before its next command or step,
+// and the session's end removes the folder and keeps the recording, as
+// capture stop would; a session still busy after grace, or a second
+// signal, has them removed at once and the signal delivered as if it
+// were not handled. With nothing to leave the signal acts at once, as
+// unhandled. stop ends the handling and returns
 // the signal that stopped the session, or nil.
 func (s *Session) HandleSignals(grace time.Duration) (stop func() os.Signal) {
 	sigs := make(chan os.Signal, 2)
@@ -126,7 +156,7 @@ func (s *Session) HandleSignals(grace time.Duration) (stop func() os.Signal) {
 			return
 		case sig = <-sigs:
 		}
-		if s.tmp.dir.Load() == nil {
+		if !s.tmp.any() {
 			reraise(sig) // nothing to clean: the signal acts as it did unhandled
 			return
 		}
@@ -141,7 +171,7 @@ func (s *Session) HandleSignals(grace time.Duration) (stop func() os.Signal) {
 		case <-sigs:
 		case <-t.C:
 		}
-		s.tmp.remove()
+		s.tmp.removeAll()
 		reraise(sig)
 	}()
 	return func() os.Signal {

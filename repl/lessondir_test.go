@@ -200,8 +200,11 @@ func TestSignalRemovesFolderOfAStuckSession(t *testing.T) {
 	}{
 		{"learn many\n", "300ms", 5 * time.Second}, // a lesson: its folder is removed after the grace
 		{"help\n", "1h", 5 * time.Second},          // none: the signal acts at once
+		// A recording: its temporary file is removed after the grace.
+		{"capture start REC\n" + strings.Repeat("help\n", 200), "300ms", 5 * time.Second},
 	} {
 		tmp := t.TempDir()
+		c.script = strings.ReplaceAll(c.script, "REC", filepath.Join(tmp, "rec.pcap"))
 		cmd := osexec.Command(os.Args[0], "-test.run=^TestSignalRemovesFolderOfAStuckSession$")
 		cmd.Env = append(os.Environ(), "RDMALAB_STUCK_HELPER="+tmp, "RDMALAB_STUCK_LESSONS="+manyLessons(t),
 			"RDMALAB_STUCK_SCRIPT="+c.script, "RDMALAB_STUCK_GRACE="+c.grace)
@@ -209,7 +212,7 @@ func TestSignalRemovesFolderOfAStuckSession(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := 1
-		if strings.HasPrefix(c.script, "learn") {
+		if !strings.HasPrefix(c.script, "help") {
 			want = 2
 		}
 		for i := 0; ; i++ {
@@ -234,5 +237,26 @@ func TestSignalRemovesFolderOfAStuckSession(t *testing.T) {
 		if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 			t.Errorf("%q: left: %v", c.script, ents)
 		}
+	}
+}
+
+// A signal while a script records stops the script, and the recording
+// is kept as capture stop keeps it: no temporary file is left.
+func TestSignalKeepsARecording(t *testing.T) {
+	s := newTestSession(t)
+	dir := t.TempDir()
+	stop := s.HandleSignals(time.Minute)
+	w := &signalWriter{s: s, tmp: dir, sig: syscall.SIGTERM}
+	script := "capture start " + filepath.Join(dir, "rec.pcap") + "\nwrite 100\nhelp\n" + strings.Repeat("help\n", 100)
+	_, err := s.RunScript(strings.NewReader(script), "t.rdl", w, ScriptOptions{})
+	if got := stop(); got != syscall.SIGTERM || err == nil || !strings.Contains(err.Error(), "stopped by a signal") {
+		t.Errorf("%v, %v", got, err)
+	}
+	if !strings.Contains(w.String(), "the recording still running at the end was stopped") {
+		t.Errorf("transcript:\n%s", w.String())
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != "rec.pcap" {
+		t.Errorf("left: %v", ents)
 	}
 }

@@ -211,7 +211,7 @@ func (s *Session) beginLesson(e *lessons.Entry, echo io.Writer, paced bool) (*le
 	if err != nil {
 		return nil, err
 	}
-	s.tmp.set(dir)
+	s.tmp.add(dir)
 	run := &lessonRun{entry: e, dir: dir, lock: lock, prevDir: s.dir, paced: paced}
 	for _, f := range e.Lesson.Files {
 		if err := copyLessonFile(e, f, dir); err != nil {
@@ -249,10 +249,9 @@ func (r *lessonRun) end(s *Session) {
 	if rec := s.capture.rec; rec != nil && rec.lesson {
 		// Its file is in the folder removed below.
 		s.capture.rec = nil
-		_, _ = rec.lab.StopCapture()
-		rec.f.Abort()
+		rec.abort()
 	}
-	s.tmp.clear()
+	s.tmp.drop(r.dir)
 	os.RemoveAll(r.dir)
 	r.lock.Close()
 	if r.paced {

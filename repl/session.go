@@ -75,8 +75,8 @@ type Session struct {
 	// stopping: a signal is ending the session; every command is
 	// interrupted and no other starts.
 	stopping atomic.Bool
-	tmp      lessonDirs // the lesson's folder, for a signal handler
-	tmpRoot  string     // where lesson folders are made; "": os.TempDir()
+	tmp      leftovers // what a signal must not leave behind
+	tmpRoot  string    // where lesson folders are made; "": os.TempDir()
 
 	capture captureState // cmd_capture.go
 }
