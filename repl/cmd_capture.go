@@ -22,6 +22,7 @@ import (
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/internal/atomicfile"
 	"github.com/rdmalab/rdmalab/internal/cli"
+	"github.com/rdmalab/rdmalab/proto/safe"
 	"github.com/rdmalab/rdmalab/viz"
 )
 
@@ -452,7 +453,7 @@ func (c *Ctx) emitJSON(v any, out io.Writer) error {
 		c.data, c.hasData = v, true
 		return nil
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := safe.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode JSON: %w", err)
 	}

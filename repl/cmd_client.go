@@ -146,7 +146,9 @@ func callCommand() *Command {
 			"falls inside it (or --data SIZE bytes). SEGS is LEN[@PAGEOFF][,LEN[@PAGEOFF]...]: each\n" +
 			"segment's length and the page offset of its buffer. POS is an XDR position in the\n" +
 			"message, or `data` for where the WRITE's data begins (a well-formed WRITE).\n" +
-			"--read may repeat (one Read chunk each), as may --write (one Write chunk each).",
+			"--read may repeat (one Read chunk each), as may --write (one Write chunk each).\n" +
+			fmt.Sprintf("A call carries at most %d MiB in all (its message and every chunk; Read chunks that\n"+
+				"overlap count once each), and the calls not yet answered %d MiB together.", xprt.MaxCallBytes>>20, xprt.MaxLiveBytes>>20),
 		Example: "call --read data:4096,4096@100\n" +
 			"call --read data:8192 --read 300:100 --reply 4096\n" +
 			"call --read 0:64 --data 1000",
@@ -173,99 +175,58 @@ func chunkLen(k *xprt.Call, pos int) int {
 	return n
 }
 
-type readChunkArg struct {
-	pos    int
-	atData bool
-	segs   []xprt.SegSpec
-	n      int
-}
-
 func runCall(c *Ctx, a Args, out io.Writer) error {
 	l := c.S.lab
-	f := l.NFS.Lookup("data")
-	_, dataPos := nfsd.WriteCall(f.FH, 0, nil)
-	var reads []readChunkArg
-	end := 0
+	custom := engine.Custom{Data: -1}
 	for i, v := range a.All("read") {
 		p, segs, ok := strings.Cut(v, ":")
 		if !ok {
 			return fmt.Errorf("--read %q: want POS:SEGS, such as data:4096 or 124:4096,4096@100", v)
 		}
-		r := readChunkArg{}
-		if p == "data" {
-			r.pos, r.atData = dataPos, true
-		} else {
+		r := engine.CustomRead{AtData: p == "data"}
+		if !r.AtData {
 			n, err := parseInt(fmt.Sprintf("read chunk %d position", i), p, 0, maxIO)
 			if err != nil {
 				return err
 			}
-			r.pos = int(n)
+			r.Pos = int(n)
 		}
 		var err error
-		if r.segs, r.n, err = parseSegs(fmt.Sprintf("read chunk %d", i), segs); err != nil {
+		if r.Segments, _, err = parseSegs(fmt.Sprintf("read chunk %d", i), segs); err != nil {
 			return err
 		}
-		end = max(end, r.pos+r.n)
-		reads = append(reads, r)
-	}
-	// A position-zero chunk carries the message less the other chunks: the
-	// message is as long as all of them together.
-	pz, rest := -1, 0
-	for i, r := range reads {
-		if r.pos == 0 && pz < 0 {
-			pz = i
-		} else {
-			rest += r.n
-		}
-	}
-	n := max(end-dataPos, 0)
-	if pz >= 0 {
-		n = max(reads[pz].n+rest-dataPos, n-reads[pz].n, 0)
+		custom.Reads = append(custom.Reads, r)
 	}
 	if v, ok := a.Flag("data"); ok {
 		var err error
-		if n, err = parseSize("--data", v, 0, maxIO); err != nil {
+		if custom.Data, err = parseSize("--data", v, 0, maxIO); err != nil {
 			return err
 		}
-	}
-	msg, _ := nfsd.WriteCall(f.FH, 0, engine.Pattern(l.Set.Seed, 0, n))
-	if want := len(msg) - rest; pz >= 0 && reads[pz].n != want {
-		return fmt.Errorf("read chunk %d: a position-zero chunk carries the message less the other Read chunks: %d bytes here (the %d-byte message less %d), not %d",
-			pz, want, len(msg), rest, reads[pz].n)
-	}
-	spec := xprt.CallSpec{Msg: msg}
-	for i, r := range reads {
-		if i != pz && r.pos+r.n > len(msg) {
-			return fmt.Errorf("read chunk %d: [%d, %d) is outside the %d-byte message (raise --data)", i, r.pos, r.pos+r.n, len(msg))
-		}
-		// A chunk that ends where the WRITE's data ends has the data's XDR
-		// pad after it; one that ends elsewhere has message bytes there.
-		spec.ReadChunks = append(spec.ReadChunks, xprt.ReadChunkSpec{Pos: r.pos, Len: r.n, Segments: r.segs, EndsItem: r.pos+r.n == dataPos+n})
 	}
 	for i, v := range a.All("write") {
 		segs, _, err := parseSegs(fmt.Sprintf("write chunk %d", i), v)
 		if err != nil {
 			return err
 		}
-		spec.WriteChunks = append(spec.WriteChunks, xprt.WriteChunkSpec{Segments: segs})
+		custom.Writes = append(custom.Writes, segs)
 	}
 	if v, ok := a.Flag("reply"); ok {
 		segs, _, err := parseSegs("reply chunk", v)
 		if err != nil {
 			return err
 		}
-		spec.ReplyChunk = &xprt.WriteChunkSpec{Segments: segs}
+		custom.Reply = segs
 	}
-	spec.Label = fmt.Sprintf("custom WRITE %d", n)
-	k, err := l.Call(spec)
+	k, err := l.CustomWrite(custom)
 	if err != nil {
 		return fmt.Errorf("call: %w", err)
 	}
-	fmt.Fprintf(out, "the WRITE's data starts at XDR position %d; the message is %d bytes\n", dataPos, len(msg))
+	_, dataPos := nfsd.WriteCall(l.NFS.Lookup("data").FH, 0, nil)
+	fmt.Fprintf(out, "the WRITE's data starts at XDR position %d; the message is %d bytes\n", dataPos, len(k.Spec.Msg))
 	if k.Header.Proc == rpcrdma.ProcNoMsg {
 		fmt.Fprintln(out, "a position-zero chunk: the call goes as RDMA_NOMSG; the chunk carries the\n  message less the other Read chunks")
 	}
-	for i, r := range spec.ReadChunks {
+	for i, r := range k.Spec.ReadChunks {
 		if got := chunkLen(k, r.Pos); got > r.Len && r.Pos != 0 {
 			fmt.Fprintf(out, "read chunk %d: its %d bytes end inside the WRITE's data, not at its XDR pad:\n"+
 				"  the server rounds a lone chunk up to %d when it puts it back, so the chunk\n  carries those %d message bytes too\n",

@@ -1,12 +1,12 @@
 package repl
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // savedEvents is how many recent events a saved snapshot keeps.
@@ -34,7 +34,7 @@ func saveCommand() *Command {
 			s := c.S
 			name := a.Pos[0]
 			f := savedFrame{Snapshot: s.lab.Snapshot(), Events: s.lab.Tail(savedEvents)}
-			b, err := json.MarshalIndent(f, "", "  ")
+			b, err := safe.MarshalIndent(f, "", "  ")
 			if err != nil {
 				return fmt.Errorf("encode the snapshot: %w", err)
 			}

@@ -1,10 +1,11 @@
 package repl
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // tour is the first session, step by step: `help tour`.
@@ -37,7 +38,7 @@ func runHelp(c *Ctx, a Args, out io.Writer) error {
 func help(c *Ctx, a Args, out io.Writer) error {
 	s := c.S
 	if a.Has("json") {
-		b, err := json.MarshalIndent(s.cmds, "", "  ")
+		b, err := safe.MarshalIndent(s.cmds, "", "  ")
 		if err != nil {
 			return fmt.Errorf("encode JSON: %w", err)
 		}

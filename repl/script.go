@@ -3,7 +3,6 @@ package repl
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // maxSourceDepth bounds nested `source` commands.
@@ -62,7 +62,7 @@ func (s *Session) RunScript(r io.Reader, name string, w io.Writer, o ScriptOptio
 		}
 	}()
 	sc := newLineScanner(r)
-	enc := json.NewEncoder(out)
+	enc := safe.NewJSONEncoder(out)
 	enc.SetEscapeHTML(false)
 	for {
 		line, long, rerr := sc.next()

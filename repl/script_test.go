@@ -130,3 +130,23 @@ func TestLessonsRun(t *testing.T) {
 		}
 	}
 }
+
+// run --json writes a script's lines and messages under the one JSON
+// rule: a C1 CSI, a bidi override and DEL in a command are \u escapes in
+// the text (encoding/json left them raw) and the same runes once decoded.
+func TestScriptJSONEscapes(t *testing.T) {
+	const cmd = "set threads \u009b2J\u202e\x7f"
+	out, _, _ := runScript(t, cmd+"\n", ScriptOptions{JSON: true, KeepGoing: true})
+	for _, r := range out {
+		if r >= 0x80 && r < 0xa0 || r == 0x202e || r == 0x7f {
+			t.Fatalf("%U raw in %q", r, out)
+		}
+	}
+	var rec struct{ Command string }
+	if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.Command != cmd {
+		t.Errorf("%q decodes to %q (%v)", out, rec.Command, err)
+	}
+	if !strings.Contains(out, `"set threads \u009b2J\u202e\u007f"`) {
+		t.Errorf("%s", out)
+	}
+}

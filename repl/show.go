@@ -1,7 +1,6 @@
 package repl
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/snap"
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // report is what a show target produces: JSON-tagged for --json, and able
@@ -176,7 +176,7 @@ func (c *Ctx) emit(v report, out io.Writer) error {
 		c.data, c.hasData = v, true
 		return nil
 	case c.JSON:
-		b, err := json.MarshalIndent(v, "", "  ")
+		b, err := safe.MarshalIndent(v, "", "  ")
 		if err != nil {
 			return fmt.Errorf("encode JSON: %w", err)
 		}

@@ -2,7 +2,6 @@ package viz
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/internal/atomicfile"
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // Frames carry at most this many events; a viewer needs the recent ones.
@@ -186,7 +186,7 @@ func serveViewer(ctx context.Context, c net.Conn, src Source, h *hub) {
 		<-ctx.Done()
 		c.Close()
 	}()
-	enc := json.NewEncoder(c)
+	enc := safe.NewJSONEncoder(c)
 	var seen uint64
 	for {
 		f := Frame{Snapshot: src.Snapshot(), Events: src.Events(maxFrameEvents)}

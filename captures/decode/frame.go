@@ -18,7 +18,7 @@ import (
 type frameDecoder struct {
 	eth   layers.Ethernet
 	dot1q layers.Dot1Q
-	sll   layers.LinuxSLL
+	sll   linuxSLL
 	sll2  ib.LinuxSLL2
 	erf   ib.ERF
 	ip4   layers.IPv4
@@ -27,7 +27,7 @@ type frameDecoder struct {
 	icmp6 layers.ICMPv6
 	udp   layers.UDP
 	tcp   layers.TCP
-	arp   layers.ARP
+	arp   arp
 	lrh   ib.LRH
 	grh   ib.GRH
 	rwh   ib.RWH
@@ -298,7 +298,7 @@ func (d *frameDecoder) fill(p *Packet) {
 		case layers.LayerTypeTCP:
 			p.TCP = &d.tcp
 		case layers.LayerTypeARP:
-			p.ARP = &d.arp
+			p.ARP = &d.arp.ARP
 		case layers.LayerTypeICMPv4:
 			p.ICMPv4 = &d.icmp4
 		case layers.LayerTypeICMPv6:

@@ -121,6 +121,10 @@ func FuzzDecodeFrames(f *testing.F) {
 			rec := pcapfile.Record{Frame: i + 1, LinkType: fuzzLinks[int(link)%len(fuzzLinks)], Data: data,
 				Info: gopacket.CaptureInfo{CaptureLength: len(data), Length: len(data)}}
 			p := d.Decode(&rec)
+			if p.Err != nil && strings.Contains(p.Err.Msg, "panic") {
+				// gopacket's parser turns a layer's panic into an error.
+				t.Fatalf("frame %d: a layer panicked: %s", i+1, p.Err.Msg)
+			}
 			if rec.LinkType == pcapfile.LinkTypeEthernet {
 				sameHint(t, roceV2Hint(&ck, data), p)
 			}

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
@@ -153,7 +152,7 @@ func (w *jsonw) endArray()              { w.close(']') }
 
 func (w *jsonw) uint(key string, v uint64) { w.sep(key); w.b = appendUint(w.b, v) }
 func (w *jsonw) int(key string, v int)     { w.sep(key); w.b = appendInt(w.b, v) }
-func (w *jsonw) str(key, v string)         { w.sep(key); w.b = appendJSONString(w.b, v) }
+func (w *jsonw) str(key, v string)         { w.sep(key); w.b = safe.AppendJSON(w.b, v) }
 
 func (w *jsonw) float(key string, v float64) {
 	w.sep(key)
@@ -206,50 +205,4 @@ func appendHex(b []byte, v uint64, width int) []byte {
 		v >>= 4
 	}
 	return b
-}
-
-// appendJSONString appends s as a JSON string: exactly s once decoded
-// (bytes that are not UTF-8 become U+FFFD, as encoding/json makes them),
-// with nothing a terminal would act on left raw.
-func appendJSONString(b []byte, s string) []byte {
-	const hexd = "0123456789abcdef"
-	b = append(b, '"')
-	// Most values need no escaping: copy the plain prefix at once.
-	i := 0
-	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\' {
-		i++
-	}
-	b = append(b, s[:i]...)
-	for i < len(s) {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20 || c == 0x7f:
-				b = append(b, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			b = append(b, `\ufffd`...)
-		case !safe.IsSafe(s[i : i+n]):
-			// A C1 control or a bidirectional override: the same string
-			// once decoded, but inert on a terminal that shows the JSON.
-			b = append(b, '\\', 'u', hexd[r>>12], hexd[r>>8&0xf], hexd[r>>4&0xf], hexd[r&0xf])
-		default:
-			b = append(b, s[i:i+n]...)
-		}
-		i += n
-	}
-	return append(b, '"')
 }

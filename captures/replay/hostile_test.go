@@ -282,13 +282,15 @@ func TestEscapedNames(t *testing.T) {
 	if n := p.Narration(); !strings.Contains(n, escaped) {
 		t.Errorf("the view's narration: %q", n)
 	}
-	// The JSON transcript adds no escaping: its texts are the timeline's,
-	// with the summary as the decoder made it, and the call's step carries
-	// the names exactly as sent.
+	// The JSON transcript's texts are the timeline's, with the summary as
+	// the decoder made it, and the call's step carries the names exactly
+	// as sent once decoded; in the text itself they are \u escapes, as in
+	// every JSON rdmalab writes (the U+202E went out raw).
 	var b bytes.Buffer
 	if err := tl.WriteTranscript(&b, Options{JSON: true}); err != nil {
 		t.Fatal(err)
 	}
+	checkTerminalSafe(t, "--json", b.String())
 	sc := bufio.NewScanner(&b)
 	for i := 0; sc.Scan(); i++ {
 		var js struct {

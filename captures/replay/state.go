@@ -57,11 +57,27 @@ type readState struct {
 	// length is only what the call claimed.
 	dense   bool
 	planned []int // sorted; shared, never changed
-	// runs are the bytes landed, in the order they landed: append-only,
-	// so a clone shares them (pages are cut from them for a picture).
+	// runs are the bytes landed, in the order they landed, a run that
+	// continues the last from the same source merged into it (a READ's
+	// responses): pages are cut from them for every picture. A clone
+	// shares them; the first shared of them, up to len(runs) when cloned,
+	// are never changed again.
 	runs   []landRun
+	shared int
 	landed int
 	done   bool
+	// drawn is the last dense picture's pages, which the next one starts
+	// from: a picture a step, each cut again from every byte landed,
+	// made a READ of n responses cost n² to step through.
+	drawn *drawnPages
+}
+
+// drawnPages is a dense page list and the runs it was cut from: the first
+// nRuns of runs (the array at first), the last of them lastN bytes long.
+type drawnPages struct {
+	first        *landRun
+	nRuns, lastN int
+	pages        []snap.Page // never changed: pictures hold it
 }
 
 // landRun is n bytes at off of the rc_pages stream, landed from src.
@@ -110,9 +126,12 @@ func (s *state) clone() *state {
 	c.replies = slices.Clone(s.replies)
 	c.reads = slices.Clone(s.reads)
 	for i := range c.reads {
-		// Clipped: an append to either copy cannot write into the other's.
+		// Clipped: an append to either copy cannot write into the other's,
+		// and neither merges into a run they share.
 		r := &c.reads[i]
 		r.runs = r.runs[:len(r.runs):len(r.runs)]
+		r.shared = len(r.runs)
+		s.reads[i].shared = len(r.runs)
 	}
 	return &c
 }
@@ -171,6 +190,10 @@ func (s *state) dropRead(id int) {
 // src. The builder has checked the place against the segment.
 func (r *readState) land(off, n int, src string) {
 	r.landed += n
+	if k := len(r.runs) - 1; k >= r.shared && r.runs[k].src == src && r.runs[k].off+r.runs[k].n == off {
+		r.runs[k].n += n // cut into pages, the same extents as two runs
+		return
+	}
 	r.runs = append(r.runs, landRun{off: off, n: n, src: src})
 }
 
@@ -179,17 +202,7 @@ func (r *readState) land(off, n int, src string) {
 // most maxDrawnPages.
 func (r *readState) pages(pageSize int) []snap.Page {
 	if r.dense {
-		exts := make([][]snap.Extent, min(r.snap.PageCount, maxDrawnPages))
-		r.cut(pageSize, func(pg, po, k int, src string) {
-			if pg < len(exts) {
-				exts[pg] = mark(exts[pg], po, k, src)
-			}
-		})
-		out := make([]snap.Page, len(exts))
-		for i, e := range exts {
-			out[i] = snap.Page{Index: i, Name: pageName(i), Extents: e}
-		}
-		return out
+		return r.densePages(pageSize)
 	}
 	exts := map[int][]snap.Extent{}
 	for _, pg := range r.planned {
@@ -210,10 +223,52 @@ func (r *readState) pages(pageSize int) []snap.Page {
 	return out
 }
 
+// densePages lists every page of a dense layout with the extents landed
+// in it: the last picture's list (drawn) with what landed since, when
+// this state's runs continue the ones it was cut from, else cut anew.
+func (r *readState) densePages(pageSize int) []snap.Page {
+	n := min(r.snap.PageCount, maxDrawnPages)
+	d := r.drawn
+	var out []snap.Page
+	from, skip := 0, 0 // cut runs[from:], the first of them past skip bytes
+	if d != nil && len(d.pages) == n && d.nRuns > 0 && len(r.runs) >= d.nRuns &&
+		&r.runs[0] == d.first && r.runs[d.nRuns-1].n >= d.lastN {
+		out = slices.Clone(d.pages)
+		from, skip = d.nRuns-1, d.lastN
+	} else {
+		out = make([]snap.Page, n)
+		for i := range out {
+			out[i] = snap.Page{Index: i, Name: pageName(i)}
+		}
+	}
+	touched := make(map[int]bool)
+	cutRuns(r.runs[from:], skip, pageSize, func(pg, po, k int, src string) {
+		if pg < len(out) {
+			if !touched[pg] { // the extents are the last picture's too
+				out[pg].Extents = slices.Clone(out[pg].Extents)
+				touched[pg] = true
+			}
+			out[pg].Extents = mark(out[pg].Extents, po, k, src)
+		}
+	})
+	if len(r.runs) > 0 {
+		r.drawn = &drawnPages{first: &r.runs[0], nRuns: len(r.runs), lastN: r.runs[len(r.runs)-1].n, pages: out}
+	}
+	return out
+}
+
 // cut calls fn for each page piece of each landed run, in landing order.
 func (r *readState) cut(pageSize int, fn func(pg, po, k int, src string)) {
-	for _, run := range r.runs {
+	cutRuns(r.runs, 0, pageSize, fn)
+}
+
+// cutRuns is cut over runs, the first of them past its first skip bytes.
+func cutRuns(runs []landRun, skip, pageSize int, fn func(pg, po, k int, src string)) {
+	for i, run := range runs {
 		off, n := run.off, run.n
+		if i == 0 {
+			off, n = off+skip, n-skip
+		}
 		for n > 0 {
 			pg, po := off/pageSize, off%pageSize
 			k := min(n, pageSize-po)
@@ -272,7 +327,8 @@ func (s *state) snapshot() snap.Snapshot {
 		Behaviour: "replay",
 		Clock:     fmtRel(s.rel),
 	}
-	for _, r := range s.reads {
+	for i := range s.reads {
+		r := &s.reads[i] // pages keeps what it drew for the next picture
 		rs := r.snap
 		rs.Pages = r.pages(s.pageSize)
 		pic.Reads = append(pic.Reads, rs)

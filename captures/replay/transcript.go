@@ -263,7 +263,7 @@ type jsonState struct {
 
 func (t *transcriber) json(tl *Timeline, s *Step, evs []trace.Event, st *state) {
 	if t.enc == nil {
-		t.enc = json.NewEncoder(t.w)
+		t.enc = safe.NewJSONEncoder(t.w)
 	}
 	js := jsonStep{Step: s.Index + 1, Frame: s.Frame, Time: fmtRel(s.Time), Kind: s.Kind, RPC: s.RPC,
 		Text: evs[len(evs)-1].Text, Events: evs}

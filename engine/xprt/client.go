@@ -162,6 +162,7 @@ type Call struct {
 	sendBuf  []byte
 	sendMR   verbs.MR
 	seq      uint64 // order made
+	bytes    int64  // what it carries (CallBytes), while in flight
 	finished bool   // memory released, out of the calls in flight
 }
 
@@ -476,6 +477,18 @@ func (c *Client) prepare(k *Call) error {
 	reads, callSegs, err := callChunkOf(spec)
 	if err != nil {
 		return err
+	}
+	// Bound the call before registering (allocating) any of it.
+	if err := CheckSize(len(msg), spec); err != nil {
+		return fmt.Errorf("xprt: %w", err)
+	}
+	k.bytes = CallBytes(len(msg), spec)
+	if err := c.checkLive(k.bytes); err != nil {
+		return fmt.Errorf("xprt: %w", err)
+	}
+	if n := headerLen(spec, reads, callSegs); n > c.Inline {
+		return fmt.Errorf("xprt: the transport header alone would be %d bytes with these %d segments, over the server's %d-byte inline threshold: use fewer segments",
+			n, segCount(spec), c.Inline)
 	}
 	reduced := len(reads) > 0 && reads[0].Data != nil
 	for i, rc := range reads {

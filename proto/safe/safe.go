@@ -16,8 +16,9 @@
 // decoded packet's summary, a message quoting one): it leaves backslashes
 // as they are, so nothing is escaped twice, and escapes the rest.
 //
-// JSON output needs none of this: its encoder escapes control characters,
-// and the value there must stay exactly what the wire carried.
+// JSON output keeps every value exactly what the wire carried, and the
+// same runes are escaped there as \uXXXX, which decode back to them
+// (AppendJSON, JSON, NewJSONEncoder: json.go).
 package safe
 
 import (
