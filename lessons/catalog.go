@@ -3,6 +3,7 @@ package lessons
 import (
 	"embed"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"sort"
@@ -98,6 +99,10 @@ func LoadEntry(d Dir, name string, validate Validator) *Entry {
 	return e
 }
 
+// readLimited reads a regular file of at most MaxFileSize bytes. It is
+// looked at before it is opened (opening a FIFO waits for a writer), and
+// read one byte past the limit, never more: a file that grew since is
+// still refused (by Parse) without being read whole.
 func readLimited(fsys fs.FS, name string) ([]byte, error) {
 	st, err := fs.Stat(fsys, name)
 	if err != nil {
@@ -109,7 +114,12 @@ func readLimited(fsys fs.FS, name string) ([]byte, error) {
 	if st.Size() > MaxFileSize {
 		return nil, fmt.Errorf("%d bytes: a lesson file is at most %d", st.Size(), MaxFileSize)
 	}
-	return fs.ReadFile(fsys, name)
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 }
 
 // Entries lists the catalog in order.

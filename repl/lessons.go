@@ -26,8 +26,10 @@ var lessonForbidden = map[string]string{
 	"engine":  "changes the provider",
 }
 
-// loadLessons builds the session's catalog: the shipped lessons, then
-// each of dirs. A folder that cannot be read is reported and left out.
+// loadLessons finds the session's lesson folders: the shipped lessons,
+// then each of dirs. A folder that cannot be read is reported and left
+// out. The lessons are read when first asked for (lessonCatalog), not at
+// every start: a session that never lists or takes one reads none.
 func (s *Session) loadLessons(dirs []string, warn io.Writer) {
 	list := []lessons.Dir{{FS: lessons.Shipped(), Name: "shipped"}}
 	for _, d := range dirs {
@@ -41,12 +43,22 @@ func (s *Session) loadLessons(dirs []string, warn io.Writer) {
 		}
 		list = append(list, lessons.Dir{FS: os.DirFS(d), Name: d})
 	}
-	c, err := lessons.Load(s.validateLessonLine, list...)
+	s.lessonDirs, s.lessonWarn = list, warn
+}
+
+// lessonCatalog is the session's lessons, read and parsed the first time
+// it is asked for.
+func (s *Session) lessonCatalog() *lessons.Catalog {
+	if s.catalog != nil {
+		return s.catalog
+	}
+	c, err := lessons.Load(s.validateLessonLine, s.lessonDirs...)
 	if err != nil {
-		fmt.Fprintf(warn, "rdmalab: lessons: %s\n", shown(err.Error()))
-		c, _ = lessons.Load(s.validateLessonLine, list[0])
+		fmt.Fprintf(s.lessonWarn, "rdmalab: lessons: %s\n", shown(err.Error()))
+		c, _ = lessons.Load(s.validateLessonLine, s.lessonDirs[0])
 	}
 	s.catalog = c
+	return c
 }
 
 // validateLessonLine vets one command of a lesson file before anything
@@ -212,11 +224,11 @@ func runLearn(c *Ctx, a Args, out io.Writer) error {
 		s.listLessons(out)
 		return nil
 	}
-	e, err := s.catalog.Find(a.Pos[0])
+	e, err := s.lessonCatalog().Find(a.Pos[0])
 	var nf *lessons.NotFoundError
 	if errors.As(err, &nf) {
 		var names []string
-		for _, e := range s.catalog.Entries() {
+		for _, e := range s.lessonCatalog().Entries() {
 			names = append(names, e.Name())
 		}
 		if near := nearest(a.Pos[0], names); near != "" {
@@ -239,7 +251,7 @@ func runLearn(c *Ctx, a Args, out io.Writer) error {
 // listLessons prints the catalog: finished ones marked, broken ones with
 // their fault.
 func (s *Session) listLessons(out io.Writer) {
-	entries := s.catalog.Entries()
+	entries := s.lessonCatalog().Entries()
 	if len(entries) == 0 {
 		fmt.Fprintln(out, "no lessons")
 		return

@@ -52,10 +52,14 @@ type Session struct {
 	hints    bool
 	cmds     []*Command
 	byName   map[string]*Command
-	catalog  *lessons.Catalog
-	progress *lessons.Progress
-	lesson   *lessonRun // a paced lesson being taken, or nil
-	dir      string
+	// catalog is read on first use (lessonCatalog) from lessonDirs;
+	// lessonWarn hears a fault then.
+	catalog    *lessons.Catalog
+	lessonDirs []lessons.Dir
+	lessonWarn io.Writer
+	progress   *lessons.Progress
+	lesson     *lessonRun // a paced lesson being taken, or nil
+	dir        string
 
 	// What the completer knows of the lab, refreshed after each command.
 	snap     snap.Snapshot
