@@ -205,6 +205,7 @@ func (s *Session) beginLesson(e *lessons.Entry, echo io.Writer, paced bool) (*le
 		run.end(s)
 		return nil, err
 	}
+	run.tutor.Stop = s.leaving
 	return run, nil
 }
 
@@ -214,7 +215,7 @@ func (r *lessonRun) end(s *Session) {
 	s.dir = r.prevDir
 	os.RemoveAll(r.dir)
 	if r.paced {
-		s.setNarration("")
+		s.setNarration(nil)
 	}
 }
 
@@ -294,6 +295,9 @@ func (s *Session) runLessonThrough(e *lessons.Entry, out io.Writer) error {
 	checks := 0
 	for !r.tutor.Done() {
 		st := r.tutor.Current()
+		if s.leaving() {
+			return errors.New("the session is ending")
+		}
 		writeNarration(out, st.Narration, "# ")
 		fmt.Fprintf(out, "> %s\n", shown(st.Command))
 		res, verdicts := r.tutor.Run()
@@ -338,6 +342,9 @@ func (s *Session) propose(out io.Writer) {
 	r := s.lesson
 	t := r.tutor
 	for !t.Done() && t.Current().Quiet {
+		if s.leaving() {
+			return
+		}
 		st := t.Current()
 		writeNarration(out, st.Narration, "")
 		echo := r.machine.echo
@@ -364,34 +371,42 @@ func (s *Session) propose(out io.Writer) {
 // narrate shows the lesson's current step in the views, this session's
 // and every attached one, so a class follows at the trainer's pace: the
 // step and its command first, for a short pane, then its narration, then
-// how the last step went.
+// how the last step went. The text is built when a view reads it, from
+// values taken now: with no view attached no work is done.
 func (s *Session) narrate(st *lessons.Step) {
 	r := s.lesson
 	if r == nil {
 		return
 	}
 	l := r.entry.Lesson
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s · step %d of %d · ⏎ %s\n", l.Title, r.tutor.Index()+1, len(l.Steps), st.Command)
-	if r.last != "" {
-		b.WriteString(r.last + "\n")
-	}
-	b.WriteString(reflow(lessons.Plain(st.Narration)))
-	s.setNarration(b.String())
+	title, at, steps, last := l.Title, r.tutor.Index()+1, len(l.Steps), r.last
+	command, narration := st.Command, st.Narration
+	s.setNarration(func() string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s · step %d of %d · ⏎ %s\n", title, at, steps, command)
+		if last != "" {
+			b.WriteString(last + "\n")
+		}
+		b.WriteString(reflow(lessons.Plain(narration)))
+		return b.String()
+	})
 }
 
-// setNarration hands the views a lesson's text. Inside a command the
-// shared lab is locked (runLocked), so the text waits for the command's
-// end.
-func (s *Session) setNarration(text string) {
+// setNarration hands the views a lesson's text, built when one reads it
+// (nil clears it). Inside a command the shared lab is locked
+// (runLocked), so the text waits for the command's end.
+func (s *Session) setNarration(text func() string) {
 	if s.shared == nil {
 		return
 	}
+	if text == nil {
+		text = func() string { return "" }
+	}
 	if s.cur != nil {
-		s.pendingNarr = &text
+		s.pendingNarr = text
 		return
 	}
-	s.shared.SetNarration(text)
+	s.shared.SetNarrationFunc(text)
 }
 
 // remind repeats the proposed command.

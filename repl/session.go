@@ -70,8 +70,9 @@ type Session struct {
 
 	cur  *Ctx   // the command running, for the event sink
 	line []byte // onEvent's line, reused
-	// pendingNarr is lesson text for the views, set while a command ran.
-	pendingNarr *string
+	// pendingNarr builds lesson text for the views, set while a command
+	// ran.
+	pendingNarr func() string
 	quit        bool
 	depth       int      // source nesting
 	dirs        []string // directories of the files being sourced
@@ -142,6 +143,10 @@ func (s *Session) Interrupt() { s.interrupt.Store(true) }
 // Leave ends what keeps the terminal (an open view): the session is
 // ending on a signal.
 func (s *Session) Leave() { s.leaveNow() }
+
+// leaving reports whether Leave was called: what runs a series of
+// commands (a lesson's quiet steps, going back) stops.
+func (s *Session) leaving() bool { return s.leave.Err() != nil }
 
 // Refresh takes the snapshot the completer reads. The interactive loop
 // calls it after each command; scripts do not need it.
@@ -246,8 +251,10 @@ func (s *Session) exec(c *Ctx, line string) (err error) {
 	}
 	prev := s.cur
 	s.cur = c
-	if prev == nil {
-		s.interrupt.Store(false) // a new command from the user
+	if prev == nil && !s.leaving() {
+		// A new command from the user. Once the session is ending the
+		// interrupt stays: a lesson's next steps must not run on.
+		s.interrupt.Store(false)
 	}
 	defer func() {
 		s.cur = prev
@@ -257,7 +264,7 @@ func (s *Session) exec(c *Ctx, line string) (err error) {
 	}()
 	err = s.runLocked(cmd, prev == nil, func() error { return cmd.Run(c, a, c.out) })
 	if prev == nil && s.pendingNarr != nil && s.shared != nil {
-		s.shared.SetNarration(*s.pendingNarr)
+		s.shared.SetNarrationFunc(s.pendingNarr)
 		s.pendingNarr = nil
 	}
 	if err != nil && !strings.HasPrefix(err.Error(), cmd.Name+":") && !strings.HasPrefix(err.Error(), cmd.Name+" ") {
