@@ -216,3 +216,21 @@ func TestCompleteLongLine(t *testing.T) {
 		t.Errorf("%d suggestions", len(got))
 	}
 }
+
+// A paste that came in one byte a read is joined in memory linear in
+// it: twice the reads allocate under three times the bytes (the key was
+// copied at each read, 4 times).
+func TestTTYParserPasteJoinsOnce(t *testing.T) {
+	cost := func(n int) uint64 {
+		p := &ttyParser{inner: &fakeParser{chunks: chunked(strings.Repeat("x", n), 1)}}
+		var got []byte
+		b := allocated(func() { got, _ = p.Read() })
+		if len(got) != n {
+			t.Fatalf("the paste came as %d bytes, want %d in one key", len(got), n)
+		}
+		return b
+	}
+	if one, two := cost(8<<10), cost(16<<10); two > 3*one {
+		t.Errorf("8 KiB in 1-byte reads allocate %d bytes, 16 KiB %d: %.1f times", one, two, float64(two)/float64(one))
+	}
+}
