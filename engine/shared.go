@@ -21,11 +21,31 @@ type Shared struct {
 	mu    sync.Mutex
 	lab   *Lab
 	snap  snap.Snapshot
-	stale bool   // the Lab changed since snap was taken: Snapshot takes it again
-	keep  int    // how many of the newest events readers get
-	seen  uint64 // the Seq of the Lab's newest event at the last change
-	narr  string
+	stale bool      // the Lab changed since snap was taken: Snapshot takes it again
+	keep  int       // how many of the newest events readers get
+	seen  uint64    // the Seq of the Lab's newest event at the last change
+	narr  *lazyText // nil: no lesson text
 	w     watch.Set
+}
+
+// lazyText is a lesson's text for the views, built when one first reads
+// it: a session no view watches never builds it.
+type lazyText struct {
+	once sync.Once
+	f    func() string
+	text string
+}
+
+func (t *lazyText) get() string {
+	if t == nil {
+		return ""
+	}
+	t.once.Do(func() {
+		if t.f != nil {
+			t.text, t.f = t.f(), nil
+		}
+	})
+	return t.text
 }
 
 // NewShared guards l, keeping its newest SharedEvents events.
@@ -68,8 +88,20 @@ func (s *Shared) Replace(l *Lab) {
 // SetNarration sets what a lesson says now, for the views ("" clears it).
 // It takes the lock Do holds: inside Do, keep the text until Do returns.
 func (s *Shared) SetNarration(text string) {
+	s.setNarr(&lazyText{text: text})
+}
+
+// SetNarrationFunc is SetNarration for a text that costs work to build:
+// f runs at most once, when a view first asks for the text (Narration),
+// and not at all when none does. It runs on that view's goroutine, so it
+// reads only what does not change.
+func (s *Shared) SetNarrationFunc(f func() string) {
+	s.setNarr(&lazyText{f: f})
+}
+
+func (s *Shared) setNarr(t *lazyText) {
 	s.mu.Lock()
-	s.narr = text
+	s.narr = t
 	s.mu.Unlock()
 	s.w.Notify()
 }
@@ -142,11 +174,13 @@ func (s *Shared) Since(seq uint64) []trace.Event {
 	return s.tail(n)
 }
 
-// Narration is what a lesson says now.
+// Narration is what a lesson says now. The text is built, if it must
+// be, outside the lock: building it does not hold up the lab.
 func (s *Shared) Narration() string {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.narr
+	t := s.narr
+	s.mu.Unlock()
+	return t.get()
 }
 
 // Watch calls f after every change (Do, Replace, SetNarration) until stop

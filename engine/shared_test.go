@@ -218,3 +218,23 @@ func BenchmarkSharedDo(b *testing.B) {
 		}
 	}
 }
+
+// A narration set as a function is built when a view first reads it,
+// once, and never when none does: a lesson's long text cost a session
+// with no view attached its whole reflow at every step.
+func TestSharedNarrationFuncIsLazy(t *testing.T) {
+	sh := NewShared(newLab(t, nil))
+	built := 0
+	sh.SetNarrationFunc(func() string { built++; return "step 1" })
+	sh.SetNarrationFunc(func() string { built++; return "step 2" })
+	if built != 0 {
+		t.Fatalf("built %d times before any view read it", built)
+	}
+	if a, b := sh.Narration(), sh.Narration(); a != "step 2" || b != "step 2" || built != 1 {
+		t.Errorf("read %q and %q, built %d times; want step 2, built once", a, b, built)
+	}
+	sh.SetNarration("")
+	if n := sh.Narration(); n != "" {
+		t.Errorf("cleared, it reads %q", n)
+	}
+}

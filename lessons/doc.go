@@ -13,8 +13,9 @@
 // learn, quit, history, view and engine are refused, and a FILE argument
 // is a plain name in the lesson's own temporary folder, so a lesson
 // cannot read or write elsewhere. There are no loops. A file is at most
-// MaxFileSize bytes, a line MaxLineLen, a lesson MaxSteps steps, and any
-// fault is reported as FILE:LINE:COL.
+// MaxFileSize bytes, a line MaxLineLen, a lesson MaxSteps steps of at
+// most MaxChecks checks each, and any fault is reported as FILE:LINE:COL.
+// Parsing is linear in the file's lines, whatever their shape.
 //
 // The lessons package knows nothing of the REPL: a Machine runs the
 // commands (the REPL adapts its session to one), and Tutor walks the

@@ -53,6 +53,9 @@ type Pos struct {
 }
 
 func (p Pos) String() string {
+	if p.Line <= 0 { // the whole file: too big, say
+		return p.File
+	}
 	if p.Col > 0 {
 		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
 	}

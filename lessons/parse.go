@@ -13,6 +13,9 @@ const (
 	MaxFileSize = 1 << 20 // bytes
 	MaxLineLen  = 4096    // bytes
 	MaxSteps    = 1000
+	// MaxChecks bounds the expect lines after one command: each is
+	// weighed against all the command did.
+	MaxChecks = 100
 )
 
 // Validator checks one command line of a lesson before anything runs: is
@@ -45,6 +48,9 @@ type parser struct {
 
 	prose   strings.Builder // narration waiting for the next step
 	comment strings.Builder // "# ..." lines inside a block, for the next command
+	// hint gathers the last step's hint lines, joined by blanks; it is
+	// the step's Hint once the next step starts or the file ends.
+	hint    strings.Builder
 	seenCmd bool
 }
 
@@ -93,6 +99,7 @@ func (p *parser) run() error {
 	if len(p.l.Steps) == 0 {
 		return p.errf(len(p.lines), 0, "no ```rdmalab block: a lesson has at least one command")
 	}
+	p.endStep()
 	p.l.Outro = strings.TrimSpace(p.prose.String())
 	return nil
 }
@@ -278,6 +285,9 @@ func (p *parser) block(fence, info string) error {
 			if st == nil {
 				return p.errf(line, col, "expect before any command: a check follows the command it checks")
 			}
+			if len(st.Checks) >= MaxChecks {
+				return p.errf(line, col, "more than %d checks after one command", MaxChecks)
+			}
 			c, err := parseCheck(strings.TrimSpace(strings.TrimPrefix(t, "expect")), Pos{p.file, line, col + len("expect ")})
 			if err != nil {
 				return err
@@ -292,7 +302,12 @@ func (p *parser) block(fence, info string) error {
 			if h == "" {
 				return p.errf(line, col, "an empty hint")
 			}
-			st.Hint = strings.TrimSpace(st.Hint + " " + h)
+			// Gathered, not added to st.Hint line by line: that copied
+			// the hint so far at each line, quadratic in the lines.
+			if p.hint.Len() > 0 {
+				p.hint.WriteByte(' ')
+			}
+			p.hint.WriteString(h)
 		default:
 			if len(p.l.Steps) >= MaxSteps {
 				return p.errf(line, col, "more than %d steps", MaxSteps)
@@ -312,6 +327,7 @@ func (p *parser) block(fence, info string) error {
 				}
 				narr += cm
 			}
+			p.endStep()
 			p.seenCmd = true
 			p.prose.Reset()
 			p.comment.Reset()
@@ -319,6 +335,14 @@ func (p *parser) block(fence, info string) error {
 		}
 	}
 	return p.errf(open, 1, "this ```rdmalab block is never closed")
+}
+
+// endStep gives the last step the hint gathered for it.
+func (p *parser) endStep() {
+	if p.hint.Len() > 0 {
+		p.l.Steps[len(p.l.Steps)-1].Hint = p.hint.String()
+		p.hint.Reset()
+	}
 }
 
 func (p *parser) lastStep() *Step {

@@ -31,6 +31,9 @@ type Tutor struct {
 	// learner skipped. A lesson is finished when it reaches the end with
 	// both at zero.
 	Failed, Skipped int
+	// Stop, when set, is asked before each step Back runs again: true
+	// ends the replay (the session is ending).
+	Stop func() bool
 }
 
 // NewTutor prepares l on m: a fresh lab with the lesson's settings,
@@ -111,6 +114,9 @@ func (t *Tutor) Back() error {
 	}
 	t.i, t.Failed, t.Skipped = 0, 0, 0
 	for t.i < target {
+		if t.Stop != nil && t.Stop() {
+			return errors.New("stopped: the session is ending")
+		}
 		t.Run()
 	}
 	return nil

@@ -1,19 +1,11 @@
 package repl
 
 import (
-	"runtime"
 	"strings"
 	"testing"
-)
 
-// allocated is how many bytes f allocates.
-func allocated(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
+	"github.com/rdmalab/rdmalab/internal/testutil"
+)
 
 // segs is n segments of size each, as SEGS: "16M,16M,...".
 func segs(size string, n int) string {
@@ -36,7 +28,7 @@ func TestCallBoundedAsAWhole(t *testing.T) {
 	} {
 		s := newTestSession(t)
 		var msg string
-		n := allocated(func() { msg = execErr(t, s, line) })
+		n := testutil.Allocated(func() { msg = execErr(t, s, line) })
 		if !strings.Contains(msg, "a call carries at most 50331648 bytes (48 MiB) in all") || !strings.Contains(msg, "this one asks for") {
 			t.Errorf("%.60s...: %s", line, msg)
 		}

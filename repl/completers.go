@@ -209,7 +209,7 @@ func completeHelpTopics(s *Session, prev []string) []Suggestion {
 
 func completeLessons(s *Session, _ []string) []Suggestion {
 	var out []Suggestion
-	for _, e := range s.catalog.Entries() {
+	for _, e := range s.lessonCatalog().Entries() {
 		if e.Lesson != nil {
 			out = append(out, Suggestion{e.Lesson.Name, e.Lesson.Title})
 		}

@@ -12,6 +12,11 @@ import (
 // maxHistoryLoad is how many lines of the history file a session recalls.
 const maxHistoryLoad = 1000
 
+// maxHistoryTail bounds what a start reads of the history file, which
+// grows for as long as rdmalab is used: room for maxHistoryLoad lines of
+// the longest kind.
+const maxHistoryTail = maxHistoryLoad * (maxLine + 1)
+
 // DefaultHistoryFile is $XDG_STATE_HOME/rdmalab/history, or
 // ~/.local/state/rdmalab/history; "" when neither can be found.
 func DefaultHistoryFile() string { return stateFile("history") }
@@ -58,7 +63,48 @@ func openHistory(path string) (h *historyFile, lines []string, skipped int, err 
 			return nil, nil, 0, fmt.Errorf("history: %w", err)
 		}
 	}
-	sc := newLineScanner(f)
+	lines, skipped = loadHistory(f)
+	return &historyFile{f: f}, lines, skipped, nil
+}
+
+// Append writes one line (one write, O_APPEND).
+func (h *historyFile) Append(line string) error {
+	if h == nil {
+		return nil
+	}
+	if _, err := h.f.WriteString(line + "\n"); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	return nil
+}
+
+// loadHistory reads the last lines of the history: the file's tail, from
+// 64 KiB up, doubled until it holds maxHistoryLoad lines or is the whole
+// file, and never more than maxHistoryTail. A start read the whole file
+// (200 MB: 1 s); now it reads what it recalls.
+func loadHistory(f *os.File) (lines []string, skipped int) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, 1
+	}
+	size := st.Size()
+	for w := int64(64 << 10); ; w *= 2 {
+		w = min(w, size, maxHistoryTail)
+		lines, skipped = readHistory(f, size-w, size)
+		if len(lines) >= maxHistoryLoad || w == size || w == maxHistoryTail {
+			return lines, skipped
+		}
+	}
+}
+
+// readHistory reads the lines of r that start at off or after, up to
+// size: a line that starts before off is left out, whole.
+func readHistory(r io.ReaderAt, off, size int64) (lines []string, skipped int) {
+	// Read from the byte before off: the line that ends there, if only
+	// with that byte, is not one of ours.
+	start := max(off-1, 0)
+	sc := newLineScanner(io.NewSectionReader(r, start, size-start))
+	first := off > 0
 	for {
 		l, long, rerr := sc.next()
 		if rerr != nil {
@@ -67,6 +113,10 @@ func openHistory(path string) (h *historyFile, lines []string, skipped int, err 
 				skipped++
 			}
 			break
+		}
+		if first {
+			first = false
+			continue
 		}
 		l = strings.TrimSpace(l)
 		switch {
@@ -82,18 +132,7 @@ func openHistory(path string) (h *historyFile, lines []string, skipped int, err 
 	if len(lines) > maxHistoryLoad {
 		lines = lines[len(lines)-maxHistoryLoad:]
 	}
-	return &historyFile{f: f}, lines, skipped, nil
-}
-
-// Append writes one line (one write, O_APPEND).
-func (h *historyFile) Append(line string) error {
-	if h == nil {
-		return nil
-	}
-	if _, err := h.f.WriteString(line + "\n"); err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	return nil
+	return lines, skipped
 }
 
 // Close closes the file.

@@ -1,10 +1,15 @@
 package repl
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
 func TestHistoryFile(t *testing.T) {
@@ -66,5 +71,63 @@ func TestHistoryNilIsQuiet(t *testing.T) {
 	var h *historyFile
 	if h.Append("x") != nil || h.Close() != nil {
 		t.Error("a nil history file is not a no-op")
+	}
+}
+
+// A start reads the history's tail, not the whole file: twice the history
+// costs no more, and the lines recalled are the last ones the whole file
+// gives, whatever their lengths (a 200 MB history took 1 s to start).
+func TestHistoryReadsTheTail(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, n int, line func(i int) string) string {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(line(i) + "\n")
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	load := func(path string) (lines []string, all []string, cost uint64) {
+		cost = testutil.Allocated(func() {
+			h, l, _, err := openHistory(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Close()
+			lines = l
+		})
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		st, _ := f.Stat()
+		all, _ = readHistory(f, 0, st.Size())
+		return lines, all, cost
+	}
+	short := func(i int) string { return fmt.Sprintf("write %d", i) }
+	_, _, one := load(write("h1", 100_000, short))
+	lines, all, two := load(write("h2", 200_000, short))
+	if two > one*3/2 {
+		t.Errorf("a history twice as long allocates %d bytes, not %d: it was read whole", two, one)
+	}
+	if len(lines) != maxHistoryLoad || !reflect.DeepEqual(lines, all) {
+		t.Errorf("recalled %d lines, the last %q; want the file's last %d", len(lines), lines[len(lines)-1], maxHistoryLoad)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for k := range 20 {
+		mixed := func(i int) string {
+			if rng.IntN(50) == 0 {
+				return "\x1b[2J" // skipped
+			}
+			return strings.Repeat("x", rng.IntN(300)) + fmt.Sprint(i)
+		}
+		lines, all, _ := load(write(fmt.Sprint("m", k), 1000+rng.IntN(3000), mixed))
+		if !reflect.DeepEqual(lines, all) {
+			t.Fatalf("file %d: the tail gave %d lines, the whole file's last are %d", k, len(lines), len(all))
+		}
 	}
 }

@@ -57,7 +57,7 @@ func lessonTargets(o LessonCheckOptions) ([]*lessons.Entry, error) {
 	}
 	defer s.Close()
 	if len(o.Targets) == 0 {
-		return s.catalog.Entries(), nil
+		return s.lessonCatalog().Entries(), nil
 	}
 	var out []*lessons.Entry
 	for _, t := range o.Targets {

@@ -161,7 +161,7 @@ func (s *Session) HandleSignals(grace time.Duration) (stop func() os.Signal) {
 			return
 		}
 		got.Store(sig)
-		s.stopping.Store(true)
+		s.Leave()
 		s.Interrupt()
 		t := time.NewTimer(grace)
 		defer t.Stop()

@@ -89,7 +89,7 @@ func TestLessonFolderIsLockedAndSweeps(t *testing.T) {
 	stale := filepath.Join(s.tmpRoot, fmt.Sprintf("rdmalab-lesson-%d-x", deadPID(t)))
 	writeFiles(t, stale, "notes.json", "x")
 	out := &bytes.Buffer{}
-	e, err := s.catalog.Find("first-write")
+	e, err := s.lessonCatalog().Find("first-write")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ type signalWriter struct {
 func (w *signalWriter) Write(p []byte) (int, error) {
 	if ents, _ := os.ReadDir(w.tmp); len(ents) > 0 && !w.sent.Swap(true) {
 		syscall.Kill(os.Getpid(), w.sig)
-		for i := 0; i < 200 && !w.s.stopping.Load(); i++ {
+		for i := 0; i < 200 && !w.s.leaving(); i++ {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}

@@ -26,8 +26,10 @@ var lessonForbidden = map[string]string{
 	"engine":  "changes the provider",
 }
 
-// loadLessons builds the session's catalog: the shipped lessons, then
-// each of dirs. A folder that cannot be read is reported and left out.
+// loadLessons finds the session's lesson folders: the shipped lessons,
+// then each of dirs. A folder that cannot be read is reported and left
+// out. The lessons are read when first asked for (lessonCatalog), not at
+// every start: a session that never lists or takes one reads none.
 func (s *Session) loadLessons(dirs []string, warn io.Writer) {
 	list := []lessons.Dir{{FS: lessons.Shipped(), Name: "shipped"}}
 	for _, d := range dirs {
@@ -46,12 +48,22 @@ func (s *Session) loadLessons(dirs []string, warn io.Writer) {
 		}
 		list = append(list, dir)
 	}
-	c, err := lessons.Load(s.validateLessonLine, list...)
+	s.lessonDirs, s.lessonWarn = list, warn
+}
+
+// lessonCatalog is the session's lessons, read and parsed the first time
+// it is asked for.
+func (s *Session) lessonCatalog() *lessons.Catalog {
+	if s.catalog != nil {
+		return s.catalog
+	}
+	c, err := lessons.Load(s.validateLessonLine, s.lessonDirs...)
 	if err != nil {
-		fmt.Fprintf(warn, "rdmalab: lessons: %s\n", shown(err.Error()))
-		c, _ = lessons.Load(s.validateLessonLine, list[0])
+		fmt.Fprintf(s.lessonWarn, "rdmalab: lessons: %s\n", shown(err.Error()))
+		c, _ = lessons.Load(s.validateLessonLine, s.lessonDirs[0])
 	}
 	s.catalog = c
+	return c
 }
 
 // validateLessonLine vets one command of a lesson file before anything
@@ -225,6 +237,7 @@ func (s *Session) beginLesson(e *lessons.Entry, echo io.Writer, paced bool) (*le
 		run.end(s)
 		return nil, err
 	}
+	run.tutor.Stop = s.leaving
 	return run, nil
 }
 
@@ -255,7 +268,7 @@ func (r *lessonRun) end(s *Session) {
 	os.RemoveAll(r.dir)
 	r.lock.Close()
 	if r.paced {
-		s.setNarration("")
+		s.setNarration(nil)
 	}
 }
 
@@ -265,11 +278,11 @@ func runLearn(c *Ctx, a Args, out io.Writer) error {
 		s.listLessons(out)
 		return nil
 	}
-	e, err := s.catalog.Find(a.Pos[0])
+	e, err := s.lessonCatalog().Find(a.Pos[0])
 	var nf *lessons.NotFoundError
 	if errors.As(err, &nf) {
 		var names []string
-		for _, e := range s.catalog.Entries() {
+		for _, e := range s.lessonCatalog().Entries() {
 			names = append(names, e.Name())
 		}
 		if near := nearest(a.Pos[0], names); near != "" {
@@ -292,7 +305,7 @@ func runLearn(c *Ctx, a Args, out io.Writer) error {
 // listLessons prints the catalog: finished ones marked, broken ones with
 // their fault.
 func (s *Session) listLessons(out io.Writer) {
-	entries := s.catalog.Entries()
+	entries := s.lessonCatalog().Entries()
 	if len(entries) == 0 {
 		fmt.Fprintln(out, "no lessons")
 		return
@@ -334,7 +347,7 @@ func (s *Session) runLessonThrough(e *lessons.Entry, out io.Writer) error {
 	fmt.Fprintf(out, "# lesson %s: %s\n", l.Name, shown(l.Title))
 	checks := 0
 	for !r.tutor.Done() {
-		if s.stopping.Load() {
+		if s.leaving() {
 			return fmt.Errorf("lesson %s: stopped by a signal at step %d", l.Name, r.tutor.Index()+1)
 		}
 		st := r.tutor.Current()
@@ -382,6 +395,9 @@ func (s *Session) propose(out io.Writer) {
 	r := s.lesson
 	t := r.tutor
 	for !t.Done() && t.Current().Quiet {
+		if s.leaving() {
+			return
+		}
 		st := t.Current()
 		writeNarration(out, st.Narration, "")
 		echo := r.machine.echo
@@ -408,34 +424,42 @@ func (s *Session) propose(out io.Writer) {
 // narrate shows the lesson's current step in the views, this session's
 // and every attached one, so a class follows at the trainer's pace: the
 // step and its command first, for a short pane, then its narration, then
-// how the last step went.
+// how the last step went. The text is built when a view reads it, from
+// values taken now: with no view attached no work is done.
 func (s *Session) narrate(st *lessons.Step) {
 	r := s.lesson
 	if r == nil {
 		return
 	}
 	l := r.entry.Lesson
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s · step %d of %d · ⏎ %s\n", l.Title, r.tutor.Index()+1, len(l.Steps), st.Command)
-	if r.last != "" {
-		b.WriteString(r.last + "\n")
-	}
-	b.WriteString(reflow(lessons.Plain(st.Narration)))
-	s.setNarration(b.String())
+	title, at, steps, last := l.Title, r.tutor.Index()+1, len(l.Steps), r.last
+	command, narration := st.Command, st.Narration
+	s.setNarration(func() string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s · step %d of %d · ⏎ %s\n", title, at, steps, command)
+		if last != "" {
+			b.WriteString(last + "\n")
+		}
+		b.WriteString(reflow(lessons.Plain(narration)))
+		return b.String()
+	})
 }
 
-// setNarration hands the views a lesson's text. Inside a command the
-// shared lab is locked (runLocked), so the text waits for the command's
-// end.
-func (s *Session) setNarration(text string) {
+// setNarration hands the views a lesson's text, built when one reads it
+// (nil clears it). Inside a command the shared lab is locked
+// (runLocked), so the text waits for the command's end.
+func (s *Session) setNarration(text func() string) {
 	if s.shared == nil {
 		return
 	}
+	if text == nil {
+		text = func() string { return "" }
+	}
 	if s.cur != nil {
-		s.pendingNarr = &text
+		s.pendingNarr = text
 		return
 	}
-	s.shared.SetNarration(text)
+	s.shared.SetNarrationFunc(text)
 }
 
 // remind repeats the proposed command.

@@ -83,7 +83,7 @@ func runShippedLessons(t *testing.T) ([]stepRecord, string) {
 	var steps []stepRecord
 	var text strings.Builder
 	s := newTestSession(t)
-	for _, e := range s.catalog.Entries() {
+	for _, e := range s.lessonCatalog().Entries() {
 		if e.Err != nil {
 			t.Fatalf("%v", e.Err)
 		}
@@ -197,7 +197,7 @@ func TestLessonsCoverTheSeedAndThePatch(t *testing.T) {
 // starts from a fresh lab.
 func TestShippedLessonsStartFresh(t *testing.T) {
 	s := newTestSession(t)
-	for _, e := range s.catalog.Entries() {
+	for _, e := range s.lessonCatalog().Entries() {
 		if e.Err != nil {
 			t.Errorf("%v", e.Err)
 			continue
@@ -206,7 +206,7 @@ func TestShippedLessonsStartFresh(t *testing.T) {
 			t.Errorf("%s keeps the lab (%s): shipped lessons start fresh", e.Lesson.Name, e.Lesson.KeepLab)
 		}
 	}
-	if n := len(s.catalog.Entries()); n < 16 {
+	if n := len(s.lessonCatalog().Entries()); n < 16 {
 		t.Errorf("%d shipped lessons, want at least 16", n)
 	}
 }

@@ -231,12 +231,7 @@ func (t *ttyParser) Read() ([]byte, error) {
 			continue
 		case isText(k.b):
 			// A paste arrives in many reads: hand it out as one key.
-			b := k.b
-			for len(t.queued) > 0 && t.queued[0].b != nil && isText(t.queued[0].b) {
-				b = append(b[:len(b):len(b)], t.queued[0].b...)
-				t.queued = t.queued[1:]
-			}
-			return b, nil
+			return t.joinText(k.b), nil
 		case isEnter(k.b) && t.over > 0 && !t.enter:
 			// Empty go-prompt's line first, so it keeps nothing of it.
 			t.enter = true
@@ -250,6 +245,25 @@ func (t *ttyParser) Read() ([]byte, error) {
 		return k.b, nil
 	}
 	return nil, errNoKey
+}
+
+// joinText is first and the text keys queued after it, as one key. The
+// keys are copied once: adding each to the ones before copied those
+// again, quadratic in the reads a paste came in.
+func (t *ttyParser) joinText(first []byte) []byte {
+	n, j := len(first), 0
+	for ; j < len(t.queued) && t.queued[j].b != nil && isText(t.queued[j].b); j++ {
+		n += len(t.queued[j].b)
+	}
+	if j == 0 {
+		return first
+	}
+	b := append(make([]byte, 0, n), first...)
+	for _, k := range t.queued[:j] {
+		b = append(b, k.b...)
+	}
+	t.queued = t.queued[j:]
+	return b
 }
 
 // queue adds a key read from the terminal, keeping the line it belongs

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	prompt "github.com/c-bata/go-prompt"
+	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
 func TestSplitKeys(t *testing.T) {
@@ -214,5 +215,23 @@ func TestCompleteLongLine(t *testing.T) {
 	s := newTestSession(t)
 	if got := s.Complete("show " + strings.Repeat("s", maxLine)); got != nil {
 		t.Errorf("%d suggestions", len(got))
+	}
+}
+
+// A paste that came in one byte a read is joined in memory linear in
+// it: twice the reads allocate under three times the bytes (the key was
+// copied at each read, 4 times).
+func TestTTYParserPasteJoinsOnce(t *testing.T) {
+	cost := func(n int) uint64 {
+		p := &ttyParser{inner: &fakeParser{chunks: chunked(strings.Repeat("x", n), 1)}}
+		var got []byte
+		b := testutil.Allocated(func() { got, _ = p.Read() })
+		if len(got) != n {
+			t.Fatalf("the paste came as %d bytes, want %d in one key", len(got), n)
+		}
+		return b
+	}
+	if one, two := cost(8<<10), cost(16<<10); two > 3*one {
+		t.Errorf("8 KiB in 1-byte reads allocate %d bytes, 16 KiB %d: %.1f times", one, two, float64(two)/float64(one))
 	}
 }

@@ -73,7 +73,7 @@ func (s *Session) RunScript(r io.Reader, name string, w io.Writer, o ScriptOptio
 			return failed, fmt.Errorf("%s: read line %d: %w", shown(name), sc.n+1, rerr)
 		}
 		pos := Pos{File: name, Line: sc.n}
-		if s.stopping.Load() {
+		if s.leaving() {
 			return failed, fmt.Errorf("%s: stopped by a signal", pos)
 		}
 		if long > 0 {

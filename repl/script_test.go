@@ -118,7 +118,7 @@ func FuzzExec(f *testing.F) {
 // The shipped lessons run to their end in a fresh lab, every check held.
 func TestLessonsRun(t *testing.T) {
 	s := newTestSession(t)
-	for _, e := range s.catalog.Entries() {
+	for _, e := range s.lessonCatalog().Entries() {
 		if e.Err != nil {
 			t.Errorf("%s: %v", e.File, e.Err)
 			continue

@@ -52,10 +52,14 @@ type Session struct {
 	hints    bool
 	cmds     []*Command
 	byName   map[string]*Command
-	catalog  *lessons.Catalog
-	progress *lessons.Progress
-	lesson   *lessonRun // a paced lesson being taken, or nil
-	dir      string
+	// catalog is read on first use (lessonCatalog) from lessonDirs;
+	// lessonWarn hears a fault then.
+	catalog    *lessons.Catalog
+	lessonDirs []lessons.Dir
+	lessonWarn io.Writer
+	progress   *lessons.Progress
+	lesson     *lessonRun // a paced lesson being taken, or nil
+	dir        string
 
 	// What the completer knows of the lab, refreshed after each command.
 	snap     snap.Snapshot
@@ -66,17 +70,15 @@ type Session struct {
 
 	cur  *Ctx   // the command running, for the event sink
 	line []byte // onEvent's line, reused
-	// pendingNarr is lesson text for the views, set while a command ran.
-	pendingNarr *string
+	// pendingNarr builds lesson text for the views, set while a command
+	// ran.
+	pendingNarr func() string
 	quit        bool
 	depth       int      // source nesting
 	dirs        []string // directories of the files being sourced
 	interrupt   atomic.Bool
-	// stopping: a signal is ending the session; every command is
-	// interrupted and no other starts.
-	stopping atomic.Bool
-	tmp      leftovers // what a signal must not leave behind
-	tmpRoot  string    // where lesson folders are made; "": os.TempDir()
+	tmp         leftovers // what a signal must not leave behind
+	tmpRoot     string    // where lesson folders are made; "": os.TempDir()
 
 	capture captureState // cmd_capture.go
 }
@@ -143,6 +145,10 @@ func (s *Session) Interrupt() { s.interrupt.Store(true) }
 // Leave ends what keeps the terminal (an open view): the session is
 // ending on a signal.
 func (s *Session) Leave() { s.leaveNow() }
+
+// leaving reports whether Leave was called: what runs a series of
+// commands (a lesson's quiet steps, going back) stops.
+func (s *Session) leaving() bool { return s.leave.Err() != nil }
 
 // Refresh takes the snapshot the completer reads. The interactive loop
 // calls it after each command; scripts do not need it.
@@ -247,8 +253,10 @@ func (s *Session) exec(c *Ctx, line string) (err error) {
 	}
 	prev := s.cur
 	s.cur = c
-	if prev == nil && !s.stopping.Load() {
-		s.interrupt.Store(false) // a new command from the user
+	if prev == nil && !s.leaving() {
+		// A new command from the user. Once the session is ending the
+		// interrupt stays: a lesson's next steps must not run on.
+		s.interrupt.Store(false)
 	}
 	defer func() {
 		s.cur = prev
@@ -258,7 +266,7 @@ func (s *Session) exec(c *Ctx, line string) (err error) {
 	}()
 	err = s.runLocked(cmd, prev == nil, func() error { return cmd.Run(c, a, c.out) })
 	if prev == nil && s.pendingNarr != nil && s.shared != nil {
-		s.shared.SetNarration(*s.pendingNarr)
+		s.shared.SetNarrationFunc(s.pendingNarr)
 		s.pendingNarr = nil
 	}
 	if err != nil && !strings.HasPrefix(err.Error(), cmd.Name+":") && !strings.HasPrefix(err.Error(), cmd.Name+" ") {

@@ -1,6 +1,9 @@
 package repl
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // distance is the optimal string alignment distance between a and b:
 // insertions, deletions, substitutions and swaps of neighbours cost 1.
@@ -45,19 +48,31 @@ func tolerance(w string) int {
 
 // nearest is the candidate closest to w within tolerance, or "". A
 // candidate that w is a prefix of wins over an edit.
+//
+// The distance is at least the difference in length, so a candidate that
+// differs by more than the tolerance is not measured: a mistyped word of
+// 64 KiB cost a pass over it per candidate, and a command a second.
 func nearest(w string, cands []string) string {
 	w = strings.ToLower(w)
+	tol, n := tolerance(w), utf8.RuneCountInString(w)
 	best, bestD := "", 1<<30
 	for _, c := range cands {
-		d := distance(w, strings.ToLower(c))
-		if len(w) >= 2 && strings.HasPrefix(strings.ToLower(c), w) {
+		c0 := c
+		c = strings.ToLower(c)
+		var d int
+		switch m := utf8.RuneCountInString(c); {
+		case len(w) >= 2 && strings.HasPrefix(c, w):
 			d = 0
+		case n-m > tol || m-n > tol:
+			continue
+		default:
+			d = distance(w, c)
 		}
 		if d < bestD {
-			best, bestD = c, d
+			best, bestD = c0, d
 		}
 	}
-	if bestD <= tolerance(w) {
+	if bestD <= tol {
 		return best
 	}
 	return ""

@@ -25,7 +25,8 @@ func fitText(s string, width int) string {
 }
 
 func wrapLine(l string, width int) string {
-	if utf8.RuneCountInString(l) <= width {
+	n := utf8.RuneCountInString(l)
+	if n <= width {
 		return l
 	}
 	indent := len(l) - len(strings.TrimLeft(l, " "))
@@ -36,51 +37,79 @@ func wrapLine(l string, width int) string {
 			hang = col
 		}
 	}
+	from := max(indent, hang, 1)
 	var b strings.Builder
-	line := l
-	for utf8.RuneCountInString(line) > width {
-		cut := breakAt(line, width, max(indent, hang, 1))
+	b.Grow(len(l) + len(l)/max(width, 1)*(hang+1))
+	// The line being cut is pad blanks, then rest (n runes): the rest is
+	// never copied to put the blanks before it, nor counted again.
+	pad, rest := 0, l
+	for pad+n > width {
+		cut, runes := breakAt(rest, pad, width, from)
 		if cut <= 0 {
 			break
 		}
-		b.WriteString(strings.TrimRight(line[:cut], " "))
+		if head := strings.TrimRight(rest[:cut], " "); head != "" {
+			writeBlanks(&b, pad)
+			b.WriteString(head)
+		}
 		b.WriteByte('\n')
-		rest := strings.TrimLeft(line[cut:], " ")
-		line = strings.Repeat(" ", hang) + rest
+		next := strings.TrimLeft(rest[cut:], " ")
+		n -= runes + len(rest) - cut - len(next)
+		pad, rest = hang, next
 	}
-	b.WriteString(line)
+	writeBlanks(&b, pad)
+	b.WriteString(rest)
 	return b.String()
 }
 
-// breakAt is the byte offset of the last blank at or before column width
-// and after column from, or -1.
-func breakAt(line string, width, from int) int {
-	col, last := 0, -1
+func writeBlanks(b *strings.Builder, n int) {
+	for range n {
+		b.WriteByte(' ')
+	}
+}
+
+// breakAt is the byte offset in line of its last blank at or before
+// column width and after column from, the line starting at column col;
+// or -1. It also returns the runes before that blank. It reads no
+// further than column width.
+func breakAt(line string, col, width, from int) (cut, runes int) {
+	cut, runes = -1, 0
+	k := 0
 	for i, r := range line {
 		if col > width {
 			break
 		}
 		if r == ' ' && col > from {
-			last = i
+			cut, runes = i, k
 		}
 		col++
+		k++
 	}
-	return last
+	return cut, runes
 }
 
 // reflow joins the lines of a prose paragraph so fitText can fill them;
 // indented lines (lists) and lines after one ending in ':' stay as they
-// are.
+// are. Each line is written once: joining by adding a line to the one
+// before it copied the paragraph so far at every line.
 func reflow(s string) string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		n := len(out)
-		if n > 0 && l != "" && !strings.HasPrefix(l, " ") && out[n-1] != "" &&
-			!strings.HasPrefix(out[n-1], " ") && !strings.HasSuffix(out[n-1], ":") {
-			out[n-1] += " " + l
+	var b strings.Builder
+	b.Grow(len(s))
+	// head is the first piece of the line being written, tail the last.
+	head, tail := "", ""
+	for i, l := range strings.Split(s, "\n") {
+		if i > 0 && l != "" && !strings.HasPrefix(l, " ") && head != "" &&
+			!strings.HasPrefix(head, " ") && !strings.HasSuffix(tail, ":") {
+			b.WriteByte(' ')
+			b.WriteString(l)
+			tail = l
 			continue
 		}
-		out = append(out, l)
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l)
+		head, tail = l, l
 	}
-	return strings.Join(out, "\n")
+	return b.String()
 }

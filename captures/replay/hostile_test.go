@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -43,16 +42,6 @@ var (
 	readAbove = func(t testing.TB) []byte { return patched(t, simNFS3, 1140, make([]byte, 8)) }
 )
 
-// allocated returns the bytes fn allocates.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // walk plays tl forward and back, checking every picture with check.
 func walk(t *testing.T, tl *Timeline, check func(*Player)) {
 	t.Helper()
@@ -87,7 +76,7 @@ func TestReadOutsideSegment(t *testing.T) {
 	for name, data := range map[string][]byte{"below": readBelow(t), "above": readAbove(t)} {
 		t.Run(name, func(t *testing.T) {
 			var tl *Timeline
-			n := allocated(func() {
+			n := testutil.Allocated(func() {
 				var err error
 				if tl, err = Read(bytes.NewReader(data), "sim-nfs3.pcap"); err != nil {
 					t.Fatal(err)
@@ -172,7 +161,7 @@ func TestHugeChunks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			data := tc.conv(t, 16).pcap()
 			var tl *Timeline
-			n := allocated(func() {
+			n := testutil.Allocated(func() {
 				var err error
 				if tl, err = Read(bytes.NewReader(data), tc.name+".pcap"); err != nil {
 					t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,16 +51,6 @@ func bomb(t testing.TB, head, unit []byte, copies int) []byte {
 	return out
 }
 
-// allocated runs f and returns the bytes it allocated.
-func allocated(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
-
 // readFrames reads data to its end or first error.
 func readFrames(t testing.TB, data []byte, opt pcapfile.Options) (frames int, err error) {
 	t.Helper()
@@ -93,7 +82,7 @@ func TestGzipBomb(t *testing.T) {
 	}
 	var frames int
 	var err error
-	alloc := allocated(func() { frames, err = readFrames(t, data, pcapfile.Options{}) })
+	alloc := testutil.Allocated(func() { frames, err = readFrames(t, data, pcapfile.Options{}) })
 	records := limit/pcapfile.RecordCost + 1 // the one past the limit
 	var pe *pcapfile.Error
 	var xe *pcapfile.ExpandError
@@ -182,7 +171,7 @@ func TestInterfaceBomb(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			data := bomb(t, tc.head, idbs, 2000) // 100 M interfaces, 2 GB uncompressed
 			var err error
-			alloc := allocated(func() { _, err = readFrames(t, data, pcapfile.Options{MaxExpand: 1 << 40}) })
+			alloc := testutil.Allocated(func() { _, err = readFrames(t, data, pcapfile.Options{MaxExpand: 1 << 40}) })
 			have := tc.frame - 1 // the interface of the packet before
 			var pe *pcapfile.Error
 			wantOff := int64(len(tc.head)) + int64(pcapfile.MaxInterfaces-have)*20
@@ -228,7 +217,7 @@ func TestLengthPastTheFile(t *testing.T) {
 		{"pcapng", ng, int64(len(ng)), "file ends inside the block (40 of 299992 bytes)"},
 	} {
 		var err error
-		alloc := allocated(func() { _, err = readFrames(t, tc.data, pcapfile.Options{}) })
+		alloc := testutil.Allocated(func() { _, err = readFrames(t, tc.data, pcapfile.Options{}) })
 		var pe *pcapfile.Error
 		if !errors.As(err, &pe) || pe.Frame != 1 || pe.Offset != tc.off || !strings.Contains(err.Error(), tc.msg) ||
 			!errors.Is(err, io.ErrUnexpectedEOF) {
