@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -48,6 +49,9 @@ func (e *Entry) CopyFile(name string, w io.Writer) error {
 	}
 	f, err := openRegular(e.Dir.FS, path.Join(path.Dir(e.File), "files", name), MaxDataFile)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return errors.New("no such file in the files/ folder beside the lesson")
+		}
 		return err
 	}
 	defer f.Close()

@@ -83,7 +83,7 @@ func openRegular(fsys fs.FS, name string, max int64) (fs.File, error) {
 // folder (os.Root refuses it) is named as one.
 func openErr(fsys fs.FS, name string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
-		return errors.New("no such file")
+		return fmt.Errorf("no such file: %w", fs.ErrNotExist)
 	}
 	if fi, lerr := fs.Lstat(fsys, name); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		to, _ := fs.ReadLink(fsys, name)
