@@ -2,7 +2,10 @@ package viz
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/gdamore/tcell/v2"
 
 	"github.com/rdmalab/rdmalab/engine/snap"
 )
@@ -80,55 +83,97 @@ func ctxtHeader(c snap.RWCtxt, th Theme) line {
 	return l
 }
 
-// sglTable lists a context's entries one item a line, with a marker line
-// where each chained table starts.
-func sglTable(c snap.RWCtxt, pageSize int, th Theme) []line {
-	out := []line{ctxtHeader(c, th)}
-	items := sgItems(c, pageSize)
-	breaks := chainBreaks(c.NEnts, c.FirstSGLNents)
-	for _, it := range items {
-		if it.brk {
-			end := c.NEnts - 1
-			for _, b := range breaks {
-				if b > it.first {
-					end = b - 1
-					break
-				}
-			}
-			out = append(out, line{}.add(fmt.Sprintf("  ↪ sg_chain → next table: entries %d-%d", it.first, end), th.ChainLink))
-		}
-		idx := fmt.Sprintf("[%d]", it.first)
-		page := it.firstPage
-		count := ""
-		if it.last > it.first {
-			idx = fmt.Sprintf("[%d-%d]", it.first, it.last)
-			page = it.firstPage + ".." + it.lastPage
-			count = fmt.Sprintf(" ×%d", it.last-it.first+1)
-		}
-		out = append(out, line{}.add(fmt.Sprintf("  %-9s %-12s +%-5d %5d%s ", idx, page, it.off, it.n, count), th.Base).
-			add(string(it.src.glyph()), th.bytes(it.src, false)).add(" "+it.src.label(), th.Dim))
-	}
-	return out
+// sglMemo is what drawing a context's SGL works out once a snapshot: its
+// items, the line each starts on in the table, and their widths in the
+// compact form.
+type sglMemo struct {
+	items  []sgItem
+	breaks []int
+	lineOf []int // table line of each item (a sg_chain line before it if brk)
+	n      int   // table lines, its header included
+	widths []int // compact form's width of each item
+	head   int   // compact form's head width
 }
 
-// sglCompact draws a context in the kernel's (page,off,len) notation,
-// each entry led by its source glyph, wrapped to w columns.
-func sglCompact(c snap.RWCtxt, pageSize, w int, th Theme) []line {
-	var items []line
-	for _, it := range sgItems(c, pageSize) {
-		var l line
+func newSGLMemo(c snap.RWCtxt, pageSize int, th Theme) *sglMemo {
+	m := &sglMemo{items: sgItems(c, pageSize), breaks: chainBreaks(c.NEnts, c.FirstSGLNents)}
+	m.lineOf = make([]int, len(m.items))
+	m.widths = make([]int, len(m.items))
+	ln := 1
+	for j, it := range m.items {
 		if it.brk {
-			l = l.add("↪ ", th.ChainLink)
+			ln++
 		}
-		l = l.add(string(it.src.glyph()), th.bytes(it.src, false))
-		if it.last > it.first {
-			l = l.add(fmt.Sprintf("(%s..%s,%d,%d)×%d", it.firstPage, it.lastPage, it.off, it.n, it.last-it.first+1), th.Base)
-		} else {
-			l = l.add(fmt.Sprintf("(%s,%d,%d)", it.firstPage, it.off, it.n), th.Base)
-		}
-		items = append(items, l)
+		m.lineOf[j] = ln
+		ln++
+		m.widths[j] = compactItem(it, th).width()
 	}
-	return pack(line{}.add(fmt.Sprintf("rw#%-2d", c.ID), th.Column), items, w)
+	m.n = ln
+	m.head = compactHead(c, th).width()
+	return m
+}
+
+// tableLine is line i of the context's table: its header, then one item a
+// line, with a marker line where a chained table starts.
+func tableLine(c snap.RWCtxt, m *sglMemo, i int, th Theme) line {
+	if i == 0 {
+		return ctxtHeader(c, th)
+	}
+	j, _ := slices.BinarySearch(m.lineOf, i)
+	it := m.items[j]
+	if m.lineOf[j] != i { // the sg_chain line before item j
+		end := c.NEnts - 1
+		for _, b := range m.breaks {
+			if b > it.first {
+				end = b - 1
+				break
+			}
+		}
+		return line{}.add(fmt.Sprintf("  ↪ sg_chain → next table: entries %d-%d", it.first, end), th.ChainLink)
+	}
+	idx := fmt.Sprintf("[%d]", it.first)
+	page := it.firstPage
+	count := ""
+	if it.last > it.first {
+		idx = fmt.Sprintf("[%d-%d]", it.first, it.last)
+		page = it.firstPage + ".." + it.lastPage
+		count = fmt.Sprintf(" ×%d", it.last-it.first+1)
+	}
+	return line{}.add(fmt.Sprintf("  %-9s %-12s +%-5d %5d%s ", idx, page, it.off, it.n, count), th.Base).
+		add(string(it.src.glyph()), th.bytes(it.src, false)).add(" "+it.src.label(), th.Dim)
+}
+
+func compactHead(c snap.RWCtxt, th Theme) line {
+	return line{}.add(fmt.Sprintf("rw#%-2d", c.ID), th.Column)
+}
+
+func compactItem(it sgItem, th Theme) line {
+	var l line
+	if it.brk {
+		l = l.add("↪ ", th.ChainLink)
+	}
+	l = l.add(string(it.src.glyph()), th.bytes(it.src, false))
+	if it.last > it.first {
+		return l.add(fmt.Sprintf("(%s..%s,%d,%d)×%d", it.firstPage, it.lastPage, it.off, it.n, it.last-it.first+1), th.Base)
+	}
+	return l.add(fmt.Sprintf("(%s,%d,%d)", it.firstPage, it.off, it.n), th.Base)
+}
+
+// compactLine is line i of a context in the kernel's (page,off,len)
+// notation, its items packed into lines where breaks says.
+func compactLine(c snap.RWCtxt, m *sglMemo, breaks []int, i int, th Theme) line {
+	lo, hi := breaks[i], len(m.items)
+	if i+1 < len(breaks) {
+		hi = breaks[i+1]
+	}
+	l := compactHead(c, th)
+	if i > 0 {
+		l = line{}.add(strings.Repeat(" ", m.head), tcell.StyleDefault)
+	}
+	for _, it := range m.items[lo:hi] {
+		l = append(l.add(" ", tcell.StyleDefault), compactItem(it, th)...)
+	}
+	return l
 }
 
 // legend explains the page glyphs.
