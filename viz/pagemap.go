@@ -299,6 +299,15 @@ func runsOf(ranges []pageRange, pageSize int) ([]byteRun, int) {
 	if end <= 0 {
 		return nil, 0
 	}
+	if len(ranges) == 1 { // most pages: no sort, no heap
+		r := ranges[0]
+		lo, hi := min(max(r.off, 0), end), end
+		runs := []byteRun{{start: lo, end: hi, r: r, ok: lo < hi}}
+		if lo > 0 {
+			runs = append([]byteRun{{start: 0, end: lo}}, runs...)
+		}
+		return runs, end
+	}
 	type iv struct{ lo, hi, prio int }
 	var ivs []iv
 	points := []int{0, end}

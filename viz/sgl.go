@@ -3,7 +3,9 @@ package viz
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -18,20 +20,28 @@ const sgChunk = 128
 // chainBreaks returns the entry indexes where a new table starts when
 // sg_alloc_table_chained lays out nents entries with a first table of
 // first entries: the first table gives its last slot to the chain link.
-func chainBreaks(nents, first int) []int {
+// It stops at the first break at or past limit.
+func chainBreaks(nents, first, limit int) []int {
 	if first < 2 || nents <= first {
 		return nil
 	}
 	nents = min(nents, maxEntries) // a claim from a file: the loop below runs nents/127 times
 	var out []int
 	at, size := 0, first
-	for left := nents; left > size; {
+	for left := nents; left > size && (len(out) == 0 || out[len(out)-1] < limit); {
 		at += size - 1
 		left -= size - 1
 		out = append(out, at)
 		size = sgChunk
 	}
 	return out
+}
+
+// sglBreaks is chainBreaks as far as c's SGL goes: the breaks inside it
+// and the first one past it (where the last table ends), not the up to
+// maxEntries/127 a claimed nents makes.
+func sglBreaks(c snap.RWCtxt) []int {
+	return chainBreaks(c.NEnts, c.FirstSGLNents, len(c.SGL))
 }
 
 // sgItem is one SGL entry, or a run of whole pages from one source.
@@ -46,9 +56,12 @@ type sgItem struct {
 // sgItems groups a context's entries: three or more whole pages in a row
 // from one source become one item, never across a chain link.
 func sgItems(c snap.RWCtxt, pageSize int) []sgItem {
-	brk := map[int]bool{}
-	for _, b := range chainBreaks(c.NEnts, c.FirstSGLNents) {
-		brk[b] = true
+	// The breaks come sorted: a search, not a map of up to
+	// maxEntries/127 of them built for every context.
+	breaks := sglBreaks(c)
+	brk := func(i int) bool {
+		_, found := slices.BinarySearch(breaks, i)
+		return found
 	}
 	whole := func(e snap.SGE) bool { return e.Off == 0 && e.Len == pageSize }
 	var out []sgItem
@@ -56,7 +69,7 @@ func sgItems(c snap.RWCtxt, pageSize int) []sgItem {
 		e := c.SGL[i]
 		j := i + 1
 		if whole(e) {
-			for j < len(c.SGL) && !brk[j] && whole(c.SGL[j]) && c.SGL[j].Source == e.Source {
+			for j < len(c.SGL) && !brk(j) && whole(c.SGL[j]) && c.SGL[j].Source == e.Source {
 				j++
 			}
 			if j-i < 3 {
@@ -64,7 +77,7 @@ func sgItems(c snap.RWCtxt, pageSize int) []sgItem {
 			}
 		}
 		out = append(out, sgItem{first: i, last: j - 1, firstPage: e.Page, lastPage: c.SGL[j-1].Page,
-			off: e.Off, n: e.Len, src: parseSource(e.Source, c.Where), brk: brk[i]})
+			off: e.Off, n: e.Len, src: parseSource(e.Source, c.Where), brk: brk(i)})
 		i = j
 	}
 	return out
@@ -96,7 +109,7 @@ type sglMemo struct {
 }
 
 func newSGLMemo(c snap.RWCtxt, pageSize int, th Theme) *sglMemo {
-	m := &sglMemo{items: sgItems(c, pageSize), breaks: chainBreaks(c.NEnts, c.FirstSGLNents)}
+	m := &sglMemo{items: sgItems(c, pageSize), breaks: sglBreaks(c)}
 	m.lineOf = make([]int, len(m.items))
 	m.widths = make([]int, len(m.items))
 	ln := 1
@@ -106,7 +119,7 @@ func newSGLMemo(c snap.RWCtxt, pageSize int, th Theme) *sglMemo {
 		}
 		m.lineOf[j] = ln
 		ln++
-		m.widths[j] = compactItem(it, th).width()
+		m.widths[j] = compactWidth(it)
 	}
 	m.n = ln
 	m.head = compactHead(c, th).width()
@@ -157,6 +170,20 @@ func compactItem(it sgItem, th Theme) line {
 		return l.add(fmt.Sprintf("(%s..%s,%d,%d)×%d", it.firstPage, it.lastPage, it.off, it.n, it.last-it.first+1), th.Base)
 	}
 	return l.add(fmt.Sprintf("(%s,%d,%d)", it.firstPage, it.off, it.n), th.Base)
+}
+
+// compactWidth is compactItem(it).width(), counted without formatting:
+// a snapshot may hold 2^18 items.
+func compactWidth(it sgItem) int {
+	digits := func(n int) int { return len(strconv.Itoa(n)) }
+	n := 1 + 1 + utf8.RuneCountInString(it.firstPage) + 1 + digits(it.off) + 1 + digits(it.n) + 1 // g(page,off,len)
+	if it.brk {
+		n += 2
+	}
+	if it.last > it.first {
+		n += 2 + utf8.RuneCountInString(it.lastPage) + 1 + digits(it.last-it.first+1) // ..last and ×count
+	}
+	return n
 }
 
 // compactLine is line i of a context in the kernel's (page,off,len)
