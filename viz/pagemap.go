@@ -3,6 +3,7 @@ package viz
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -204,7 +205,7 @@ func (b *boxBuilder) box(name string, slot int) *pageBox {
 	b.last = slot
 	b.taken[slot] = true
 	b.index[name] = len(b.boxes)
-	b.boxes = append(b.boxes, pageBox{slot: slot, name: name, memo: &boxMemo{}})
+	b.boxes = append(b.boxes, pageBox{slot: slot, name: name})
 	return &b.boxes[len(b.boxes)-1]
 }
 
@@ -258,6 +259,10 @@ func (b *boxBuilder) planned(e snap.SGE, owner string, known map[string]snap.Pag
 func (b *boxBuilder) sorted() []pageBox {
 	out := slices.Clone(b.boxes)
 	slices.SortStableFunc(out, func(x, y pageBox) int { return cmp.Compare(x.slot, y.slot) })
+	memos := make([]boxMemo, len(out)) // one allocation, not one a page
+	for i := range out {
+		out[i].memo = &memos[i]
+	}
 	return out
 }
 
@@ -268,8 +273,21 @@ type boxMemo struct {
 	runs  []byteRun
 	end   int
 	done  bool
-	cells map[int][]pageRange // k → the range each of k cells shows
-	rows  map[int][]int       // per → the byte map's entries (rowFold or a row)
+	cells [cellSlots][]pageRange // [log2 k]: the range each of k cells shows
+	rows  [rowSlots][]int        // [log2 per]: the byte map's entries (rowFold or a row)
+	rowsN [rowSlots]bool         // rows[i] is worked out
+}
+
+// The k and per the Pages pane uses: k ≤ 16 cells a box, per ≤ 64 bytes a row.
+const cellSlots, rowSlots = 5, 7
+
+// slotOf is where a boxMemo keeps what is worked out for n (a power of two
+// the panes use: k cells, per bytes a row), or -1 for another n.
+func slotOf(n, slots int) int {
+	if n <= 0 || n&(n-1) != 0 || bits.Len(uint(n))-1 >= slots {
+		return -1
+	}
+	return bits.Len(uint(n)) - 1
 }
 
 // byteRun is bytes [start, end) of a page whose source is r (ok false: a
@@ -301,10 +319,13 @@ func runsOf(ranges []pageRange, pageSize int) ([]byteRun, int) {
 	}
 	if len(ranges) == 1 { // most pages: no sort, no heap
 		r := ranges[0]
-		lo, hi := min(max(r.off, 0), end), end
-		runs := []byteRun{{start: lo, end: hi, r: r, ok: lo < hi}}
+		lo := min(max(r.off, 0), end)
+		runs := make([]byteRun, 0, 2)
 		if lo > 0 {
-			runs = append([]byteRun{{start: 0, end: lo}}, runs...)
+			runs = append(runs, byteRun{start: 0, end: lo})
+		}
+		if lo < end {
+			runs = append(runs, byteRun{start: lo, end: end, r: r, ok: true})
 		}
 		return runs, end
 	}
@@ -406,15 +427,13 @@ func (bx pageBox) runs(pageSize int) ([]byteRun, int) {
 // its bytes, landed bytes before planned ones.
 func (bx pageBox) cells(k, pageSize int, th Theme) line {
 	var best []pageRange
-	if m := bx.memo; m != nil && m.cells[k] != nil {
-		best = m.cells[k]
+	m, slot := bx.memo, slotOf(k, cellSlots)
+	if m != nil && slot >= 0 && m.cells[slot] != nil {
+		best = m.cells[slot]
 	} else {
 		best = bx.cellSources(k, pageSize)
-		if m != nil {
-			if m.cells == nil {
-				m.cells = map[int][]pageRange{}
-			}
-			m.cells[k] = best
+		if m != nil && slot >= 0 {
+			m.cells[slot] = best
 		}
 	}
 	l := make(line, 0, k)
@@ -454,15 +473,15 @@ const rowFold = -1
 // per bytes holding a change of source, and a rowFold for each stretch of
 // rows between them. nil when the page has one source and no hole.
 func (bx pageBox) mapRows(pageSize, per int) []int {
-	if m := bx.memo; m != nil && m.rows != nil {
-		if r, ok := m.rows[per]; ok {
-			return r
-		}
+	m, slot := bx.memo, slotOf(per, rowSlots)
+	if m != nil && slot >= 0 && m.rowsN[slot] {
+		return m.rows[slot]
 	}
 	runs, end := bx.runs(pageSize)
 	var out []int
 	if per >= 8 && len(runs) >= 2 {
-		var changed []int // rows holding a change of source, in order
+		var buf [8]int
+		changed := buf[:0] // rows holding a change of source, in order
 		note := func(row int) {
 			if n := len(changed); n == 0 || changed[n-1] < row {
 				changed = append(changed, row)
@@ -483,11 +502,8 @@ func (bx pageBox) mapRows(pageSize, per int) []int {
 			out = append(out, rowFold)
 		}
 	}
-	if m := bx.memo; m != nil {
-		if m.rows == nil {
-			m.rows = map[int][]int{}
-		}
-		m.rows[per] = out
+	if m != nil && slot >= 0 {
+		m.rows[slot], m.rowsN[slot] = out, true
 	}
 	return out
 }

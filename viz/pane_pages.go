@@ -69,7 +69,7 @@ type packed struct {
 // byteMaps is the byte maps of every box, per bytes a row.
 type byteMaps struct {
 	index
-	boxes []pageBox
+	boxes []*pageBox
 }
 
 func pageDataOf(m *Model, th Theme) *pageData {
@@ -125,9 +125,9 @@ func (d *pageData) byteLines(ps, per, w int, th Theme) *lazyLines {
 	if bm == nil {
 		bm = &byteMaps{}
 		for _, g := range d.groups {
-			for _, bx := range g.boxes {
-				if n := bx.byteMapLen(ps, per); n > 0 {
-					bm.boxes = append(bm.boxes, bx)
+			for i := range g.boxes {
+				if n := g.boxes[i].byteMapLen(ps, per); n > 0 {
+					bm.boxes = append(bm.boxes, &g.boxes[i])
 					bm.add(n)
 				}
 			}

@@ -1,10 +1,12 @@
 package viz
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -258,6 +260,44 @@ func BenchmarkValidateWorst(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// runsOf agrees with a byte-by-byte reading of the rule (the first landed
+// range over a byte, else the first range over it) on ranges of every
+// shape: overlapping, out of order, empty, past the page, planned.
+func TestRunsOfMatchesBytes(t *testing.T) {
+	src := func(i int) byteSource { return parseSource(hostileSources[i%len(hostileSources)], "") }
+	cases := [][]pageRange{
+		{{off: 10, n: 0, src: src(0), landed: true}},
+		{{off: 5, n: 10, src: src(0), landed: true}},
+		{{off: 0, n: 100, src: src(1)}, {off: 20, n: 10, src: src(2), landed: true}, {off: 25, n: 50, src: src(3), landed: true}},
+		{{off: 90, n: 50, src: src(0), landed: true}, {off: 0, n: 30, src: src(1), landed: true}, {off: 10, n: 10, src: src(0), landed: true}},
+		{{off: 40, n: 5, src: src(2)}, {off: 40, n: 5, src: src(3)}, {off: 0, n: 3, src: src(1), landed: true}, {off: -5, n: 2, src: src(4)}},
+	}
+	const ps = 128
+	for ci, ranges := range cases {
+		runs, end := runsOf(ranges, ps)
+		for b := 0; b < end; b++ {
+			var want pageRange
+			found := false
+			for _, r := range ranges {
+				if b >= r.off && b < r.off+r.n && (!found || r.landed && !want.landed) {
+					want, found = r, true
+				}
+			}
+			i, _ := slices.BinarySearchFunc(runs, b, func(r byteRun, b int) int { return cmp.Compare(r.end-1, b) })
+			got := runs[i]
+			if got.ok != found || found && (got.r.src.glyph() != want.src.glyph() || got.r.landed != want.landed) {
+				t.Errorf("case %d byte %d: run %+v, want ok %v %+v", ci, b, got, found, want)
+				break
+			}
+		}
+		for i := 1; i < len(runs); i++ {
+			if runs[i].start != runs[i-1].end || runs[i].same(runs[i-1]) {
+				t.Errorf("case %d: runs %d and %d do not abut or should be one: %+v", ci, i-1, i, runs)
+			}
 		}
 	}
 }
