@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/rdmalab/rdmalab/internal/cli"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
@@ -47,8 +51,50 @@ type viewOptions struct {
 	maxExpand         int64
 }
 
-// runView is rdmalab view once its flags are parsed.
+// viewSignals are the signals that end a view as they end the REPL
+// (repl.Interactive): the view gives the terminal back first.
+var viewSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGHUP}
+
+// onSignals is ctx cancelled by the first of viewSignals: the view's loop
+// then returns and finalises its screen (cooked mode, the main screen
+// back). caught is 128+signo once one came, as a shell reports a process a
+// signal ended, else 0; stop ends the watch.
+func onSignals(ctx context.Context) (_ context.Context, caught func() int, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, viewSignals...)
+	var got atomic.Int32
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			if n, ok := sig.(syscall.Signal); ok {
+				got.Store(128 + int32(n))
+			}
+			cancel()
+		case <-done:
+		}
+	}()
+	return ctx, func() int { return int(got.Load()) }, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
+}
+
+// runView is rdmalab view once its flags are parsed. A terminating
+// signal gives the terminal back and exits 128+signo.
 func runView(ctx context.Context, c *command, args []string, o viewOptions, stdout, stderr io.Writer) int {
+	ctx, caught, stop := onSignals(ctx)
+	defer stop()
+	code := runViewOn(ctx, c, args, o, stdout, stderr)
+	if sig := caught(); sig != 0 {
+		return sig
+	}
+	return code
+}
+
+func runViewOn(ctx context.Context, c *command, args []string, o viewOptions, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) > 0:
 		return c.usageError(stderr, "unknown argument %q", args[0])

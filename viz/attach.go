@@ -34,8 +34,12 @@ func Attach(ctx context.Context, path string) (Source, error) {
 // attachLimit is Attach with frames bounded by limit bytes: a frame is a
 // snapshot file's worth.
 func attachLimit(ctx context.Context, path string, limit int) (Source, error) {
-	c, err := net.Dial("unix", path)
+	c, err := dialSession(path)
 	if err != nil {
+		var u *untrusted
+		if errors.As(err, &u) {
+			return nil, err
+		}
 		if isNotRunning(err) {
 			return nil, fmt.Errorf("no rdmalab session is running (looked for %s)", path)
 		}
@@ -182,7 +186,7 @@ func redial(ctx context.Context, path string) net.Conn {
 			return nil
 		case <-time.After(wait):
 		}
-		if c, err := net.Dial("unix", path); err == nil {
+		if c, err := dialSession(path); err == nil {
 			return c
 		}
 		wait = min(2*wait, retryMax)

@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -83,20 +84,21 @@ func (l line) draw(s tcell.Screen, x, y, maxX int) int {
 	return x
 }
 
-// pack lays items after head, a space between them, starting a new line
-// (indented like the first) when the next item would pass w.
-func pack(head line, items []line, w int) []line {
-	indent := head.width()
-	out := []line{head}
-	for _, it := range items {
-		cur := &out[len(out)-1]
-		if cur.width()+1+it.width() > w && cur.width() > indent {
-			out = append(out, line{}.add(strings.Repeat(" ", indent), tcell.StyleDefault))
-			cur = &out[len(out)-1]
+// packBreaks lays items of the widths given after a head of width indent,
+// a space between them, starting a new line (indented like the first)
+// when the next item would pass w; it returns the item each line starts
+// with, in time linear in the items.
+func packBreaks(indent int, widths []int, w int) []int {
+	starts := []int{0}
+	cur := indent
+	for i, iw := range widths {
+		if cur+1+iw > w && cur > indent {
+			starts = append(starts, i)
+			cur = indent
 		}
-		*cur = append(cur.add(" ", tcell.StyleDefault), it...)
+		cur += 1 + iw
 	}
-	return out
+	return starts
 }
 
 // drawLines draws lines from the scroll'th on, one per row of r, with ↑
@@ -143,4 +145,77 @@ func fit(s string, n int) string {
 		return string(r[:max(n, 0)])
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// lazyLines is a pane's content as parts that draw their lines on demand:
+// a pane whose lists run to thousands of lines draws a frame in the time
+// its visible lines take, not the time all of them would.
+type lazyLines struct {
+	starts []int // first line of each part
+	parts  []func(i int) line
+	n      int
+}
+
+// add appends a part of n lines; at(i) draws its i'th.
+func (z *lazyLines) add(n int, at func(i int) line) {
+	if n <= 0 {
+		return
+	}
+	z.starts = append(z.starts, z.n)
+	z.parts = append(z.parts, at)
+	z.n += n
+}
+
+// addLines appends lines already drawn.
+func (z *lazyLines) addLines(ls ...line) { z.add(len(ls), func(i int) line { return ls[i] }) }
+
+// addAll appends the parts of o.
+func (z *lazyLines) addAll(o *lazyLines) {
+	for i, at := range o.parts {
+		end := o.n
+		if i+1 < len(o.starts) {
+			end = o.starts[i+1]
+		}
+		z.add(end-o.starts[i], at)
+	}
+}
+
+func (z *lazyLines) len() int { return z.n }
+
+// line is line i.
+func (z *lazyLines) line(i int) line {
+	p, found := slices.BinarySearch(z.starts, i)
+	if !found {
+		p--
+	}
+	return z.parts[p](i - z.starts[p])
+}
+
+// drawLazy is drawLines for lazyLines: only the lines in view are drawn.
+func drawLazy(s tcell.Screen, r Rect, z *lazyLines, scroll int, more tcell.Style) int {
+	if r.Empty() {
+		return 0
+	}
+	scroll = clampScroll(scroll, z.len(), r.H)
+	for i := 0; i < r.H && scroll+i < z.len(); i++ {
+		z.line(scroll+i).draw(s, r.X, r.Y+i, r.Right())
+	}
+	if scroll > 0 {
+		put(s, r.Right()-1, r.Y, r.Right(), "↑", more)
+	}
+	if scroll+r.H < z.len() {
+		put(s, r.Right()-1, r.Bottom()-1, r.Right(), "↓", more)
+	}
+	return scroll
+}
+
+// memoLines is a part's lines drawn once, the first time one is asked for.
+func memoLines(draw func() []line) func(i int) line {
+	var ls []line
+	return func(i int) line {
+		if ls == nil {
+			ls = draw()
+		}
+		return ls[i]
+	}
 }

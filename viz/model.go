@@ -41,7 +41,8 @@ type Model struct {
 
 	events trace.Ring
 	facts  facts
-	seen   uint64 // Seq of the newest event ever observed
+	seen   uint64    // Seq of the newest event ever observed
+	pages  *pageData // the Pages pane's work on Snap, done once (pageDataOf)
 }
 
 // NewModel returns an empty model that keeps at most maxEvents events
@@ -77,7 +78,7 @@ func (m *Model) Update(s snap.Snapshot, evs []trace.Event) bool {
 		changed = true
 	}
 	if !reflect.DeepEqual(m.Snap, s) {
-		m.Snap = s
+		m.Snap, m.pages = s, nil
 		changed = true
 	}
 	return changed

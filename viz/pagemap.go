@@ -3,7 +3,10 @@ package viz
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/rdmalab/rdmalab/engine/snap"
 )
@@ -22,6 +25,7 @@ type pageBox struct {
 	slot   int
 	name   string
 	ranges []pageRange
+	memo   *boxMemo // what is drawn of the box, worked out once a snapshot
 }
 
 // pageGroup is a row of pages drawn together, with the scatterlists that
@@ -255,16 +259,197 @@ func (b *boxBuilder) planned(e snap.SGE, owner string, known map[string]snap.Pag
 func (b *boxBuilder) sorted() []pageBox {
 	out := slices.Clone(b.boxes)
 	slices.SortStableFunc(out, func(x, y pageBox) int { return cmp.Compare(x.slot, y.slot) })
+	memos := make([]boxMemo, len(out)) // one allocation, not one a page
+	for i := range out {
+		out[i].memo = &memos[i]
+	}
 	return out
+}
+
+// boxMemo keeps what drawing a box works out from its ranges, so that a
+// frame costs what it shows, not what the page holds: the pages of a
+// snapshot are built once (Model.pageData) and drawn many times.
+type boxMemo struct {
+	runs  []byteRun
+	end   int
+	done  bool
+	cells [cellSlots][]pageRange // [log2 k]: the range each of k cells shows
+	rows  [rowSlots][]int        // [log2 per]: the byte map's entries (rowFold or a row)
+	rowsN [rowSlots]bool         // rows[i] is worked out
+}
+
+// The k and per the Pages pane uses: k ≤ 16 cells a box, per ≤ 64 bytes a row.
+const cellSlots, rowSlots = 5, 7
+
+// slotOf is where a boxMemo keeps what is worked out for n (a power of two
+// the panes use: k cells, per bytes a row), or -1 for another n.
+func slotOf(n, slots int) int {
+	if n <= 0 || n&(n-1) != 0 || bits.Len(uint(n))-1 >= slots {
+		return -1
+	}
+	return bits.Len(uint(n)) - 1
+}
+
+// byteRun is bytes [start, end) of a page whose source is r (ok false: a
+// hole nothing was written to).
+type byteRun struct {
+	start, end int
+	r          pageRange
+	ok         bool
+}
+
+// same reports whether two runs draw alike: one glyph, landed or not.
+func (a byteRun) same(b byteRun) bool {
+	if a.ok != b.ok {
+		return false
+	}
+	return !a.ok || a.r.src.glyph() == b.r.src.glyph() && a.r.landed == b.r.landed
+}
+
+// runsOf is the page cut where its bytes change source, in
+// O(ranges log ranges) whatever the page size: a byte's source is the
+// first landed range over it, else the first range over it.
+func runsOf(ranges []pageRange, pageSize int) ([]byteRun, int) {
+	end := 0
+	for _, r := range ranges {
+		end = max(end, min(r.off+r.n, pageSize))
+	}
+	if end <= 0 {
+		return nil, 0
+	}
+	if len(ranges) == 1 { // most pages: no sort, no heap
+		r := ranges[0]
+		lo := min(max(r.off, 0), end)
+		runs := make([]byteRun, 0, 2)
+		if lo > 0 {
+			runs = append(runs, byteRun{start: 0, end: lo})
+		}
+		if lo < end {
+			runs = append(runs, byteRun{start: lo, end: end, r: r, ok: true})
+		}
+		return runs, end
+	}
+	type iv struct{ lo, hi, prio int }
+	var ivs []iv
+	points := []int{0, end}
+	for i, r := range ranges {
+		lo, hi := max(r.off, 0), min(r.off+r.n, end)
+		if lo >= hi {
+			continue
+		}
+		prio := i
+		if !r.landed {
+			prio += len(ranges)
+		}
+		ivs = append(ivs, iv{lo, hi, prio})
+		points = append(points, lo, hi)
+	}
+	slices.SortFunc(ivs, func(a, b iv) int { return cmp.Compare(a.lo, b.lo) })
+	slices.Sort(points)
+	points = slices.Compact(points)
+	var h rangeHeap
+	var runs []byteRun
+	next := 0
+	for p := 0; p+1 < len(points); p++ {
+		at := points[p]
+		for ; next < len(ivs) && ivs[next].lo <= at; next++ {
+			h.push(ivs[next].prio, ivs[next].hi)
+		}
+		for len(h) > 0 && h[0].hi <= at {
+			h.pop()
+		}
+		run := byteRun{start: at, end: points[p+1]}
+		if len(h) > 0 {
+			prio := h[0].prio
+			run.r, run.ok = ranges[prio%len(ranges)], true
+		}
+		if n := len(runs); n > 0 && runs[n-1].same(run) {
+			runs[n-1].end = run.end
+			continue
+		}
+		runs = append(runs, run)
+	}
+	return runs, end
+}
+
+// rangeHeap is a min-heap of ranges by priority (the lower wins a byte).
+type rangeHeap []struct{ prio, hi int }
+
+func (h *rangeHeap) push(prio, hi int) {
+	*h = append(*h, struct{ prio, hi int }{prio, hi})
+	x := *h
+	for i := len(x) - 1; i > 0; {
+		p := (i - 1) / 2
+		if x[p].prio <= x[i].prio {
+			break
+		}
+		x[p], x[i] = x[i], x[p]
+		i = p
+	}
+}
+
+func (h *rangeHeap) pop() {
+	x := *h
+	n := len(x) - 1
+	x[0] = x[n]
+	x = x[:n]
+	for i := 0; ; {
+		l, small := 2*i+1, i
+		if l < n && x[l].prio < x[small].prio {
+			small = l
+		}
+		if l+1 < n && x[l+1].prio < x[small].prio {
+			small = l + 1
+		}
+		if small == i {
+			break
+		}
+		x[i], x[small] = x[small], x[i]
+		i = small
+	}
+	*h = x
+}
+
+// runs is the box's byte runs, worked out on first use.
+func (bx pageBox) runs(pageSize int) ([]byteRun, int) {
+	m := bx.memo
+	if m == nil {
+		return runsOf(bx.ranges, pageSize)
+	}
+	if !m.done {
+		m.runs, m.end = runsOf(bx.ranges, pageSize)
+		m.done = true
+	}
+	return m.runs, m.end
 }
 
 // cells renders a page as k cells: each shows the source covering most of
 // its bytes, landed bytes before planned ones.
 func (bx pageBox) cells(k, pageSize int, th Theme) line {
+	var best []pageRange
+	m, slot := bx.memo, slotOf(k, cellSlots)
+	if m != nil && slot >= 0 && m.cells[slot] != nil {
+		best = m.cells[slot]
+	} else {
+		best = bx.cellSources(k, pageSize)
+		if m != nil && slot >= 0 {
+			m.cells[slot] = best
+		}
+	}
 	l := make(line, 0, k)
-	for c := 0; c < k; c++ {
+	for _, r := range best {
+		l = append(l, span{string(r.src.mark(r.landed)), th.bytes(r.src, r.landed)})
+	}
+	return l
+}
+
+// cellSources is the range each of k cells shows: O(k × ranges), once a
+// snapshot for each k.
+func (bx pageBox) cellSources(k, pageSize int) []pageRange {
+	out := make([]pageRange, k)
+	for c := range k {
 		lo, hi := c*pageSize/k, (c+1)*pageSize/k
-		best, score := pageRange{}, 0
+		score := 0
 		for _, r := range bx.ranges {
 			ov := min(hi, r.off+r.n) - max(lo, r.off)
 			if ov <= 0 {
@@ -274,110 +459,142 @@ func (bx pageBox) cells(k, pageSize int, th Theme) line {
 				ov += pageSize
 			}
 			if ov > score {
-				best, score = r, ov
+				out[c], score = r, ov
 			}
 		}
-		l = append(l, span{string(best.src.mark(best.landed)), th.bytes(best.src, best.landed)})
-	}
-	return l
-}
-
-// byteMap draws, one glyph a byte, the rows of a page where its bytes
-// change source: a page filled from one place says nothing more than its
-// box, but where an inline range meets a Read chunk the boundary is what
-// a lesson shows, and a copy landing a few bytes off (the seed's B1) is
-// visible only byte by byte. Each row is `per` bytes; rows without a
-// change are folded into "…".
-func (bx pageBox) byteMap(pageSize, per int, th Theme) []line {
-	if per < 8 || len(bx.ranges) == 0 {
-		return nil
-	}
-	end := 0
-	for _, r := range bx.ranges {
-		end = max(end, min(r.off+r.n, pageSize))
-	}
-	// src is the source of byte i: a landed range before a planned one.
-	src := func(i int) (pageRange, bool) {
-		var best pageRange
-		found := false
-		for _, r := range bx.ranges {
-			if i >= r.off && i < r.off+r.n && (!found || r.landed && !best.landed) {
-				best, found = r, true
-			}
-		}
-		return best, found
-	}
-	key := func(i int) string {
-		r, ok := src(i)
-		if !ok {
-			return ""
-		}
-		return fmt.Sprintf("%c%v", r.src.glyph(), r.landed)
-	}
-	// The ranges in order, holes included, for the summary line.
-	var runs []string
-	changes := map[int]bool{} // rows holding a change of source
-	start, prev := 0, key(0)
-	for i := 1; i <= end; i++ {
-		k := ""
-		if i < end {
-			k = key(i)
-		}
-		if i < end && k == prev {
-			continue
-		}
-		r, ok := src(start)
-		name := "nothing written"
-		if ok {
-			name = r.src.label()
-			if !r.landed {
-				name += " (to come)"
-			}
-		}
-		runs = append(runs, fmt.Sprintf("%d-%d %s", start, i-1, name))
-		if i < end {
-			changes[i/per] = true
-			if (i-1)/per != i/per {
-				changes[(i-1)/per] = true
-			}
-		}
-		start, prev = i, k
-	}
-	if len(runs) < 2 {
-		return nil
-	}
-	out := []line{line{}.add(bx.name+" byte by byte: ", th.Column).add(joinRuns(runs), th.Dim)}
-	folded := false
-	for row := 0; row*per < end; row++ {
-		if !changes[row] {
-			if !folded {
-				out = append(out, line{}.add("        …", th.Dim))
-				folded = true
-			}
-			continue
-		}
-		folded = false
-		l := line{}.add(fmt.Sprintf("  %5d ", row*per), th.Dim)
-		for i := row * per; i < min(end, (row+1)*per); i++ {
-			r, ok := src(i)
-			if !ok {
-				l = l.add("·", th.Dim)
-				continue
-			}
-			l = l.add(string(r.src.mark(r.landed)), th.bytes(r.src, r.landed))
-		}
-		out = append(out, l)
 	}
 	return out
 }
 
-func joinRuns(runs []string) string {
-	s := ""
-	for i, r := range runs {
-		if i > 0 {
-			s += " · "
-		}
-		s += r
+// rowFold is the byte map's entry for rows without a change, folded.
+const rowFold = -1
+
+// mapRows is the byte map's entries after its summary line: the rows of
+// per bytes holding a change of source, and a rowFold for each stretch of
+// rows between them. nil when the page has one source and no hole.
+func (bx pageBox) mapRows(pageSize, per int) []int {
+	m, slot := bx.memo, slotOf(per, rowSlots)
+	if m != nil && slot >= 0 && m.rowsN[slot] {
+		return m.rows[slot]
 	}
-	return s
+	runs, end := bx.runs(pageSize)
+	var out []int
+	if per >= 8 && len(runs) >= 2 {
+		var buf [8]int
+		changed := buf[:0] // rows holding a change of source, in order
+		note := func(row int) {
+			if n := len(changed); n == 0 || changed[n-1] < row {
+				changed = append(changed, row)
+			}
+		}
+		for _, r := range runs[1:] {
+			note((r.start - 1) / per)
+			note(r.start / per)
+		}
+		prev := -1
+		for _, row := range changed {
+			if row > prev+1 {
+				out = append(out, rowFold)
+			}
+			out, prev = append(out, row), row
+		}
+		if prev < (end-1)/per {
+			out = append(out, rowFold)
+		}
+	}
+	if m != nil && slot >= 0 {
+		m.rows[slot], m.rowsN[slot] = out, true
+	}
+	return out
+}
+
+// byteMapLen is how many lines byteMap draws.
+func (bx pageBox) byteMapLen(pageSize, per int) int {
+	rows := bx.mapRows(pageSize, per)
+	if len(rows) == 0 {
+		return 0
+	}
+	return 1 + len(rows)
+}
+
+// byteMapLine is line i of the byte map, one glyph a byte, of the rows of
+// a page where its bytes change source: a page filled from one place says
+// nothing more than its box, but where an inline range meets a Read chunk
+// the boundary is what a lesson shows, and a copy landing a few bytes off
+// (the seed's B1) is visible only byte by byte. Each row is per bytes;
+// rows without a change are folded into "…". Line 0 names the runs, as
+// many as fit in w runes (w < 0: all of them).
+func (bx pageBox) byteMapLine(i, pageSize, per, w int, th Theme) line {
+	runs, end := bx.runs(pageSize)
+	if i == 0 {
+		head := bx.name + " byte by byte: "
+		return line{}.add(head, th.Column).add(joinRuns(runs, w-len([]rune(head))), th.Dim)
+	}
+	row := bx.mapRows(pageSize, per)[i-1]
+	if row == rowFold {
+		return line{}.add("        …", th.Dim)
+	}
+	l := line{}.add(fmt.Sprintf("  %5d ", row*per), th.Dim)
+	at, _ := slices.BinarySearchFunc(runs, row*per, func(r byteRun, b int) int {
+		if r.end <= b {
+			return -1
+		}
+		if r.start > b {
+			return 1
+		}
+		return 0
+	})
+	for b := row * per; b < min(end, (row+1)*per); b++ {
+		for runs[at].end <= b {
+			at++
+		}
+		r := runs[at]
+		if !r.ok {
+			l = l.add("·", th.Dim)
+			continue
+		}
+		l = l.add(string(r.r.src.mark(r.r.landed)), th.bytes(r.r.src, r.r.landed))
+	}
+	return l
+}
+
+// byteMap is the whole byte map (for tests: the pane draws the lines it
+// shows).
+func (bx pageBox) byteMap(pageSize, per int, th Theme) []line {
+	n := bx.byteMapLen(pageSize, per)
+	out := make([]line, n)
+	for i := range out {
+		out[i] = bx.byteMapLine(i, pageSize, per, -1, th)
+	}
+	if n == 0 {
+		return nil
+	}
+	return out
+}
+
+// joinRuns names the runs, " · " between them, stopping once w runes are
+// written (w < 0: no limit): a page of thousands of runs shows the first
+// few in a pane, and costs no more.
+func joinRuns(runs []byteRun, w int) string {
+	var b strings.Builder
+	n := 0
+	for i, r := range runs {
+		if w >= 0 && n >= w {
+			break
+		}
+		name := "nothing written"
+		if r.ok {
+			name = r.r.src.label()
+			if !r.r.landed {
+				name += " (to come)"
+			}
+		}
+		s := fmt.Sprintf("%d-%d %s", r.start, r.end-1, name)
+		if i > 0 {
+			s = " · " + s
+		}
+		b.WriteString(s)
+		n += utf8.RuneCountInString(s)
+	}
+	return b.String()
 }

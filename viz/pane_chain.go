@@ -45,34 +45,49 @@ func (chainPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 	cols := colsFor(r.W)
 	head := line{}.add(wrHeader(cols), th.Column)
 	waiting := waitLines(m, th)
-	lines := append(append([]line{head}, chainLines(chains, cols, 0, th)...), waiting...)
-	if len(lines) > r.H && !m.View.Zoomed {
-		lines = append(append([]line{head}, chainLines(chains, cols, 2, th)...), waiting...)
+	var lines lazyLines
+	lines.addLines(head)
+	lines.addAll(chainLines(chains, cols, 0, th))
+	lines.addLines(waiting...)
+	if lines.len() > r.H && !m.View.Zoomed {
+		lines = lazyLines{}
+		lines.addLines(head)
+		lines.addAll(chainLines(chains, cols, 2, th))
+		lines.addLines(waiting...)
 	}
-	m.View.Scroll[PaneChain] = drawLines(s, r, lines, m.View.Scroll[PaneChain], th.Dim)
+	m.View.Scroll[PaneChain] = drawLazy(s, r, &lines, m.View.Scroll[PaneChain], th.Dim)
 }
 
-// chainLines lists every chain; keep > 0 shows only the first keep WRs and
-// the last of a chain longer than keep+2.
-func chainLines(chains []snap.Chain, cols wrCols, keep int, th Theme) []line {
-	var out []line
+// chainLines lists each chain and its WRs; with keep > 0, a long chain
+// shows its first keep WRs, a "… N more" line and its last WR. Only the
+// lines in view are drawn: a chain may hold thousands of WRs.
+func chainLines(chains []snap.Chain, cols wrCols, keep int, th Theme) *lazyLines {
+	var z lazyLines
 	for i, c := range chains {
-		h := fmt.Sprintf("%d. %s · %s · %d WQEs", i+1, c.Owner, c.Task, c.SQECount)
-		if c.Pos > 0 {
-			h += fmt.Sprintf(" · reply pos %d", c.Pos)
+		folded := keep > 0 && len(c.WRs) > keep+2
+		n := len(c.WRs)
+		if folded {
+			n = keep + 2
 		}
-		out = append(out, line{}.add(h, th.Column))
-		for j, w := range c.WRs {
-			if keep > 0 && len(c.WRs) > keep+2 && j >= keep && j < len(c.WRs)-1 {
-				if j == keep {
-					out = append(out, line{}.add(fmt.Sprintf("   … %d more %s …", len(c.WRs)-keep-1, w.Opcode), th.Dim))
+		z.add(1+n, func(k int) line {
+			if k == 0 {
+				h := fmt.Sprintf("%d. %s · %s · %d WQEs", i+1, c.Owner, c.Task, c.SQECount)
+				if c.Pos > 0 {
+					h += fmt.Sprintf(" · reply pos %d", c.Pos)
 				}
-				continue
+				return line{}.add(h, th.Column)
 			}
-			out = append(out, wrLine(j+1, w, cols, th))
-		}
+			j := k - 1
+			if folded && j == keep {
+				return line{}.add(fmt.Sprintf("   … %d more %s …", len(c.WRs)-keep-1, c.WRs[j].Opcode), th.Dim)
+			}
+			if folded && j == keep+1 {
+				j = len(c.WRs) - 1
+			}
+			return wrLine(j+1, c.WRs[j], cols, th)
+		})
 	}
-	return out
+	return &z
 }
 
 // waitLines are the chains built but not posted: their thread waits for

@@ -57,13 +57,16 @@ func (positionsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 		head = fmt.Sprintf("%3s %-10s %-8s %s", "pos", "xid", "proc", "delivered?")
 	}
 	lines = append(lines, line{}.add(head, th.Column))
-	for _, rp := range p.Replies {
-		lines = append(lines, replyLine(rp, queued[rp.Pos], wide, th))
-	}
 	if len(p.Replies) == 0 {
 		lines = append(lines, line{}.add("no cached reply yet", th.Dim))
 	}
-	m.View.Scroll[PanePositions] = drawLines(s, r, lines, m.View.Scroll[PanePositions], th.Dim)
+	var z lazyLines
+	z.addLines(lines...)
+	z.add(len(p.Replies), func(i int) line { // thousands, from a file: only those in view
+		rp := p.Replies[i]
+		return replyLine(rp, queued[rp.Pos], wide, th)
+	})
+	m.View.Scroll[PanePositions] = drawLazy(s, r, &z, m.View.Scroll[PanePositions], th.Dim)
 }
 
 // queuedPositions are the reply positions whose Send is still on the SQ.

@@ -27,7 +27,10 @@ func (rwPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 	if len(rw.InUse) == 0 {
 		lines = append(lines, line{}.add("none in use", th.Dim))
 	}
-	for _, c := range rw.InUse {
+	var z lazyLines
+	z.addLines(lines...)
+	z.add(len(rw.InUse), func(i int) line { // thousands, from a file: only those in view
+		c := rw.InUse[i]
 		origin, ost := "", th.Dim
 		if reused, ok := f.rwReused[c.ID]; ok {
 			origin = "new"
@@ -41,16 +44,25 @@ func (rwPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 		} else {
 			l = l.add(" ", th.Base)
 		}
-		lines = append(lines, l.add(" "+c.Where+" ", th.Base).add(origin, ost))
+		return l.add(" "+c.Where+" ", th.Base).add(origin, ost)
+	})
+	z.addLines(line{}.add(cacheLine(rw.Cached, r.W), th.Dim))
+	m.View.Scroll[PaneRW] = drawLazy(s, r, &z, m.View.Scroll[PaneRW], th.Dim)
+}
+
+// cacheLine lists the cached contexts, top first, as many as fit in w
+// columns: the list may hold thousands.
+func cacheLine(cached []int, w int) string {
+	if len(cached) == 0 {
+		return "cache: empty"
 	}
-	cache := "cache: empty"
-	if len(rw.Cached) > 0 {
-		ids := make([]string, len(rw.Cached))
-		for i, id := range rw.Cached {
-			ids[i] = fmt.Sprintf("rw#%d", id)
+	var b strings.Builder
+	b.WriteString("cache (top first):")
+	for _, id := range cached {
+		if b.Len() > w {
+			break
 		}
-		cache = "cache (top first): " + strings.Join(ids, " ")
+		fmt.Fprintf(&b, " rw#%d", id)
 	}
-	lines = append(lines, line{}.add(cache, th.Dim))
-	m.View.Scroll[PaneRW] = drawLines(s, r, lines, m.View.Scroll[PaneRW], th.Dim)
+	return b.String()
 }

@@ -41,26 +41,29 @@ func (sqPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 		st = th.Alarm
 	}
 	lines = append(lines, line{}.add(fmt.Sprintf("in flight %d · ", inFlight(&m.Snap)), th.Base).add(fmt.Sprintf("sq_starve %d", sq.Starve), st))
-	for _, w := range sq.Waiters {
+	var z lazyLines
+	z.addLines(lines...)
+	z.add(2*len(sq.Waiters), func(i int) line { // thousands, from a file: only those in view
+		w := sq.Waiters[i/2]
 		task, _, _ := strings.Cut(w, ":")
-		what := strings.TrimSpace(strings.TrimPrefix(w, task+":"))
+		if i%2 == 1 {
+			return line{}.add("  in "+strings.TrimSpace(strings.TrimPrefix(w, task+":")), th.Dim)
+		}
 		need := ""
 		if n, ok := m.facts.sqNeed[task]; ok {
 			need = fmt.Sprintf(" needs %d SQEs", n)
 		}
-		lines = append(lines, line{}.add(fmt.Sprintf("! %s waits,%s", task, strings.TrimSuffix(need, ",")), th.Alarm),
-			line{}.add("  in "+what, th.Dim))
-	}
+		return line{}.add(fmt.Sprintf("! %s waits,%s", task, strings.TrimSuffix(need, ",")), th.Alarm)
+	})
 	cq := m.Snap.CQ
-	lines = append(lines, line{}.add(fmt.Sprintf("CQ · %d completions, newest last", len(cq)), th.Column))
-	room := r.H - len(lines)
+	z.addLines(line{}.add(fmt.Sprintf("CQ · %d completions, newest last", len(cq)), th.Column))
+	room := r.H - z.len()
 	if m.View.Zoomed {
 		room = len(cq)
 	}
-	for _, c := range cq[max(0, len(cq)-max(room, 1)):] {
-		lines = append(lines, cqLine(c, r.W, th))
-	}
-	m.View.Scroll[PaneSQ] = drawLines(s, r, lines, m.View.Scroll[PaneSQ], th.Dim)
+	shown := cq[max(0, len(cq)-max(room, 1)):]
+	z.add(len(shown), func(i int) line { return cqLine(shown[i], r.W, th) })
+	m.View.Scroll[PaneSQ] = drawLazy(s, r, &z, m.View.Scroll[PaneSQ], th.Dim)
 }
 
 // inFlight is the WQEs on the Send Queue: what sc_sq_avail lacks of the

@@ -2,7 +2,12 @@ package viz
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/gdamore/tcell/v2"
 
 	"github.com/rdmalab/rdmalab/engine/snap"
 )
@@ -15,20 +20,28 @@ const sgChunk = 128
 // chainBreaks returns the entry indexes where a new table starts when
 // sg_alloc_table_chained lays out nents entries with a first table of
 // first entries: the first table gives its last slot to the chain link.
-func chainBreaks(nents, first int) []int {
+// It stops at the first break at or past limit.
+func chainBreaks(nents, first, limit int) []int {
 	if first < 2 || nents <= first {
 		return nil
 	}
 	nents = min(nents, maxEntries) // a claim from a file: the loop below runs nents/127 times
 	var out []int
 	at, size := 0, first
-	for left := nents; left > size; {
+	for left := nents; left > size && (len(out) == 0 || out[len(out)-1] < limit); {
 		at += size - 1
 		left -= size - 1
 		out = append(out, at)
 		size = sgChunk
 	}
 	return out
+}
+
+// sglBreaks is chainBreaks as far as c's SGL goes: the breaks inside it
+// and the first one past it (where the last table ends), not the up to
+// maxEntries/127 a claimed nents makes.
+func sglBreaks(c snap.RWCtxt) []int {
+	return chainBreaks(c.NEnts, c.FirstSGLNents, len(c.SGL))
 }
 
 // sgItem is one SGL entry, or a run of whole pages from one source.
@@ -43,9 +56,12 @@ type sgItem struct {
 // sgItems groups a context's entries: three or more whole pages in a row
 // from one source become one item, never across a chain link.
 func sgItems(c snap.RWCtxt, pageSize int) []sgItem {
-	brk := map[int]bool{}
-	for _, b := range chainBreaks(c.NEnts, c.FirstSGLNents) {
-		brk[b] = true
+	// The breaks come sorted: a search, not a map of up to
+	// maxEntries/127 of them built for every context.
+	breaks := sglBreaks(c)
+	brk := func(i int) bool {
+		_, found := slices.BinarySearch(breaks, i)
+		return found
 	}
 	whole := func(e snap.SGE) bool { return e.Off == 0 && e.Len == pageSize }
 	var out []sgItem
@@ -53,7 +69,7 @@ func sgItems(c snap.RWCtxt, pageSize int) []sgItem {
 		e := c.SGL[i]
 		j := i + 1
 		if whole(e) {
-			for j < len(c.SGL) && !brk[j] && whole(c.SGL[j]) && c.SGL[j].Source == e.Source {
+			for j < len(c.SGL) && !brk(j) && whole(c.SGL[j]) && c.SGL[j].Source == e.Source {
 				j++
 			}
 			if j-i < 3 {
@@ -61,7 +77,7 @@ func sgItems(c snap.RWCtxt, pageSize int) []sgItem {
 			}
 		}
 		out = append(out, sgItem{first: i, last: j - 1, firstPage: e.Page, lastPage: c.SGL[j-1].Page,
-			off: e.Off, n: e.Len, src: parseSource(e.Source, c.Where), brk: brk[i]})
+			off: e.Off, n: e.Len, src: parseSource(e.Source, c.Where), brk: brk(i)})
 		i = j
 	}
 	return out
@@ -80,55 +96,111 @@ func ctxtHeader(c snap.RWCtxt, th Theme) line {
 	return l
 }
 
-// sglTable lists a context's entries one item a line, with a marker line
-// where each chained table starts.
-func sglTable(c snap.RWCtxt, pageSize int, th Theme) []line {
-	out := []line{ctxtHeader(c, th)}
-	items := sgItems(c, pageSize)
-	breaks := chainBreaks(c.NEnts, c.FirstSGLNents)
-	for _, it := range items {
-		if it.brk {
-			end := c.NEnts - 1
-			for _, b := range breaks {
-				if b > it.first {
-					end = b - 1
-					break
-				}
-			}
-			out = append(out, line{}.add(fmt.Sprintf("  ↪ sg_chain → next table: entries %d-%d", it.first, end), th.ChainLink))
-		}
-		idx := fmt.Sprintf("[%d]", it.first)
-		page := it.firstPage
-		count := ""
-		if it.last > it.first {
-			idx = fmt.Sprintf("[%d-%d]", it.first, it.last)
-			page = it.firstPage + ".." + it.lastPage
-			count = fmt.Sprintf(" ×%d", it.last-it.first+1)
-		}
-		out = append(out, line{}.add(fmt.Sprintf("  %-9s %-12s +%-5d %5d%s ", idx, page, it.off, it.n, count), th.Base).
-			add(string(it.src.glyph()), th.bytes(it.src, false)).add(" "+it.src.label(), th.Dim))
-	}
-	return out
+// sglMemo is what drawing a context's SGL works out once a snapshot: its
+// items, the line each starts on in the table, and their widths in the
+// compact form.
+type sglMemo struct {
+	items  []sgItem
+	breaks []int
+	lineOf []int // table line of each item (a sg_chain line before it if brk)
+	n      int   // table lines, its header included
+	widths []int // compact form's width of each item
+	head   int   // compact form's head width
 }
 
-// sglCompact draws a context in the kernel's (page,off,len) notation,
-// each entry led by its source glyph, wrapped to w columns.
-func sglCompact(c snap.RWCtxt, pageSize, w int, th Theme) []line {
-	var items []line
-	for _, it := range sgItems(c, pageSize) {
-		var l line
+func newSGLMemo(c snap.RWCtxt, pageSize int, th Theme) *sglMemo {
+	m := &sglMemo{items: sgItems(c, pageSize), breaks: sglBreaks(c)}
+	m.lineOf = make([]int, len(m.items))
+	m.widths = make([]int, len(m.items))
+	ln := 1
+	for j, it := range m.items {
 		if it.brk {
-			l = l.add("↪ ", th.ChainLink)
+			ln++
 		}
-		l = l.add(string(it.src.glyph()), th.bytes(it.src, false))
-		if it.last > it.first {
-			l = l.add(fmt.Sprintf("(%s..%s,%d,%d)×%d", it.firstPage, it.lastPage, it.off, it.n, it.last-it.first+1), th.Base)
-		} else {
-			l = l.add(fmt.Sprintf("(%s,%d,%d)", it.firstPage, it.off, it.n), th.Base)
-		}
-		items = append(items, l)
+		m.lineOf[j] = ln
+		ln++
+		m.widths[j] = compactWidth(it)
 	}
-	return pack(line{}.add(fmt.Sprintf("rw#%-2d", c.ID), th.Column), items, w)
+	m.n = ln
+	m.head = compactHead(c, th).width()
+	return m
+}
+
+// tableLine is line i of the context's table: its header, then one item a
+// line, with a marker line where a chained table starts.
+func tableLine(c snap.RWCtxt, m *sglMemo, i int, th Theme) line {
+	if i == 0 {
+		return ctxtHeader(c, th)
+	}
+	j, _ := slices.BinarySearch(m.lineOf, i)
+	it := m.items[j]
+	if m.lineOf[j] != i { // the sg_chain line before item j
+		end := c.NEnts - 1
+		for _, b := range m.breaks {
+			if b > it.first {
+				end = b - 1
+				break
+			}
+		}
+		return line{}.add(fmt.Sprintf("  ↪ sg_chain → next table: entries %d-%d", it.first, end), th.ChainLink)
+	}
+	idx := fmt.Sprintf("[%d]", it.first)
+	page := it.firstPage
+	count := ""
+	if it.last > it.first {
+		idx = fmt.Sprintf("[%d-%d]", it.first, it.last)
+		page = it.firstPage + ".." + it.lastPage
+		count = fmt.Sprintf(" ×%d", it.last-it.first+1)
+	}
+	return line{}.add(fmt.Sprintf("  %-9s %-12s +%-5d %5d%s ", idx, page, it.off, it.n, count), th.Base).
+		add(string(it.src.glyph()), th.bytes(it.src, false)).add(" "+it.src.label(), th.Dim)
+}
+
+func compactHead(c snap.RWCtxt, th Theme) line {
+	return line{}.add(fmt.Sprintf("rw#%-2d", c.ID), th.Column)
+}
+
+func compactItem(it sgItem, th Theme) line {
+	var l line
+	if it.brk {
+		l = l.add("↪ ", th.ChainLink)
+	}
+	l = l.add(string(it.src.glyph()), th.bytes(it.src, false))
+	if it.last > it.first {
+		return l.add(fmt.Sprintf("(%s..%s,%d,%d)×%d", it.firstPage, it.lastPage, it.off, it.n, it.last-it.first+1), th.Base)
+	}
+	return l.add(fmt.Sprintf("(%s,%d,%d)", it.firstPage, it.off, it.n), th.Base)
+}
+
+// compactWidth is compactItem(it).width(), counted without formatting:
+// a snapshot may hold 2^18 items.
+func compactWidth(it sgItem) int {
+	digits := func(n int) int { return len(strconv.Itoa(n)) }
+	n := 1 + 1 + utf8.RuneCountInString(it.firstPage) + 1 + digits(it.off) + 1 + digits(it.n) + 1 // g(page,off,len)
+	if it.brk {
+		n += 2
+	}
+	if it.last > it.first {
+		n += 2 + utf8.RuneCountInString(it.lastPage) + 1 + digits(it.last-it.first+1) // ..last and ×count
+	}
+	return n
+}
+
+// compactLine is line i of a context in the kernel's (page,off,len)
+// notation, its items packed into lines where breaks says.
+func compactLine(c snap.RWCtxt, m *sglMemo, breaks []int, i int, th Theme) line {
+	lo, hi := breaks[i], len(m.items)
+	if i+1 < len(breaks) {
+		hi = breaks[i+1]
+	}
+	l := compactHead(c, th)
+	if i > 0 {
+		l = line{}.add(strings.Repeat(" ", m.head), tcell.StyleDefault)
+	}
+	for _, it := range m.items[lo:hi] {
+		l = append(l.add(" ", tcell.StyleDefault), compactItem(it, th)...)
+	}
+	return l
 }
 
 // legend explains the page glyphs.
