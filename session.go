@@ -81,6 +81,10 @@ func interactiveWith(tty *os.File, stdout, stderr io.Writer, o repl.TerminalOpti
 	o.Session = repl.Options{LessonDirs: dirs, ProgressFile: repl.DefaultProgressFile(), Warn: stderr, Engine: os.Getenv(engineEnv)}
 	err := repl.Interactive(o)
 	if err != nil {
+		var sig *repl.SignalError
+		if errors.As(err, &sig) {
+			return exitSignal(sig.Signal)
+		}
 		var p *repl.PanicError
 		if errors.As(err, &p) {
 			fmt.Fprintf(stderr, "rdmalab: %v\n%s", p.Value, p.Stack)

@@ -107,6 +107,7 @@ func Interactive(o TerminalOptions) (err error) {
 	}
 
 	var leaving atomic.Bool
+	var ended atomic.Value // the signal that ended the session
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGHUP)
 	defer signal.Stop(sigs)
@@ -121,6 +122,7 @@ func Interactive(o TerminalOptions) (err error) {
 			case sig := <-sigs:
 				s.Interrupt()
 				if sig != syscall.SIGINT {
+					ended.CompareAndSwap(nil, sig)
 					leaving.Store(true)
 					s.Leave() // a view open now gives the terminal back
 					r.stop()
@@ -176,8 +178,18 @@ func Interactive(o TerminalOptions) (err error) {
 			break
 		}
 	}
+	if sig, ok := ended.Load().(os.Signal); ok {
+		return &SignalError{Signal: sig}
+	}
 	return nil
 }
+
+// SignalError is a session a signal ended (TERM, HUP, QUIT) once it had
+// put the terminal back and removed what it made: the caller exits as
+// the signal would have.
+type SignalError struct{ Signal os.Signal }
+
+func (e *SignalError) Error() string { return "ended by " + e.Signal.String() }
 
 // writeBanner is the start banner: what this is, the engine, how to begin.
 // Three lines at most, none over 79 columns.
