@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -24,6 +25,9 @@ var layerRules = []struct {
 	{"proto/", []string{"proto/"}, "wire formats import nothing of rdmalab above them"},
 	{"engine/trace", nil, "events are a leaf"},
 	{"engine/snap", []string{"engine/trace"}, "the picture is a leaf: no simulator in it"},
+	{"engine/verbs", nil, "the provider interface and its pending operation are in libibverbs' words: no provider in them"},
+	{"engine/ibv", []string{"engine/verbs"}, "the real provider implements engine/verbs and imports no simulator"},
+	{"engine/sim", []string{"engine/verbs"}, "the sim implements engine/verbs and needs nothing else of the engine"},
 	{"engine/", []string{"engine/", "proto/"}, "the engine reads wire formats, never the capture analysis, the view or the REPL"},
 	{"engine", []string{"engine/", "proto/", "internal/"}, "the Lab joins the engine's parts"},
 	{"captures/dfilter", nil, "the filter language knows no protocol"},
@@ -36,10 +40,16 @@ var layerRules = []struct {
 	{"internal/", []string{"internal/", "proto/"}, "utilities stay near the floor"},
 }
 
+// testedFloors are the floors whose tests keep them too: the provider
+// interface and the real provider are proved without the simulator.
+var testedFloors = map[string]bool{"engine/verbs": true, "engine/ibv": true}
+
 // goPackage is what go list -json says of a package.
 type goPackage struct {
-	ImportPath string
-	Imports    []string
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
 }
 
 // ours is an import path relative to the module, or "" for another module.
@@ -60,9 +70,20 @@ func matches(pkg, pattern string) bool {
 
 // Every import of every rdmalab package follows the floors, and no
 // package but the command imports the REPL; nothing below the view
-// imports a terminal library.
+// imports a terminal library. The packages are listed as built by
+// default and with the ibv tag (engine/ibv's cgo files).
 func TestImportsPointDown(t *testing.T) {
-	out, err := exec.Command("go", "list", "-json", "./...").Output()
+	for _, tags := range []string{"", "ibv"} {
+		t.Run("tags="+tags, func(t *testing.T) { checkImports(t, tags) })
+	}
+}
+
+// checkImports checks the floors of the packages built with tags. The
+// imports of the floors named in testedFloors' tests count too.
+func checkImports(t *testing.T, tags string) {
+	cmd := exec.Command("go", "list", "-json", "-tags", tags, "./...")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1") // the ibv files need cgo to be listed
+	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
@@ -92,11 +113,18 @@ func TestImportsPointDown(t *testing.T) {
 		}
 		r := layerRules[rule]
 		checked++
-		for _, imp := range p.Imports {
+		imports := p.Imports
+		if testedFloors[r.prefix] {
+			imports = append(append(imports, p.TestImports...), p.XTestImports...)
+		}
+		for _, imp := range imports {
 			if !strings.Contains(imp, ".") && !strings.HasPrefix(imp, module) {
 				continue // the standard library
 			}
 			dep, mine := ours(imp)
+			if dep == pkg {
+				continue // an external test imports its package
+			}
 			if !mine {
 				if (strings.Contains(imp, "gdamore/tcell") || strings.Contains(imp, "c-bata/go-prompt")) && pkg != "viz" && pkg != "repl" {
 					t.Errorf("%s imports %s: only the view and the REPL talk to the terminal", pkg, imp)

@@ -20,6 +20,26 @@ type captureState struct {
 	err     error // the stream's first error, reported by StopCapture
 }
 
+// virtualWire is the capability of a provider with a wire of its own
+// (sim.Provider): it hands every executed operation to a tap as it crossed
+// the link, and says the link's timing and each QP's connection, which a
+// capture needs to draw the frames. Its vocabulary is the sim's Transfer,
+// not libibverbs', so it is declared here, where it is used, rather than
+// in engine/verbs. A real device has none: its traffic is captured where
+// it runs.
+type virtualWire interface {
+	SetTap(sim.Tap)
+	SetPayloadAlloc(alloc func(n int) []byte)
+	Config() sim.Config
+	QPInfo(qpn uint32) (sim.QPInfo, bool)
+}
+
+// wire is the provider's virtual wire, if it has one.
+func (l *Lab) wire() (virtualWire, bool) {
+	w, ok := l.Provider.(virtualWire)
+	return w, ok
+}
+
 // tap is the fabric's tap while either is wanted.
 func (l *Lab) tap(t sim.Transfer) {
 	if l.capture.keep {
@@ -36,20 +56,21 @@ func (l *Lab) setTap() {
 	if !l.capture.keep {
 		l.capture.paused = true
 	}
-	if l.Fabric == nil {
+	w, ok := l.wire()
+	if !ok {
 		return
 	}
 	if l.capture.keep || l.capture.stream != nil {
-		l.Fabric.SetTap(l.tap)
+		w.SetTap(l.tap)
 	} else {
-		l.Fabric.SetTap(nil)
+		w.SetTap(nil)
 	}
 	// Kept payloads are cut from reused chunks; streamed ones are written
 	// at once and let go.
 	if l.capture.keep {
-		l.Fabric.SetPayloadAlloc(l.payloads.alloc)
+		w.SetPayloadAlloc(l.payloads.alloc)
 	} else {
-		l.Fabric.SetPayloadAlloc(nil)
+		w.SetPayloadAlloc(nil)
 	}
 }
 
@@ -63,11 +84,12 @@ func (l *Lab) CaptureDropped() int { return l.capture.dropped }
 // how many frames it wrote. When transfers were dropped (CaptureDropped)
 // or recording was off for a while, the file starts where the kept ones do.
 func (l *Lab) WriteCapture(w io.Writer) (packets int, err error) {
-	if l.Fabric == nil {
+	vw, ok := l.wire()
+	if !ok {
 		return 0, ErrNoWire
 	}
 	kept := l.transfers.items()
-	opts := l.captureOptions(kept)
+	opts := l.captureOptions(vw, kept)
 	if len(kept) > 0 && (l.capture.dropped > 0 || l.capture.paused) {
 		opts.Start = kept[0].Due
 	}
@@ -97,11 +119,12 @@ func (l *Lab) StartCapture(w io.Writer) error {
 	if l.capture.stream != nil {
 		return ErrCapturing
 	}
-	if l.Fabric == nil {
+	vw, ok := l.wire()
+	if !ok {
 		return ErrNoWire
 	}
-	opts := l.captureOptions(nil)
-	opts.Start = l.Fabric.Now()
+	opts := l.captureOptions(vw, nil)
+	opts.Start = l.Now()
 	pw, err := wire.NewPcapWriter(w, opts)
 	if err != nil {
 		return err
@@ -143,21 +166,21 @@ func (l *Lab) CapturePackets() int {
 // captureOptions are the wire options of this lab: the fabric's timing
 // and the client-server connection, whose starting PSNs are those of the
 // first transfers given (else the next PSN each QP uses).
-func (l *Lab) captureOptions(ts []sim.Transfer) wire.Options {
-	cfg := l.Fabric.Config()
+func (l *Lab) captureOptions(w virtualWire, ts []sim.Transfer) wire.Options {
+	cfg := w.Config()
 	lat := cfg.Latency
 	if lat == 0 {
 		lat = -time.Nanosecond // none (Options' zero means the default)
 	}
 	opts := wire.Options{LinkRate: cfg.LinkRate, Latency: lat, RNRTimer: cfg.RNRTimer}
 	cq, sq := l.Client.QP().Num(), l.Server.QP().Num()
-	ci, ok1 := l.Fabric.QPInfo(cq)
-	si, ok2 := l.Fabric.QPInfo(sq)
+	ci, ok1 := w.QPInfo(cq)
+	si, ok2 := w.QPInfo(sq)
 	if !ok1 || !ok2 {
 		return opts
 	}
 	c := wire.Conn{Active: ci.Node, Passive: si.Node, ActiveQPN: cq, PassiveQPN: sq,
-		ActivePSN: l.firstPSN(cq, ts), PassivePSN: l.firstPSN(sq, ts),
+		ActivePSN: l.firstPSN(w, cq, ts), PassivePSN: l.firstPSN(w, sq, ts),
 		PathMTU: ci.PathMTU, RetryCount: ci.RetryCnt, RNRRetry: ci.RNRRetry,
 		ReqPrivate: wire.RPCRDMAPrivate(true, l.Set.InlineThreshold, l.Set.InlineThreshold),
 		RepPrivate: wire.RPCRDMAPrivate(false, l.Set.InlineThreshold, l.Set.InlineThreshold)}
@@ -168,17 +191,17 @@ func (l *Lab) captureOptions(ts []sim.Transfer) wire.Options {
 // firstPSN is the PSN of QP qpn's first request in ts, or else of its
 // first pending operation (PSNs are given at posting), or else the PSN its
 // next post will take.
-func (l *Lab) firstPSN(qpn uint32, ts []sim.Transfer) uint32 {
+func (l *Lab) firstPSN(w virtualWire, qpn uint32, ts []sim.Transfer) uint32 {
 	for _, t := range ts {
 		if t.QPNum == qpn {
 			return t.PSN.First
 		}
 	}
-	for _, o := range l.Fabric.Pending() {
+	for _, o := range l.Pending() {
 		if o.QPNum == qpn {
 			return o.PSN.First
 		}
 	}
-	info, _ := l.Fabric.QPInfo(qpn)
+	info, _ := w.QPInfo(qpn)
 	return info.SQPSN
 }

@@ -1,8 +1,9 @@
 // Package engine joins the parts of the lab: the client (engine/xprt), the
 // server transport (engine/svcrdma) with its upper layer (engine/nfsd), and
-// the provider they share (engine/sim). It owns the event stream and the
-// stepping: the model emits an event at each trace point, and the Lab runs
-// it one event, one function or one completion at a time.
+// the verbs.Provider they share: the sim (engine/sim) by default, or a real
+// device (engine/ibv). It owns the event stream and the stepping: the model
+// emits an event at each trace point, and the Lab runs it one event, one
+// function or one completion at a time.
 //
 // Lab.Snapshot takes the lab's picture as engine/snap's data types, which
 // the view and the capture replay read without the simulator. A Lab is
@@ -16,7 +17,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/rdmalab/rdmalab/engine/ibv"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/sim"
@@ -42,10 +42,10 @@ const MaxSteps = 5_000_000
 // Lab is one session's engine.
 type Lab struct {
 	Set Settings
-	// Fabric is the sim provider; nil when Real drives the lab.
-	Fabric *sim.Fabric
-	// Real is a real device's provider (engine/ibv); nil on the sim.
-	Real ibv.Provider
+	// Provider runs the lab's work requests: the sim's (sim.Provider) or a
+	// real device's (engine/ibv). What only one of them can do is a
+	// capability found by interface assertion (verbs.Link, ...).
+	Provider verbs.Provider
 	// DeviceReport says, on a real device, where its attributes differ
 	// from the sim's and what the connection goes by.
 	DeviceReport []string
@@ -112,14 +112,15 @@ func New(s Settings) (*Lab, error) {
 		return newReal(s)
 	}
 	l := &Lab{Set: s, Sched: sched.New(), xptID: 1}
-	l.Fabric = sim.NewFabric(sim.Config{Seed: s.Seed, LinkRate: s.LinkRate, Latency: s.Latency})
+	f := sim.NewFabric(sim.Config{Seed: s.Seed, LinkRate: s.LinkRate, Latency: s.Latency})
+	l.Provider = sim.NewProvider(f)
 	l.capture.keep = true
 	l.setTap()
-	devS, err := l.Fabric.NewDevice("server", s.deviceAttr(), sim.GrantSendSGE(s.QPMaxSendSGE))
+	devS, err := f.NewDevice("server", s.deviceAttr(), sim.GrantSendSGE(s.QPMaxSendSGE))
 	if err != nil {
 		return nil, fmt.Errorf("server device: %w", err)
 	}
-	devC, err := l.Fabric.NewDevice("client", sim.DefaultAttr())
+	devC, err := f.NewDevice("client", sim.DefaultAttr())
 	if err != nil {
 		return nil, fmt.Errorf("client device: %w", err)
 	}
@@ -171,40 +172,23 @@ func (l *Lab) build(devS, devC verbs.Device) error {
 	return nil
 }
 
-// Close ends the lab's tasks and lets go of a real device.
+// Close ends the lab's tasks and lets go of the provider's devices.
 func (l *Lab) Close() {
 	l.Sched.Close()
-	if l.Real != nil {
-		_ = l.Real.Close()
-	}
+	_ = l.Provider.Close()
 }
 
 // Now is the provider's clock: virtual on the sim, the time since the
 // device was opened on a real one.
-func (l *Lab) Now() time.Duration {
-	if l.Real != nil {
-		return l.Real.Now()
-	}
-	return l.Fabric.Now()
-}
+func (l *Lab) Now() time.Duration { return l.Provider.Now() }
 
 // Pending lists the posted work requests the model has not seen complete:
 // on the sim, operations not yet executed; on a real device, work the
 // device ran whose completions wait for the learner.
-func (l *Lab) Pending() []sim.Op {
-	if l.Real != nil {
-		return l.Real.Pending()
-	}
-	return l.Fabric.Pending()
-}
+func (l *Lab) Pending() []verbs.Op { return l.Provider.Pending() }
 
 // PendingCount is len(Pending()).
-func (l *Lab) PendingCount() int {
-	if l.Real != nil {
-		return len(l.Real.Pending())
-	}
-	return l.Fabric.PendingCount()
-}
+func (l *Lab) PendingCount() int { return l.Provider.PendingCount() }
 
 // Subscribe calls f with every event from now on.
 func (l *Lab) Subscribe(f func(trace.Event)) { l.sinks = append(l.sinks, f) }
@@ -514,7 +498,7 @@ var ErrNothingPending = errors.New("no work request is waiting for its completio
 // runs the completion handlers they trigger; status, when given, is what
 // the first one completes with.
 func (l *Lab) Complete(n int, status *verbs.Status) (int, error) {
-	if status != nil && l.Real != nil {
+	if _, ok := l.Provider.(verbs.StatusChooser); status != nil && !ok {
 		return 0, ErrSimOnly("completing with a chosen status")
 	}
 	done, before := 0, l.seq
@@ -556,24 +540,23 @@ func (l *Lab) runHandlers() {
 	}
 }
 
-// deliver executes the provider's next operation and polls the CQs.
-func (l *Lab) deliver(status *verbs.Status) (sim.Op, bool) {
-	var op sim.Op
-	var ok bool
-	if l.Real != nil {
-		var err error
-		if op, err = l.Real.DeliverNext(); err != nil {
-			l.note("wire", "execute", "%v", err)
-			l.pollCQs()
-			return op, false
-		}
-		ok = true
-	} else if status != nil {
-		op, ok = l.Fabric.DeliverNextAs(*status)
+// deliver executes the provider's next operation and polls the CQs;
+// status, when given, is what it completes with (Complete has checked
+// that the provider can choose).
+func (l *Lab) deliver(status *verbs.Status) (verbs.Op, bool) {
+	var op verbs.Op
+	var err error
+	if c, ok := l.Provider.(verbs.StatusChooser); ok && status != nil {
+		op, err = c.DeliverNextAs(*status)
 	} else {
-		op, ok = l.Fabric.DeliverNext()
+		op, err = l.Provider.DeliverNext()
 	}
-	if !ok {
+	if errors.Is(err, verbs.ErrIdle) {
+		return op, false
+	}
+	if err != nil {
+		l.note("wire", "execute", "%v", err)
+		l.pollCQs()
 		return op, false
 	}
 	if l.Sched.Quiet {
@@ -670,36 +653,26 @@ func (l *Lab) FailNth(n int, st verbs.Status) error {
 	if n < 1 {
 		return fmt.Errorf("n must be 1 or more, not %d", n)
 	}
-	if l.Real != nil {
-		if err := l.Real.FailNth(n, st); err != nil {
-			return err
-		}
-		what := "RDMA WRITE or READ posted from now goes out 1 GiB past its remote address, outside the peer's MR: the responder will NAK it"
-		if st == verbs.StatusLocProtErr {
-			what = "work request posted from now goes out with a wrong lkey"
-		}
-		l.note("lab", "inject", "on the device, the %s %s (%v)", ordinal(n), what, st)
-		return nil
+	fi, ok := l.Provider.(verbs.FaultInjector)
+	if !ok {
+		return ErrSimOnly("failing a work request on purpose")
 	}
-	l.Fabric.FailNth(n, 0, st)
-	l.note("lab", "inject", "operation %d from now will complete with %v", n, st)
+	what, err := fi.FailNth(n, st)
+	if err != nil {
+		return err
+	}
+	l.note("lab", "inject", "%s", what)
 	return nil
 }
 
 // Disconnect breaks the connection under both peers: their QPs go to ERR
 // and every outstanding work request flushes.
 func (l *Lab) Disconnect() {
-	if l.Real != nil {
-		if err := l.Real.Disconnect(); err != nil {
-			l.note("lab", "disconnect", "%v", err)
-		}
-		l.note("lab", "disconnect", "both QPs moved to ERR on the device (ibv_modify_qp): it flushes their work")
-		l.pollCQs()
-		l.runHandlers()
-		return
+	done, err := l.Provider.Disconnect()
+	if err != nil {
+		l.note("lab", "disconnect", "%v", err)
 	}
-	l.Fabric.Disconnect("client")
-	l.note("lab", "disconnect", "the link is down: both QPs are in ERR")
+	l.note("lab", "disconnect", "%s", done)
 	l.pollCQs()
 	l.runHandlers()
 }

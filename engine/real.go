@@ -59,7 +59,7 @@ func newReal(s Settings) (*Lab, error) {
 		return nil, err
 	}
 	s.PageSize, s.MaxSendSGE, s.MaxSGERd, s.MaxSGLRd, s.MaxQPWR = attr.PageSize, attr.MaxSendSGE, attr.MaxSGERd, attr.MaxSGLRd, attr.MaxQPWR
-	l := &Lab{Set: s, Sched: sched.New(), xptID: 1, Real: p}
+	l := &Lab{Set: s, Sched: sched.New(), xptID: 1, Provider: p}
 	l.DeviceReport = append(strings.Split(strings.TrimSpace(p.Describe()), "\n"), report...)
 	devS, err := p.NewDevice("server", attr)
 	if err == nil {
@@ -124,19 +124,4 @@ func (s Settings) onDevice(dev verbs.DeviceAttr) (verbs.DeviceAttr, []string, er
 		}
 	}
 	return a, report, nil
-}
-
-// ordinal is 1st, 2nd, 3rd, 4th...
-func ordinal(n int) string {
-	suffix := "th"
-	switch {
-	case n%100 >= 11 && n%100 <= 13:
-	case n%10 == 1:
-		suffix = "st"
-	case n%10 == 2:
-		suffix = "nd"
-	case n%10 == 3:
-		suffix = "rd"
-	}
-	return fmt.Sprint(n) + suffix
 }

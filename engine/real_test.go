@@ -1,11 +1,16 @@
 package engine
 
 import (
+	"errors"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/rdmalab/rdmalab/engine/ibv"
+	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/sim"
+	"github.com/rdmalab/rdmalab/engine/verbs"
+	"github.com/rdmalab/rdmalab/engine/xprt"
 )
 
 func TestParseEngine(t *testing.T) {
@@ -77,7 +82,71 @@ func TestErrSimOnly(t *testing.T) {
 	if got := ErrSimOnly("injecting").Error(); !strings.HasPrefix(got, "injecting needs the sim") {
 		t.Error(got)
 	}
-	if ordinal(1) != "1st" || ordinal(2) != "2nd" || ordinal(3) != "3rd" || ordinal(11) != "11th" || ordinal(22) != "22nd" {
-		t.Error("ordinal")
+}
+
+// bare is a provider with none of the sim's capabilities: only
+// verbs.Provider's methods show through.
+type bare struct{ verbs.Provider }
+
+// The Lab drives any verbs.Provider: what a provider lacks, it finds by
+// asking for the capability and refuses with the error that names it.
+func TestLabOnABareProvider(t *testing.T) {
+	l, err := New(DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.Provider = bare{l.Provider}
+	k, err := l.Call(xprt.CallSpec{Label: "NFSv3 GETATTR", Msg: nfsd.GetattrCall(l.NFS.Lookup("data").FH)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.PendingCount() == 0 {
+		t.Fatal("the call's SEND is not pending")
+	}
+	st := verbs.StatusRemAccessErr
+	var simOnly ErrSimOnly
+	if _, err := l.Complete(1, &st); !errors.As(err, &simOnly) {
+		t.Errorf("complete with a status: %v", err)
+	}
+	if err := l.FailNth(1, st); !errors.As(err, &simOnly) {
+		t.Errorf("FailNth: %v", err)
+	}
+	if err := l.StartCapture(io.Discard); !errors.Is(err, ErrNoWire) {
+		t.Errorf("StartCapture: %v", err)
+	}
+	if _, err := l.WriteCapture(io.Discard); !errors.Is(err, ErrNoWire) {
+		t.Errorf("WriteCapture: %v", err)
+	}
+	// The call's SEND, then the reply's.
+	for i := 0; i < 10 && l.PendingCount() > 0; i++ {
+		if _, err := l.Complete(-1, nil); err != nil {
+			t.Fatal(err)
+		}
+		l.Continue()
+	}
+	if k.Reply == nil || l.PendingCount() != 0 {
+		t.Errorf("no reply through the bare provider (%d pending)", l.PendingCount())
+	}
+}
+
+// The sim's provider has the capabilities a real device lacks.
+func TestSimCapabilities(t *testing.T) {
+	l, err := New(DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, ok := l.Provider.(verbs.StatusChooser); !ok {
+		t.Error("no StatusChooser")
+	}
+	if _, ok := l.Provider.(verbs.Link); !ok {
+		t.Error("no Link")
+	}
+	if _, ok := l.Provider.(verbs.FaultInjector); !ok {
+		t.Error("no FaultInjector")
+	}
+	if _, ok := l.wire(); !ok {
+		t.Error("no virtual wire")
 	}
 }

@@ -61,7 +61,7 @@ func faultCommands() []*Command {
 				if err := c.S.lab.FailNth(int(n), st); err != nil {
 					return err
 				}
-				if c.S.lab.Real != nil {
+				if _, declared := c.S.lab.Provider.(verbs.StatusChooser); !declared {
 					// The device already ran what is posted: only what is
 					// posted from now can be made to fail.
 					what := "RDMA WRITE or READ"
@@ -83,7 +83,7 @@ func faultCommands() []*Command {
 			Kernel:  []string{"svc_xprt_deferred_close", "svc_rdma_wc_receive", "svcrdma_wc_read_flush"},
 			Run: func(c *Ctx, a Args, out io.Writer) error {
 				c.S.lab.Disconnect()
-				if c.S.lab.Real != nil {
+				if _, declared := c.S.lab.Provider.(verbs.StatusChooser); !declared {
 					fmt.Fprintln(out, "disconnected: both QPs are in ERR on the device; what it had not run completes with WR_FLUSH_ERR, what it had run keeps its status and still waits for complete")
 					return nil
 				}

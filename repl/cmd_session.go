@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/ibv"
+	"github.com/rdmalab/rdmalab/engine/verbs"
 )
 
 func sessionCommands() []*Command {
@@ -198,7 +199,7 @@ func runEngine(c *Ctx, a Args, out io.Writer) error {
 // printEngine says which provider the lab runs on and, for a real device,
 // where it differs from the sim.
 func printEngine(s *Session, out io.Writer) {
-	if s.lab.Real == nil {
+	if _, declared := s.lab.Provider.(verbs.StatusChooser); declared {
 		fmt.Fprintf(out, "engine sim: the embedded Soft-RoCE (rxe) model, deterministic (seed %d)\n", s.set.Seed)
 		return
 	}

@@ -129,11 +129,11 @@ func TestCompleteDoesNotStep(t *testing.T) {
 	s.Exec("complete", Pos{}, io.Discard)
 	s.Refresh()
 	before := s.lab.Last().Seq
-	pending := len(s.lab.Fabric.Pending())
+	pending := len(s.lab.Pending())
 	for _, l := range []string{"", "s", "show ", "recv ", "until ", "show segment ", "set B4 "} {
 		s.Complete(l)
 	}
-	if s.lab.Last().Seq != before || len(s.lab.Fabric.Pending()) != pending {
+	if s.lab.Last().Seq != before || len(s.lab.Pending()) != pending {
 		t.Error("completion moved the lab")
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
+	"github.com/rdmalab/rdmalab/engine/verbs"
 )
 
 // setting is one row of the settings table: a field of engine.Settings
@@ -331,10 +332,11 @@ func linkRateSetting() setting {
 			return err
 		},
 		live: func(s *Session, next engine.Settings) (bool, error) {
-			if s.lab.Fabric == nil {
+			link, ok := s.lab.Provider.(verbs.Link)
+			if !ok {
 				return false, fmt.Errorf("link_rate is the sim's virtual link; a real device runs at its own speed")
 			}
-			s.lab.Fabric.SetLinkRate(next.LinkRate)
+			link.SetLinkRate(next.LinkRate)
 			return true, nil
 		}}
 }
@@ -349,10 +351,11 @@ func latencySetting() setting {
 			return err
 		},
 		live: func(s *Session, next engine.Settings) (bool, error) {
-			if s.lab.Fabric == nil {
+			link, ok := s.lab.Provider.(verbs.Link)
+			if !ok {
 				return false, fmt.Errorf("latency is the sim's virtual link; a real device has its own")
 			}
-			s.lab.Fabric.SetLatency(next.Latency)
+			link.SetLatency(next.Latency)
 			return true, nil
 		}}
 }

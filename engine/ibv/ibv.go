@@ -78,7 +78,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/rdmalab/rdmalab/engine/sim"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
 
@@ -317,12 +316,14 @@ func (p *provider) NewDevice(node string, attr verbs.DeviceAttr) (verbs.Device, 
 	return &device{p: p, node: node, dc: d, attr: attr}, nil
 }
 
-func (p *provider) Pending() []sim.Op {
+func (p *provider) Pending() []verbs.Op {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.pump()
 	return p.t.pending()
 }
+
+func (p *provider) PendingCount() int { return len(p.Pending()) }
 
 // pump moves every completion the devices wrote into the tracker.
 func (p *provider) pump() {
@@ -362,7 +363,7 @@ func wcOf(w *C.struct_ibv_wc) verbs.WC {
 	return wc
 }
 
-func (p *provider) DeliverNext() (sim.Op, error) {
+func (p *provider) DeliverNext() (verbs.Op, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	deadline := time.Now().Add(p.cfg.Timeout)
@@ -375,7 +376,7 @@ func (p *provider) DeliverNext() (sim.Op, error) {
 		}
 		o, done := p.t.head(time.Since(quietSince) >= p.cfg.Settle)
 		if o == nil {
-			return sim.Op{}, fmt.Errorf("ibv: no work request is pending")
+			return verbs.Op{}, fmt.Errorf("ibv: no work request is pending: %w", verbs.ErrIdle)
 		}
 		if done {
 			op, _ := p.t.deliver()
@@ -407,17 +408,17 @@ func (p *provider) arrivals() int {
 	return n
 }
 
-func (p *provider) FailNth(n int, st verbs.Status) error {
-	if st != verbs.StatusRemAccessErr && st != verbs.StatusLocProtErr {
-		return fmt.Errorf("ibv: a real device fails a work request only for a reason: REM_ACCESS_ERR (a wrong rkey) and LOC_PROT_ERR (a wrong lkey) can be provoked, %v cannot: %w", st, verbs.EOPNOTSUPP)
+func (p *provider) FailNth(n int, st verbs.Status) (string, error) {
+	if err := canProvoke(st); err != nil {
+		return "", err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.fault = fault{left: n, st: st}
-	return nil
+	return provoked(n, st), nil
 }
 
-func (p *provider) Disconnect() error {
+func (p *provider) Disconnect() (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var first error
@@ -430,7 +431,7 @@ func (p *provider) Disconnect() error {
 	// The device flushes at once; give it the moment it needs.
 	time.Sleep(20 * time.Millisecond)
 	p.pump()
-	return first
+	return disconnected, first
 }
 
 func (p *provider) sortedQPs() []*qp {
@@ -811,7 +812,7 @@ func (q *qp) PostSend(first *verbs.SendWR) (*verbs.SendWR, error) {
 		}
 		opc, _ := wrOpcodeToC(w.Opcode)
 		signaled := w.Signaled || q.sigAll
-		o := sim.Op{Node: q.pd.d.node, QPNum: q.num, PeerNode: q.peerNode, PeerQPNum: peerQPN, Opcode: w.Opcode,
+		o := verbs.Op{Node: q.pd.d.node, QPNum: q.num, PeerNode: q.peerNode, PeerQPNum: peerQPN, Opcode: w.Opcode,
 			WRID: w.WRID, Signaled: signaled, Bytes: bytes, RemoteAddr: w.RemoteAddr, RKey: w.RKey,
 			ImmData: w.ImmData, InvalidateRKey: w.InvalidateRKey, PathMTU: 0}
 		if w.Opcode == verbs.WRLocalInv {

@@ -2,9 +2,9 @@ package ibv
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
-	"github.com/rdmalab/rdmalab/engine/sim"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
 
@@ -21,36 +21,61 @@ type Config struct {
 }
 
 // Provider is an opened pair of nodes, "server" and "client", on real
-// devices. Like the sim's Fabric it hands out verbs.Devices, holds what
-// the device did until DeliverNext lets the model see it, and lists the
-// operations not yet delivered.
+// devices: a verbs.Provider whose clock is the time since Open, whose
+// Pending work the device has already run (its completions wait for the
+// model, in posting order), whose DeliverNext waits until the device has
+// finished the first of them, and whose Disconnect moves every QP to ERR
+// (the device flushes their work).
 type Provider interface {
+	verbs.Provider
+	verbs.FaultInjector
 	// Attr is the attributes the node's device reports.
 	Attr(node string) verbs.DeviceAttr
 	// NewDevice opens the node's device as the model sees it: attr is the
 	// device's attributes, possibly lowered by the learner (never raised).
 	NewDevice(node string, attr verbs.DeviceAttr) (verbs.Device, error)
-	// Now is the time since Open.
-	Now() time.Duration
-	// Pending lists the posted work requests whose completions the model
-	// has not been given, in posting order.
-	Pending() []sim.Op
-	// DeliverNext waits until the device has finished the first pending
-	// work request and releases its completions to the model's CQs.
-	DeliverNext() (sim.Op, error)
-	// FailNth makes the device really fail the nth eligible work request
-	// posted from now (1 = the next): REM_ACCESS_ERR goes to the nth RDMA
-	// WRITE or READ, sent past the end of the peer's buffer, which the
-	// responder NAKs;
-	// LOC_PROT_ERR to the nth WR with an SGE, sent with a wrong lkey. Other
-	// statuses cannot be provoked on purpose.
-	FailNth(n int, st verbs.Status) error
-	// Disconnect moves every QP to ERR (the device flushes their work).
-	Disconnect() error
 	// Describe says which devices, ports, GIDs and MTU the nodes use.
 	Describe() string
-	// Close destroys every resource and closes the devices.
-	Close() error
+}
+
+// The fault a Provider injects is provoked, not declared (FailNth): a
+// device really fails the nth eligible work request posted from now
+// (1 = the next). REM_ACCESS_ERR goes to the nth RDMA WRITE or READ, sent
+// past the end of the peer's buffer, which the responder NAKs;
+// LOC_PROT_ERR to the nth WR with an SGE, sent with a wrong lkey. Other
+// statuses cannot be provoked on purpose.
+func canProvoke(st verbs.Status) error {
+	if st != verbs.StatusRemAccessErr && st != verbs.StatusLocProtErr {
+		return fmt.Errorf("ibv: a real device fails a work request only for a reason: REM_ACCESS_ERR (a wrong rkey) and LOC_PROT_ERR (a wrong lkey) can be provoked, %v cannot: %w", st, verbs.EOPNOTSUPP)
+	}
+	return nil
+}
+
+// provoked says, for the trace, what FailNth(n, st) will do on the device.
+func provoked(n int, st verbs.Status) string {
+	what := "RDMA WRITE or READ posted from now goes out 1 GiB past its remote address, outside the peer's MR: the responder will NAK it"
+	if st == verbs.StatusLocProtErr {
+		what = "work request posted from now goes out with a wrong lkey"
+	}
+	return fmt.Sprintf("on the device, the %s %s (%v)", ordinal(n), what, st)
+}
+
+// disconnected says, for the trace, what Disconnect did.
+const disconnected = "both QPs moved to ERR on the device (ibv_modify_qp): it flushes their work"
+
+// ordinal is 1st, 2nd, 3rd, 4th...
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprint(n) + suffix
 }
 
 // ErrNotBuilt is Open's answer in a binary built without the provider.

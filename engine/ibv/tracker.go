@@ -3,7 +3,6 @@ package ibv
 import (
 	"time"
 
-	"github.com/rdmalab/rdmalab/engine/sim"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
 
@@ -50,7 +49,7 @@ type recvRef struct {
 }
 
 type op struct {
-	sim.Op
+	verbs.Op
 	sendCQ, peerRecvCQ int
 	consumes           bool
 	send, recv         *verbs.WC
@@ -61,7 +60,7 @@ func newTracker(now func() time.Duration) *tracker {
 }
 
 // post records a send WR and returns the wr_id the device gets for it.
-func (t *tracker) post(o sim.Op, sendCQ, peerRecvCQ int) uint64 {
+func (t *tracker) post(o verbs.Op, sendCQ, peerRecvCQ int) uint64 {
 	t.nextOp++
 	o.ID = t.nextOp
 	o.Due = t.now()
@@ -203,9 +202,9 @@ func (t *tracker) head(settled bool) (o *op, done bool) {
 }
 
 // deliver releases the head operation's completions to the model's CQs.
-func (t *tracker) deliver() (sim.Op, bool) {
+func (t *tracker) deliver() (verbs.Op, bool) {
 	if len(t.ops) == 0 {
-		return sim.Op{}, false
+		return verbs.Op{}, false
 	}
 	o := t.ops[0]
 	t.ops[0] = nil
@@ -241,8 +240,8 @@ func (t *tracker) take(cq int, out []verbs.WC) int {
 }
 
 // pending lists the operations not yet delivered.
-func (t *tracker) pending() []sim.Op {
-	out := make([]sim.Op, len(t.ops))
+func (t *tracker) pending() []verbs.Op {
+	out := make([]verbs.Op, len(t.ops))
 	for i, o := range t.ops {
 		out[i] = o.Op
 	}

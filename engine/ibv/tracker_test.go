@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmalab/rdmalab/engine/sim"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
 
@@ -20,7 +19,7 @@ func send(t *tracker, node string, qpn uint32, peer string, peerQPN uint32, opc 
 	if node == "client" {
 		sendCQ, peerRecv = cliSend, srvRecv
 	}
-	return t.post(sim.Op{Node: node, QPNum: qpn, PeerNode: peer, PeerQPNum: peerQPN, Opcode: opc, WRID: wrid, Signaled: signaled}, sendCQ, peerRecv)
+	return t.post(verbs.Op{Node: node, QPNum: qpn, PeerNode: peer, PeerQPNum: peerQPN, Opcode: opc, WRID: wrid, Signaled: signaled}, sendCQ, peerRecv)
 }
 
 func poll(t *tracker, cq int) []verbs.WC {

@@ -92,4 +92,9 @@
 // clock, and never iterates a map to decide an order, so the same seed and
 // the same sequence of calls give the same QP numbers, keys, PSNs,
 // addresses, completions and virtual times.
+//
+// The engine drives a Fabric through Provider, its verbs.Provider: the
+// pending operations it lists and delivers are verbs.Op, and what only a
+// simulation can do (declared faults, a chosen completion status, a link
+// whose rate and latency the learner sets, the Tap) are its capabilities.
 package sim

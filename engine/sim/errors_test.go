@@ -496,7 +496,7 @@ func TestStrings(t *testing.T) {
 		{ACK.String(), "ACK"},
 		{NAKRemoteAccess.String(), "NAK remote access error"},
 		{Response(99).String(), "Response(99)"},
-		{Op{ID: 1, Node: "c", QPNum: 2, PeerNode: "s", PeerQPNum: 3, Opcode: verbs.WRSend, WRID: 4, Bytes: 5, PSN: psnRange(6, 1), Flush: true}.String(),
+		{verbs.Op{ID: 1, Node: "c", QPNum: 2, PeerNode: "s", PeerQPNum: 3, Opcode: verbs.WRSend, WRID: 4, Bytes: 5, PSN: psnRange(6, 1), Flush: true}.String(),
 			"#1 c qp 2 -> s qp 3 SEND wr_id 0x4 5B psn 6..6 due 0s flush"},
 	} {
 		if c.got != c.want {

@@ -167,10 +167,10 @@ func (f *Fabric) SetTap(t Tap) {
 
 // Pending lists the posted, not yet executed operations in the order they
 // will execute: virtual time, then posting order.
-func (f *Fabric) Pending() []Op {
+func (f *Fabric) Pending() []verbs.Op {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make([]Op, len(f.pending))
+	out := make([]verbs.Op, len(f.pending))
 	for i, o := range f.pending {
 		out[i] = o.snapshot()
 	}
@@ -184,7 +184,7 @@ func (f *Fabric) PendingCount() int { return int(f.npending.Load()) }
 // DeliverNext executes the next pending operation: it advances the clock
 // to its due time, moves the bytes and writes the completions on both
 // sides. It reports false when nothing is pending.
-func (f *Fabric) DeliverNext() (Op, bool) {
+func (f *Fabric) DeliverNext() (verbs.Op, bool) {
 	f.mu.Lock()
 	defer f.unlock()
 	return f.deliverNext()
@@ -196,7 +196,7 @@ func (f *Fabric) DeliverNext() (Op, bool) {
 // StatusSuccess no failure is injected, even by armed faults (which still
 // count the execution), though a real error such as a bad rkey still
 // fails it. This is how a learner decides how a work request completes.
-func (f *Fabric) DeliverNextAs(st verbs.Status) (Op, bool) {
+func (f *Fabric) DeliverNextAs(st verbs.Status) (verbs.Op, bool) {
 	f.mu.Lock()
 	defer f.unlock()
 	f.force, f.forcing = st, true

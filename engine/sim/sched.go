@@ -16,7 +16,7 @@ type op struct {
 	w        *swqe
 	due      time.Duration
 	cost     time.Duration // link time of one attempt
-	psn      PSNRange
+	psn      verbs.PSNRange
 	flush    bool
 	attempts int  // RNR NAKs received so far
 	queued   bool // in f.pending
@@ -29,9 +29,9 @@ func (o *op) before(p *op) bool {
 	return o.id < p.id
 }
 
-func (o *op) snapshot() Op {
+func (o *op) snapshot() verbs.Op {
 	q, wr := o.qp, &o.w.wr
-	s := Op{
+	s := verbs.Op{
 		ID: o.id, Node: q.dev.node, QPNum: q.num,
 		Opcode: wr.Opcode, WRID: wr.WRID, Signaled: o.w.signaled, Bytes: int(o.w.bytes),
 		ImmData: wr.ImmData, InvalidateRKey: wr.InvalidateRKey,
@@ -109,9 +109,9 @@ func (f *Fabric) requeue(o *op, due time.Duration) {
 	}
 }
 
-func (f *Fabric) deliverNext() (Op, bool) {
+func (f *Fabric) deliverNext() (verbs.Op, bool) {
 	if len(f.pending) == 0 {
-		return Op{}, false
+		return verbs.Op{}, false
 	}
 	o := f.pending[0]
 	o.queued = false

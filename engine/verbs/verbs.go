@@ -8,7 +8,10 @@
 // engine/sim implements it: a deterministic pure-Go model of Soft-RoCE
 // (rxe) that moves real bytes. engine/ibv implements it over libibverbs
 // (cgo, build tag ibv) for a real device, rxe or an HCA; keeping to
-// libibverbs' vocabulary is what lets the same model drive both.
+// libibverbs' vocabulary is what lets the same model drive both. Each
+// also implements Provider (provider.go), the pair of nodes the engine
+// runs on, with the pending operation (Op) both hand back; what only one
+// of them can do is an optional capability beside it.
 //
 // A few kernel-verbs operations that svcrdma uses and user space lacks are
 // included with the kernel's names: the local DMA lkey of a PD, DMA mapping

@@ -20,8 +20,8 @@ func transfer(opc verbs.WROpcode, n int, psn uint32, due time.Duration) sim.Tran
 		payload[i] = byte('a' + i%26)
 	}
 	return sim.Transfer{
-		Op: sim.Op{ID: 1, Node: "client", QPNum: 0x11, PeerNode: "server", PeerQPNum: 0x12, Opcode: opc,
-			Bytes: n, Due: due, PathMTU: 1024, PSN: sim.PSNRange{First: psn, Last: psn + uint32(pkts) - 1, Count: pkts}},
+		Op: verbs.Op{ID: 1, Node: "client", QPNum: 0x11, PeerNode: "server", PeerQPNum: 0x12, Opcode: opc,
+			Bytes: n, Due: due, PathMTU: 1024, PSN: verbs.PSNRange{First: psn, Last: psn + uint32(pkts) - 1, Count: pkts}},
 		OnWire: true, Payload: payload, Response: sim.ACK,
 	}
 }
@@ -191,7 +191,7 @@ func TestReadResponses(t *testing.T) {
 func TestAckCoalescing(t *testing.T) {
 	e := wire.NewEmitter(wire.Options{})
 	tr := transfer(verbs.WRRDMAWrite, 200*256, 1000, time.Millisecond)
-	tr.PathMTU, tr.PSN = 256, sim.PSNRange{First: 1000, Last: 1199, Count: 200}
+	tr.PathMTU, tr.PSN = 256, verbs.PSNRange{First: 1000, Last: 1199, Count: 200}
 	tr.MSN = 3
 	ps := decodeAll(t, e.Frames(tr))
 	var asked, acked []uint32
@@ -236,8 +236,8 @@ func equal(a, b []uint32) bool {
 // transmission give no frame.
 func TestNothingOnTheWire(t *testing.T) {
 	e := wire.NewEmitter(wire.Options{})
-	reg := sim.Transfer{Op: sim.Op{Node: "server", QPNum: 0x12, Opcode: verbs.WRRegMR}}
-	inv := sim.Transfer{Op: sim.Op{Node: "server", QPNum: 0x12, Opcode: verbs.WRLocalInv, InvalidateRKey: 5}}
+	reg := sim.Transfer{Op: verbs.Op{Node: "server", QPNum: 0x12, Opcode: verbs.WRRegMR}}
+	inv := sim.Transfer{Op: verbs.Op{Node: "server", QPNum: 0x12, Opcode: verbs.WRLocalInv, InvalidateRKey: 5}}
 	flush := transfer(verbs.WRSend, 100, 1, time.Microsecond)
 	flush.OnWire, flush.Flush, flush.Response, flush.Status = false, true, sim.NoResponse, verbs.StatusWRFlushErr
 	local := transfer(verbs.WRRDMAWrite, 100, 1, time.Microsecond)
