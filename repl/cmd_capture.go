@@ -119,21 +119,20 @@ const openWait = time.Second
 
 func captureJSONFlag() Flag { return Flag{Name: "json", Usage: "print the result as JSON"} }
 
-// maxExpandFlag is --max-expand SIZE, for the commands that read captures.
-func maxExpandFlag() Flag {
-	return Flag{Name: "max-expand", Value: "SIZE",
-		Usage: "how far a gzip capture may decompress (512M, 4G; default 64 times its size, 256M at least)"}
-}
+// optionFlag is a flag the command line shares, as the REPL's table
+// holds it.
+func optionFlag(o cli.Option) Flag { return Flag{Name: o.Name, Value: o.Value, Usage: o.Usage} }
 
 // maxExpandOf reads --max-expand (0 when not given: the reader's default).
 func maxExpandOf(a Args) (int64, error) {
-	v, ok := a.Flag("max-expand")
+	name := cli.MaxExpand().Name
+	v, ok := a.Flag(name)
 	if !ok {
 		return 0, nil
 	}
 	n, err := cli.ParseSize(v)
 	if err != nil {
-		return 0, fmt.Errorf("--max-expand: %w", err)
+		return 0, fmt.Errorf("--%s: %w", name, err)
 	}
 	return int64(n), nil
 }
@@ -158,7 +157,7 @@ func captureCommands() []*Command {
 			Example: "capture open nfs3-rdma.pcap\ncapture\ncapture save lab.pcap\ncapture start run.pcap\ncapture stop",
 			Args: []Arg{{Name: "ACTION", Optional: true, Complete: completeCaptureActions},
 				{Name: "FILE", Optional: true, Paths: true}},
-			Flags: []Flag{captureJSONFlag(), maxExpandFlag()},
+			Flags: []Flag{captureJSONFlag(), optionFlag(cli.MaxExpand())},
 			Run:   runCapture,
 		},
 		{
