@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -148,9 +149,10 @@ func TestDecodeFilterSaysItsExpression(t *testing.T) {
 		{"qp=0x11,opcode=rdma-read-request|ack", "(" + qp17 + ") && infiniband.bth.opcode in {12, 17}"},
 		{"xid=0x4bdbd665", "rdmalab.xid == 0x4bdbd665"},
 		{"rpcs,anomalies", "rdmalab.rpc.role && rdmalab.anomaly"},
+		{"qp=17 opcode=RC Acknowledge", "(" + qp17 + ") && infiniband.bth.opcode == 17"},
 	} {
 		code, out, errs := runDecode("--filter", tc.filter, nfs3)
-		if want := "rdmalab decode: --filter " + tc.filter + " is -Y '" + tc.expr + "'\n"; code != exitOK || errs != want {
+		if want := "rdmalab decode: --filter " + strconv.Quote(tc.filter) + " is -Y '" + tc.expr + "'\n"; code != exitOK || errs != want {
 			t.Errorf("--filter %s: exit %d, stderr %q, want %q", tc.filter, code, errs, want)
 		}
 		code, viaY, errs := runDecode("-Y", tc.expr, nfs3)

@@ -562,7 +562,7 @@ func (s *Session) finishRecording(out io.Writer) {
 // parseSelector compiles a packets FILTER with decode's one compiler of
 // selections, which decode --filter and the view's bar use too.
 func parseSelector(words []string) (*decode.Selection, error) {
-	sel, err := decode.CompileSelection(words...)
+	sel, err := decode.CompileSelection(strings.Join(words, " "))
 	if err != nil {
 		var e *dfilter.Error
 		if errors.As(err, &e) {

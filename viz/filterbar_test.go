@@ -748,7 +748,7 @@ func TestFilterBarShortForms(t *testing.T) {
 		return sel.State().Rows
 	}
 	matched := 0
-	for _, form := range []string{"qp=0x11", "opcode=ack", "xid=0x4bdbd665", "rpcs,opcode=send-only|ack", "anomalies", "qp=0xabc"} {
+	for _, form := range []string{"qp=0x11", "opcode=ack", "xid=0x4bdbd665", "rpcs,opcode=send-only|ack", "anomalies", "qp=0xabc", "qp=17 opcode=RC Acknowledge"} {
 		want, err := decode.CompileSelection(form)
 		if err != nil || !want.Short {
 			t.Fatalf("%s: %+v, %v", form, want, err)

@@ -21,8 +21,8 @@ package decode
 //
 // Numbers are decimal or 0x-prefixed hexadecimal. A term may list
 // alternatives with "|": opcode=4|23 (terms of one key add alternatives
-// too: qp=1,qp=2); terms are separated by commas, and by the words they
-// come in; a packet must match every key.
+// too: qp=1,qp=2); terms are separated by commas, or by spaces ("qp=1
+// opcode=4", as the REPL's words come); a packet must match every key.
 
 import (
 	"fmt"
@@ -45,28 +45,46 @@ type Selection struct {
 	xids  []uint32 // the xid= terms: the RPCs the selection names
 }
 
-// IsShortForm reports whether words (as the REPL splits a line; decode
-// --filter and the view's bar give one) are short forms rather than a
-// display filter. No words, or empty ones, are short forms selecting
-// everything.
-func IsShortForm(words ...string) bool {
-	for _, w := range words {
-		for _, t := range strings.Split(w, ",") {
-			switch strings.ToLower(strings.TrimSpace(t)) {
-			case "", "rpcs", "anomalies", "anomaly":
-				continue
-			case "rpc":
-				if len(words) == 1 && !strings.Contains(w, ",") {
-					return false // the display filter's rpc
-				}
-				continue
-			}
-			if !isTerm(t) {
-				return false
-			}
+// IsShortForm reports whether s is short forms rather than a display
+// filter. An empty s is short forms selecting everything.
+func IsShortForm(s string) bool {
+	ts := terms(s)
+	if len(ts) == 1 && strings.EqualFold(ts[0], "rpc") && !strings.Contains(s, ",") {
+		return false // the display filter's rpc
+	}
+	for _, t := range ts {
+		if !isWord(t) && !isTerm(t) {
+			return false
 		}
 	}
 	return true
+}
+
+// terms splits s at its commas, and at the spaces before a word that
+// starts a term: "qp=1 opcode=4" is two terms (as the REPL's words),
+// "opcode=RC Acknowledge" one.
+func terms(s string) []string {
+	var out []string
+	for _, piece := range strings.Split(s, ",") {
+		start := len(out)
+		for _, tok := range strings.Fields(piece) {
+			if len(out) > start && !isWord(tok) && !isTerm(tok) {
+				out[len(out)-1] += " " + tok
+				continue
+			}
+			out = append(out, tok)
+		}
+	}
+	return out
+}
+
+// isWord reports whether t is one of the words: rpc, anomalies.
+func isWord(t string) bool {
+	switch strings.ToLower(t) {
+	case "rpc", "rpcs", "anomalies", "anomaly":
+		return true
+	}
+	return false
 }
 
 // isTerm reports whether t reads as key=value rather than a comparison.
@@ -75,32 +93,31 @@ func isTerm(t string) bool {
 	return ok && !strings.HasPrefix(val, "=") && !strings.ContainsAny(key, " !<>~") // not a bare field, ==, !=, <=, >=
 }
 
-// CompileSelection compiles words: short forms into the expression they
-// mean, a display filter (the words joined by spaces) as it is. A display
+// CompileSelection compiles s, what decode --filter, the REPL's packets
+// (its words joined by spaces) or the view's bar was given: short forms
+// into the expression they mean, a display filter as it is. A display
 // filter's mistake is a *dfilter.Error, which names the column.
-func CompileSelection(words ...string) (*Selection, error) {
-	s := &Selection{Short: IsShortForm(words...)}
-	if s.Short {
-		sf, err := parseShortForms(words)
+func CompileSelection(s string) (*Selection, error) {
+	sel := &Selection{Short: IsShortForm(s), Expr: s}
+	if sel.Short {
+		sf, err := parseShortForms(s)
 		if err != nil {
 			return nil, err
 		}
-		s.Expr, s.xids = sf.expr(), sf.xids
-	} else {
-		s.Expr = strings.Join(words, " ")
+		sel.Expr, sel.xids = sf.expr(), sf.xids
 	}
-	if s.Expr == "" {
-		return s, nil
+	if sel.Expr == "" {
+		return sel, nil
 	}
-	df, err := CompileDisplayFilter(s.Expr)
+	df, err := CompileDisplayFilter(sel.Expr)
 	if err != nil {
-		if s.Short {
-			return nil, fmt.Errorf("short form %q compiled to %q: %w", strings.Join(words, " "), s.Expr, err)
+		if sel.Short {
+			return nil, fmt.Errorf("short form %q compiled to %q: %w", s, sel.Expr, err)
 		}
 		return nil, err
 	}
-	s.df = df
-	return s, nil
+	sel.df = df
+	return sel, nil
 }
 
 // Match reports whether p is selected; a nil Selection selects every
@@ -122,21 +139,17 @@ type shortForms struct {
 	rpc, anom bool
 }
 
-func parseShortForms(words []string) (*shortForms, error) {
+func parseShortForms(s string) (*shortForms, error) {
 	sf := &shortForms{}
-	for _, w := range words {
-		for _, t := range strings.Split(w, ",") {
-			t = strings.TrimSpace(t)
-			switch strings.ToLower(t) {
-			case "":
-			case "rpc", "rpcs":
-				sf.rpc = true
-			case "anomalies", "anomaly":
-				sf.anom = true
-			default:
-				if err := sf.term(t); err != nil {
-					return nil, err
-				}
+	for _, t := range terms(s) {
+		switch strings.ToLower(t) {
+		case "rpc", "rpcs":
+			sf.rpc = true
+		case "anomalies", "anomaly":
+			sf.anom = true
+		default:
+			if err := sf.term(t); err != nil {
+				return nil, err
 			}
 		}
 	}

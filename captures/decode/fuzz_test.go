@@ -29,7 +29,7 @@ func everyOutput(t *testing.T, p *Packet) {
 	}
 	// The short forms select what their terms did before they compiled.
 	for _, words := range [][]string{{"qp=1,xid=1"}, {"opcode=4|17", "rpcs", "anomalies"}} {
-		sel, err := CompileSelection(words...)
+		sel, err := CompileSelection(strings.Join(words, " "))
 		if err != nil {
 			t.Fatal(err)
 		}

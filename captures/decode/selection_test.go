@@ -23,13 +23,54 @@ type refFilter struct {
 	anomFrames map[int]bool // the REPL's: the whole analysis's notes, once indexing is over
 }
 
+// refOf parses words as the REPL did (decode --filter gave one word):
+// commas and words separate terms, and the values of a key add up.
 func refOf(t *testing.T, words []string) *refFilter {
 	t.Helper()
-	sf, err := parseShortForms(words)
-	if err != nil {
-		t.Fatalf("%q: %v", words, err)
+	f := &refFilter{}
+	for _, w := range words {
+		for _, term := range strings.Split(w, ",") {
+			term = strings.TrimSpace(term)
+			switch strings.ToLower(term) {
+			case "":
+			case "rpc", "rpcs":
+				f.rpc = true
+			case "anomalies", "anomaly":
+				f.anom = true
+			default:
+				key, val, _ := strings.Cut(term, "=")
+				for _, v := range strings.Split(val, "|") {
+					v = strings.TrimSpace(v)
+					if k, rest, ok := strings.Cut(v, "="); ok && strings.EqualFold(strings.TrimSpace(k), strings.TrimSpace(key)) {
+						v = strings.TrimSpace(rest)
+					}
+					switch strings.ToLower(strings.TrimSpace(key)) {
+					case "qp":
+						n, err := parseNum(v, 24)
+						if err != nil {
+							t.Fatal(err)
+						}
+						f.qps = append(f.qps, uint32(n))
+					case "opcode":
+						op, err := parseOpcode(v)
+						if err != nil {
+							t.Fatal(err)
+						}
+						f.opcodes = append(f.opcodes, op)
+					case "xid":
+						n, err := parseNum(v, 32)
+						if err != nil {
+							t.Fatal(err)
+						}
+						f.xids = append(f.xids, uint32(n))
+					default:
+						t.Fatalf("%q: key %q", words, key)
+					}
+				}
+			}
+		}
 	}
-	return &refFilter{qps: sf.qps, xids: sf.xids, opcodes: sf.opcodes, rpc: sf.rpc, anom: sf.anom}
+	return f
 }
 
 func (f *refFilter) match(p *Packet) bool {
@@ -146,7 +187,7 @@ func TestShortFormsSelectAsBefore(t *testing.T) {
 		sels := make([]*Selection, len(forms))
 		refs := make([]*refFilter, len(forms))
 		for i, words := range forms {
-			sel, err := CompileSelection(words...)
+			sel, err := CompileSelection(strings.Join(words, " "))
 			if err != nil || !sel.Short {
 				t.Fatalf("%s: %q: %+v, %v", name, words, sel, err)
 			}
@@ -215,23 +256,27 @@ func ownAnomaly(p *Packet) map[int]bool {
 // What the short forms compile to, and which strings are not short forms.
 func TestCompileSelection(t *testing.T) {
 	for _, tc := range []struct {
-		in    []string
+		in    string
 		short bool
 		expr  string
 	}{
-		{nil, true, ""},
-		{[]string{"  "}, true, ""},
-		{[]string{"qp=17"}, true, "infiniband.bth.destqp == 17 || infiniband.deth.srcqp == 17 || rdmalab.peer_qp == 17"},
-		{[]string{"opcode=send-only|opcode=ack"}, true, "infiniband.bth.opcode in {4, 17}"},
-		{[]string{"xid=1187829349,opcode=RC Acknowledge"}, true, "infiniband.bth.opcode == 17 && rdmalab.xid == 0x46ccd665"},
-		{[]string{"qp=1", "QP=0x1|2", "anomalies"}, true, "(infiniband.bth.destqp in {1, 2} || infiniband.deth.srcqp in {1, 2} || rdmalab.peer_qp in {1, 2}) && rdmalab.anomaly"},
-		{[]string{"rpc", "xid=5"}, true, "rdmalab.xid == 0x00000005 && rdmalab.rpc.role"},
-		{[]string{"rpc"}, false, "rpc"},
-		{[]string{"rpcordma.xid", "==", "5"}, false, "rpcordma.xid == 5"},
-		{[]string{"infiniband.bth.psn>=3"}, false, "infiniband.bth.psn>=3"},
-		{[]string{"rdmalab.icrc_bad"}, false, "rdmalab.icrc_bad"},
+		{"", true, ""},
+		{"  ", true, ""},
+		{" , ,", true, ""},
+		{"qp=17", true, "infiniband.bth.destqp == 17 || infiniband.deth.srcqp == 17 || rdmalab.peer_qp == 17"},
+		{"opcode=send-only|opcode=ack", true, "infiniband.bth.opcode in {4, 17}"},
+		{"xid=1187829349,opcode=RC Acknowledge", true, "infiniband.bth.opcode == 17 && rdmalab.xid == 0x46ccd665"},
+		{"opcode=RC  Acknowledge qp=3", true, "(infiniband.bth.destqp == 3 || infiniband.deth.srcqp == 3 || rdmalab.peer_qp == 3) && infiniband.bth.opcode == 17"},
+		{"qp=1 QP=0x1|2 anomalies", true, "(infiniband.bth.destqp in {1, 2} || infiniband.deth.srcqp in {1, 2} || rdmalab.peer_qp in {1, 2}) && rdmalab.anomaly"},
+		{"rpc xid=5", true, "rdmalab.xid == 0x00000005 && rdmalab.rpc.role"},
+		{"rpc,", true, "rdmalab.rpc.role"},
+		{"rpc", false, "rpc"},
+		{"rpcordma.xid == 5", false, "rpcordma.xid == 5"},
+		{"infiniband.bth.psn>=3", false, "infiniband.bth.psn>=3"},
+		{"rdmalab.icrc_bad", false, "rdmalab.icrc_bad"},
+		{`nfs.name contains "a=b"`, false, `nfs.name contains "a=b"`},
 	} {
-		sel, err := CompileSelection(tc.in...)
+		sel, err := CompileSelection(tc.in)
 		if err != nil || sel.Short != tc.short || sel.Expr != tc.expr {
 			t.Errorf("%q: %+v, %v; want short %v, %q", tc.in, sel, err, tc.short, tc.expr)
 		}
@@ -255,22 +300,23 @@ func TestCompileSelection(t *testing.T) {
 }
 
 // FuzzShortForm: compiling never panics, and a short form always compiles
-// to an expression the display-filter parser takes, the same from one
-// string or from its words.
+// to an expression the display-filter parser takes.
 func FuzzShortForm(f *testing.F) {
 	for _, s := range []string{"qp=17", "opcode=send-only|opcode=ack", "xid=0x4bdbd665,rpc", "qp=1 opcode=4 anomalies",
 		"opcode=RC Acknowledge", "rpc,", ",,", "qp=0b101|0o17|1_0", "QP = 3", "opcode=0xff", "xid=4294967295", "a=b=c", "rpc rpcs"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, words := range [][]string{{s}, strings.Fields(s)} {
-			sel, err := CompileSelection(words...)
-			if err != nil || !sel.Short {
-				continue
-			}
-			if _, err := dfilter.Compile(sel.Expr, registry); err != nil {
-				t.Fatalf("%q compiled to %q, which does not parse: %v", words, sel.Expr, err)
-			}
+		sel, err := CompileSelection(s)
+		if err != nil || !sel.Short {
+			return
+		}
+		if _, err := dfilter.Compile(sel.Expr, registry); err != nil {
+			t.Fatalf("%q compiled to %q, which does not parse: %v", s, sel.Expr, err)
+		}
+		// and what it compiled to is a display filter, not short forms
+		if sel.Expr != "" && IsShortForm(sel.Expr) {
+			t.Fatalf("%q compiled to %q, which reads as short forms", s, sel.Expr)
 		}
 	})
 }
