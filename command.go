@@ -54,15 +54,15 @@ func newCommand(c command) *command {
 
 // commands is the table: rdmalab's commands in the order help lists them.
 // Each call builds it afresh, so no flag value outlives a run.
-func commands() []*command {
+func commands(st setup) []*command {
 	return []*command{
-		runCommand(),
+		runCommand(st),
 		viewCommand(),
 		decodeCommand(),
 		replayCommand(),
-		learnCommand(),
-		lessonCommand(),
-		helpCommand(commands),
+		learnCommand(st),
+		lessonCommand(st),
+		helpCommand(func() []*command { return commands(st) }),
 	}
 }
 

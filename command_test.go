@@ -3,9 +3,14 @@ package main
 import (
 	"bytes"
 	"flag"
+	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rdmalab/rdmalab/internal/cli"
+	"github.com/rdmalab/rdmalab/repl"
 )
 
 // runArgs runs rdmalab with args and no stdin.
@@ -20,7 +25,7 @@ func runArgs(args ...string) (int, string, string) {
 // the usage, and the usage documents every flag.
 func TestCommandTable(t *testing.T) {
 	seen := map[string]bool{}
-	for _, c := range commands() {
+	for _, c := range commands(setup{}) {
 		name := c.Name()
 		t.Run(name, func(t *testing.T) {
 			if name == "" || seen[name] {
@@ -68,7 +73,7 @@ func TestHelpSummary(t *testing.T) {
 		}
 	}
 	at := 0
-	for _, c := range commands() {
+	for _, c := range commands(setup{}) {
 		i := strings.Index(want[at:], "\n  "+c.UsageLine+" ")
 		if j := strings.Index(want[at:], "\n  "+c.UsageLine+"\n"); i < 0 || (j >= 0 && j < i) {
 			i = j
@@ -106,5 +111,73 @@ func TestCommandLineErrors(t *testing.T) {
 		if code != exitUsage || out != "" || !strings.Contains(errs, tc.err) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d and %q", tc.args, code, out, errs, exitUsage, tc.err)
 		}
+	}
+}
+
+// --engine reaches the sessions a command starts as a value: the
+// environment is an input, read once, and never written (it was set with
+// os.Setenv for the sessions to read back). --engine wins over it.
+func TestEngineIsAValue(t *testing.T) {
+	const notBuilt = "built without the ibv provider"
+	for _, tc := range []struct {
+		env  string
+		args []string
+		code int
+		out  string // in stdout, or stderr when the code is not exitOK
+	}{
+		{"", []string{"--engine", "sim", "run", "-"}, exitOK, "engine sim:"},
+		{"", []string{"--engine", "ibv:nosuch", "run", "-"}, exitRuntime, notBuilt},
+		{"ibv:nosuch", []string{"run", "-"}, exitRuntime, notBuilt},
+		{"ibv:nosuch", []string{"--engine", "sim", "run", "-"}, exitOK, "engine sim:"},
+		{"ibv:nosuch", []string{"--engine", "sim"}, exitOK, "engine sim:"},
+		{"bogus", []string{"run", "-"}, exitUsage, `engine "bogus"`},
+		{"", []string{"--engine", "bogus", "run", "-"}, exitUsage, `engine "bogus"`},
+	} {
+		t.Setenv(engineEnv, tc.env)
+		var out, errb bytes.Buffer
+		code := run(tc.args, strings.NewReader("engine\n"), &out, &errb)
+		got := out.String()
+		if code != exitOK {
+			got = errb.String()
+		}
+		if code != tc.code || !strings.Contains(got, tc.out) {
+			t.Errorf("%s=%s rdmalab %q: exit %d\n%s%s\nwant %d, %q", engineEnv, tc.env, tc.args, code, out.String(), errb.String(), tc.code, tc.out)
+		}
+		if v := os.Getenv(engineEnv); v != tc.env {
+			t.Errorf("rdmalab %q left %s=%q, was %q", tc.args, engineEnv, v, tc.env)
+		}
+	}
+}
+
+// The options both front ends share are cli's: the command line's flags
+// and the REPL's table hold the same name, placeholder and usage.
+func TestSharedOptionsAreCLIs(t *testing.T) {
+	replay := []cli.Option{cli.MaxExpand(), cli.QP(), cli.ReplayRPC(), cli.ReplayEvents(), cli.ReplayJSON()}
+	line := map[string][]cli.Option{"replay": replay, "decode": {cli.MaxExpand()}, "view": {cli.MaxExpand()}}
+	cmds := commands(setup{})
+	for name, opts := range line {
+		for _, o := range opts {
+			f := lookup(cmds, name).Flag.Lookup(o.Name)
+			if f == nil || f.Usage != o.Usage {
+				t.Errorf("rdmalab %s --%s: %+v, want cli's %+v", name, o.Name, f, o)
+			}
+		}
+	}
+	s, err := repl.NewSession(repl.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	shell := map[string][]cli.Option{"replay": replay, "capture": {cli.MaxExpand()}}
+	for _, c := range s.Commands() {
+		for _, o := range shell[c.Name] {
+			if !slices.ContainsFunc(c.Flags, func(f repl.Flag) bool { return f.Name == o.Name && f.Value == o.Value && f.Usage == o.Usage }) {
+				t.Errorf("the REPL's %s --%s: %+v, want cli's %+v", c.Name, o.Name, c.Flags, o)
+			}
+		}
+		delete(shell, c.Name)
+	}
+	if len(shell) > 0 {
+		t.Errorf("the REPL has no %v", shell)
 	}
 }

@@ -52,11 +52,14 @@ Selection:
                  and field names: 'infiniband.bth.psn >= 100 && ip.src ==
                  192.0.2.1', 'rpcordma.xid == 0x47dbd665', 'nfs', '!rdmalab.icrc_ok',
                  'infiniband.bth.opcode in {4, 17}' (see decode --fields)
-  --filter EXPR  packets matching every comma-separated term:
+  --filter EXPR  packets matching every term (commas or spaces between):
                    qp=N (to or from QP N), opcode=N|NAME (4, 0x11,
-                   send-only, "RC Acknowledge"), xid=N (the packets of one RPC);
+                   send-only, "RC Acknowledge"), xid=N (the packets of one RPC),
+                   rpcs (the calls and replies), anomalies;
                  "|" lists alternatives: opcode=4|23; anything else is read
-                 as a display filter (--filter rpc)
+                 as a display filter (--filter rpc). The terms are short for
+                 a display filter, which decode prints on stderr:
+                 --filter "qp=17" is -Y 'infiniband.bth.destqp == 17 || ...'
   -c N           read only the first N frames
   -x             a hex dump under each packet
 
@@ -72,7 +75,7 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 	c.Flag.BoolVar(&o.JSON, "json", false, "one JSON object per packet, or per RPC with --rpc")
 	c.Flag.BoolVar(&o.RPCs, "rpc", false, "a table per RPC")
 	c.Flag.BoolVar(&o.Check, "check", false, "the anomalies")
-	filter := c.Flag.String("filter", "", "packets matching every comma-separated term")
+	filter := c.Flag.String("filter", "", "packets matching every term")
 	display := c.Flag.String("Y", "", "packets matching a display filter")
 	format := c.Flag.String("T", "", "fields: the values of -e's fields")
 	var fields, fieldOpts listFlag
@@ -117,10 +120,14 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 				return c.usageError(stderr, "%v", err)
 			}
 		}
-		if decode.IsTermFilter(*filter) {
-			if o.Filter, err = decode.ParseFilter(*filter); err != nil {
+		if decode.IsShortForm(*filter) {
+			if o.Filter, err = decode.CompileSelection(*filter); err != nil {
 				fmt.Fprintf(stderr, "rdmalab decode: %v\n", err)
 				return exitUsage
+			}
+			if o.Filter.Expr != "" && !o.RPCs {
+				// Sugar that says what it means, where the packets are not.
+				fmt.Fprintf(stderr, "rdmalab decode: --filter %q is -Y '%s'\n", *filter, o.Filter.Expr)
 			}
 		} else if *display != "" {
 			return c.usageError(stderr, "--filter %s is a display filter: give it to -Y alone, or join the two with &&", *filter)

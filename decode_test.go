@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -134,5 +135,34 @@ func TestDecodeFiltersAndFields(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "\ninfiniband.bth.psn ") || !strings.Contains(out, "rdmalab.psn_status") ||
 		!strings.Contains(out, "uint24") || !strings.Contains(out, "Wireshark") {
 		t.Errorf("--fields:\n%s", out)
+	}
+}
+
+// --filter's terms are sugar: decode says on stderr the -Y they are
+// short for, prints what that -Y prints, and says nothing more of a
+// display filter given to --filter or of the RPC table's xid=.
+func TestDecodeFilterSaysItsExpression(t *testing.T) {
+	const nfs3 = "captures/testdata/nfs3-rdma.pcap"
+	const qp17 = "infiniband.bth.destqp == 17 || infiniband.deth.srcqp == 17 || rdmalab.peer_qp == 17"
+	for _, tc := range []struct{ filter, expr string }{
+		{"qp=17", qp17},
+		{"qp=0x11,opcode=rdma-read-request|ack", "(" + qp17 + ") && infiniband.bth.opcode in {12, 17}"},
+		{"xid=0x4bdbd665", "rdmalab.xid == 0x4bdbd665"},
+		{"rpcs,anomalies", "rdmalab.rpc.role && rdmalab.anomaly"},
+		{"qp=17 opcode=RC Acknowledge", "(" + qp17 + ") && infiniband.bth.opcode == 17"},
+	} {
+		code, out, errs := runDecode("--filter", tc.filter, nfs3)
+		if want := "rdmalab decode: --filter " + strconv.Quote(tc.filter) + " is -Y '" + tc.expr + "'\n"; code != exitOK || errs != want {
+			t.Errorf("--filter %s: exit %d, stderr %q, want %q", tc.filter, code, errs, want)
+		}
+		code, viaY, errs := runDecode("-Y", tc.expr, nfs3)
+		if code != exitOK || errs != "" || viaY != out {
+			t.Errorf("-Y %s: exit %d %s, prints\n%s\nwhere --filter %s prints\n%s", tc.expr, code, errs, viaY, tc.filter, out)
+		}
+	}
+	for _, args := range [][]string{{"--filter", "rpc"}, {"--filter", "rpcordma.xid == 0x4bdbd665"}, {"--filter", ""}, {"--rpc", "--filter", "xid=0x4bdbd665"}} {
+		if code, _, errs := runDecode(append(args, nfs3)...); code != exitOK || errs != "" {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
+		}
 	}
 }

@@ -33,7 +33,7 @@ func envLessonDirs() lessonDirs {
 // learnCommand is `rdmalab learn [--lessons DIR]... [NAME]`: the list, or
 // one lesson paced at a terminal (run through, as a transcript, without
 // one).
-func learnCommand() *command {
+func learnCommand(st setup) *command {
 	c := newCommand(command{
 		UsageLine: "rdmalab learn [--lessons DIR]... [NAME]",
 		Short:     "list the lessons (✓ finished), or take one, paced",
@@ -59,13 +59,13 @@ and prints a transcript.
 			name = args[0]
 		}
 		if f, ok := stdin.(*os.File); ok && name != "" && isTerminal(f) && isTerminal(stdout) {
-			return interactiveWith(f, stdout, stderr, repl.TerminalOptions{Lesson: name}, dirs)
+			return interactiveWith(f, stdout, stderr, repl.TerminalOptions{Lesson: name}, dirs, st)
 		}
 		line := "learn"
 		if name != "" {
 			line += " " + name
 		}
-		return runSession(strings.NewReader(line+"\n"), "learn", stdout, stderr, repl.ScriptOptions{Stderr: stderr}, dirs)
+		return runSession(strings.NewReader(line+"\n"), "learn", stdout, stderr, repl.ScriptOptions{Stderr: stderr}, dirs, st)
 	}
 	return c
 }

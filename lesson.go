@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rdmalab/rdmalab/repl"
 )
 
 // lessonCommand is `rdmalab lesson check [--lessons DIR]... [-v]
 // [FILE|DIR]...`: a trainer's check of lessons, without a terminal.
-func lessonCommand() *command {
+func lessonCommand(st setup) *command {
 	c := newCommand(command{
 		UsageLine: "rdmalab lesson check [--lessons DIR]... [-v] [FILE|DIR]...",
 		Short:     "run lessons without a terminal; stop at an unmet check",
@@ -39,7 +38,7 @@ The exit status is 1 if a check was not met.
 		case args[0] != "check":
 			return c.usageError(stderr, "unknown lesson command %q (check is the one there is)", args[0])
 		}
-		o := repl.LessonCheckOptions{Targets: args[1:], Dirs: dirs, Out: stdout, Err: stderr, Engine: os.Getenv(engineEnv)}
+		o := repl.LessonCheckOptions{Targets: args[1:], Dirs: dirs, Out: stdout, Err: stderr, Engine: st.engine}
 		if *verbose {
 			o.Transcript = stdout
 		}

@@ -16,6 +16,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -36,7 +37,6 @@ func main() {
 // run is rdmalab: it returns the exit status, and nothing below it exits.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx := context.Background()
-	cmds := commands()
 	// Before a command, flags are the REPL's: rdmalab [--lessons DIR]...
 	root := flag.NewFlagSet("rdmalab", flag.ContinueOnError)
 	root.SetOutput(io.Discard)
@@ -45,23 +45,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	engineFlag := root.String("engine", "", "the provider: sim, or ibv:DEVICE[,CLIENT_DEVICE] (RDMALAB_ENGINE does the same)")
 	err := root.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, summary(cmds))
+		fmt.Fprint(stdout, summary(commands(setup{})))
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "rdmalab: %v\n%s", err, summary(cmds))
+		fmt.Fprintf(stderr, "rdmalab: %v\n%s", err, summary(commands(setup{})))
 		return exitUsage
 	}
-	if *engineFlag != "" {
-		// Every session the command starts takes it, as from the environment.
-		os.Setenv(engineEnv, *engineFlag)
-	}
-	if _, _, err := engine.ParseEngine(os.Getenv(engineEnv)); err != nil {
+	// The environment is read here, once: every session the command
+	// starts takes the provider from st.
+	st := setup{engine: cmp.Or(*engineFlag, os.Getenv(engineEnv))}
+	if _, _, err := engine.ParseEngine(st.engine); err != nil {
 		fmt.Fprintf(stderr, "rdmalab: %v\n", err)
 		return exitUsage
 	}
+	cmds := commands(st)
 	if root.NArg() == 0 {
-		return startREPL(stdin, stdout, stderr, dirs)
+		return startREPL(stdin, stdout, stderr, dirs, st)
 	}
 	name := root.Arg(0)
 	c := lookup(cmds, name)

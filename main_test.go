@@ -19,7 +19,7 @@ func TestMain(m *testing.M) {
 		// rdmalab-panic is the REPL with a bug: the line "panic" panics
 		// outside any command, where only Interactive's guard catches it.
 		"rdmalab-panic": func() {
-			os.Exit(interactive(os.Stdin, os.Stdout, os.Stderr, func(line string) {
+			os.Exit(interactive(os.Stdin, os.Stdout, os.Stderr, setup{}, func(line string) {
 				if line == "panic" {
 					panic("a bug in the REPL loop")
 				}

@@ -54,11 +54,11 @@ as the file does) or no RPC-over-RDMA traffic, 2 usage error.
 	})
 	var o replayOptions
 	c.Flag.BoolVar(&o.text, "text", false, "transcript")
-	c.Flag.BoolVar(&o.rpc, "rpc", false, "transcript by RPC")
-	c.Flag.BoolVar(&o.json, "json", false, "JSON transcript")
+	cli.ReplayRPC().BoolVar(c.Flag, &o.rpc)
+	cli.ReplayJSON().BoolVar(c.Flag, &o.json)
 	c.Flag.BoolVar(&o.verbose, "v", false, "events")
-	c.Flag.BoolVar(&o.verbose, "events", false, "events (as the REPL spells it)")
-	c.Flag.StringVar(&o.qp, "qp", "", "follow the transport of this queue pair")
+	cli.ReplayEvents().BoolVar(c.Flag, &o.verbose)
+	cli.QP().StringVar(c.Flag, &o.qp)
 	maxExpand := cli.MaxExpandFlag(c.Flag)
 	c.Run = func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		file, err := cli.OneFile(args)

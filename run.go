@@ -10,7 +10,7 @@ import (
 )
 
 // runCommand is `rdmalab run [--keep-going] [--json] FILE|-`.
-func runCommand() *command {
+func runCommand(st setup) *command {
 	c := newCommand(command{
 		UsageLine: "rdmalab run [--keep-going] [--json] FILE|-",
 		Short:     "run the commands of FILE (- = stdin), print a transcript",
@@ -50,7 +50,7 @@ The exit status is 1 if a command failed.
 			defer f.Close()
 			in, name = f, file
 		}
-		return runSession(in, name, stdout, stderr, o, envLessonDirs())
+		return runSession(in, name, stdout, stderr, o, envLessonDirs(), st)
 	}
 	return c
 }

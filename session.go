@@ -12,13 +12,24 @@ import (
 	"golang.org/x/term"
 )
 
+// setup is what run reads once from the flags before the command and
+// from the environment, and gives every session the command starts.
+type setup struct {
+	engine string // the provider: --engine, else RDMALAB_ENGINE (engine.ParseEngine)
+}
+
+// sessionOptions are the options of a session rdmalab starts.
+func (st setup) sessionOptions(dirs lessonDirs, stderr io.Writer) repl.Options {
+	return repl.Options{LessonDirs: dirs, ProgressFile: repl.DefaultProgressFile(), Warn: stderr, Engine: st.engine}
+}
+
 // startREPL is rdmalab without a command: the REPL on a terminal, else
 // the commands of stdin as `run -` runs them.
-func startREPL(stdin io.Reader, stdout, stderr io.Writer, dirs lessonDirs) int {
+func startREPL(stdin io.Reader, stdout, stderr io.Writer, dirs lessonDirs, st setup) int {
 	if f, ok := stdin.(*os.File); ok && isTerminal(f) && isTerminal(stdout) {
-		return interactiveWith(f, stdout, stderr, repl.TerminalOptions{}, dirs)
+		return interactiveWith(f, stdout, stderr, repl.TerminalOptions{}, dirs, st)
 	}
-	return runSession(stdin, "stdin", stdout, stderr, repl.ScriptOptions{Stderr: stderr}, dirs)
+	return runSession(stdin, "stdin", stdout, stderr, repl.ScriptOptions{Stderr: stderr}, dirs, st)
 }
 
 // isTerminal reports whether w is a terminal: the prompt needs one on both
@@ -42,8 +53,8 @@ func exitSignal(sig os.Signal) int {
 }
 
 // runSession runs a script in a new session.
-func runSession(in io.Reader, name string, stdout, stderr io.Writer, o repl.ScriptOptions, dirs lessonDirs) (code int) {
-	s, err := repl.NewSession(repl.Options{LessonDirs: dirs, ProgressFile: repl.DefaultProgressFile(), Warn: stderr, Engine: os.Getenv(engineEnv)})
+func runSession(in io.Reader, name string, stdout, stderr io.Writer, o repl.ScriptOptions, dirs lessonDirs, st setup) (code int) {
+	s, err := repl.NewSession(st.sessionOptions(dirs, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmalab: %v\n", err)
 		return exitRuntime
@@ -69,16 +80,16 @@ func runSession(in io.Reader, name string, stdout, stderr io.Writer, o repl.Scri
 }
 
 // interactive is the REPL on a terminal.
-func interactive(tty *os.File, stdout, stderr io.Writer, onLine func(string)) int {
-	return interactiveWith(tty, stdout, stderr, repl.TerminalOptions{OnLine: onLine}, envLessonDirs())
+func interactive(tty *os.File, stdout, stderr io.Writer, st setup, onLine func(string)) int {
+	return interactiveWith(tty, stdout, stderr, repl.TerminalOptions{OnLine: onLine}, envLessonDirs(), st)
 }
 
 // interactiveWith is the REPL on a terminal with o's extras (a lesson to
 // start, a line recorder) and a trainer's lesson folders.
-func interactiveWith(tty *os.File, stdout, stderr io.Writer, o repl.TerminalOptions, dirs lessonDirs) int {
+func interactiveWith(tty *os.File, stdout, stderr io.Writer, o repl.TerminalOptions, dirs lessonDirs, st setup) int {
 	o.In, o.Out, o.Err = tty, stdout, stderr
 	o.NoColor, o.HistoryFile = os.Getenv("NO_COLOR") != "", repl.DefaultHistoryFile()
-	o.Session = repl.Options{LessonDirs: dirs, ProgressFile: repl.DefaultProgressFile(), Warn: stderr, Engine: os.Getenv(engineEnv)}
+	o.Session = st.sessionOptions(dirs, stderr)
 	err := repl.Interactive(o)
 	if err != nil {
 		var sig *repl.SignalError

@@ -119,21 +119,20 @@ const openWait = time.Second
 
 func captureJSONFlag() Flag { return Flag{Name: "json", Usage: "print the result as JSON"} }
 
-// maxExpandFlag is --max-expand SIZE, for the commands that read captures.
-func maxExpandFlag() Flag {
-	return Flag{Name: "max-expand", Value: "SIZE",
-		Usage: "how far a gzip capture may decompress (512M, 4G; default 64 times its size, 256M at least)"}
-}
+// optionFlag is a flag the command line shares, as the REPL's table
+// holds it.
+func optionFlag(o cli.Option) Flag { return Flag{Name: o.Name, Value: o.Value, Usage: o.Usage} }
 
 // maxExpandOf reads --max-expand (0 when not given: the reader's default).
 func maxExpandOf(a Args) (int64, error) {
-	v, ok := a.Flag("max-expand")
+	name := cli.MaxExpand().Name
+	v, ok := a.Flag(name)
 	if !ok {
 		return 0, nil
 	}
 	n, err := cli.ParseSize(v)
 	if err != nil {
-		return 0, fmt.Errorf("--max-expand: %w", err)
+		return 0, fmt.Errorf("--%s: %w", name, err)
 	}
 	return int64(n), nil
 }
@@ -158,7 +157,7 @@ func captureCommands() []*Command {
 			Example: "capture open nfs3-rdma.pcap\ncapture\ncapture save lab.pcap\ncapture start run.pcap\ncapture stop",
 			Args: []Arg{{Name: "ACTION", Optional: true, Complete: completeCaptureActions},
 				{Name: "FILE", Optional: true, Paths: true}},
-			Flags: []Flag{captureJSONFlag(), maxExpandFlag()},
+			Flags: []Flag{captureJSONFlag(), optionFlag(cli.MaxExpand())},
 			Run:   runCapture,
 		},
 		{
@@ -171,7 +170,8 @@ func captureCommands() []*Command {
 				"(infiniband.bth.psn >= 100 && ip.src == 192.0.2.1; rdmalab decode --fields lists\n" +
 				"the fields), or decode's --filter terms: qp=N, opcode=N|NAME, xid=N (separated by\n" +
 				"commas or spaces, alternatives by |), plus rpc (the calls and replies) and\n" +
-				"anomalies (packets with an anomaly).",
+				"anomalies (packets with an anomaly): short forms of a display filter (qp=17 is\n" +
+				"infiniband.bth.destqp == 17 || ...), which the view's / takes as well.",
 			Example: "packets\npackets rpc\npackets rpcordma.xid == 0x43dbd665\npackets nfs.procedure_v3 == 7 && infiniband.bth.psn >= 100\npackets xid=0x43dbd665\npackets opcode=rdma-read-request --from 80",
 			Args:    []Arg{{Name: "FILTER", Optional: true, Variadic: true, Raw: true, Complete: completeFilterTerms}},
 			Flags: []Flag{
@@ -559,110 +559,18 @@ func (s *Session) finishRecording(out io.Writer) {
 	fmt.Fprintf(out, "capture: the recording still running at the end was stopped: %s packets in %s\n", cli.Thousands(n), shown(r.name))
 }
 
-// selector is a packets FILTER: decode's filter and our two words, or a
-// display filter.
-type selector struct {
-	f          *decode.Filter
-	df         *decode.DisplayFilter
-	rpc, anom  bool
-	anomFrames map[int]bool
-}
-
-// isTermSelector says whether words are --filter terms and our words
-// (rpc, anomalies) rather than a display filter.
-func isTermSelector(words []string) bool {
-	for _, w := range words {
-		for _, t := range strings.Split(w, ",") {
-			switch strings.ToLower(strings.TrimSpace(t)) {
-			case "", "rpcs", "anomalies", "anomaly":
-				continue
-			case "rpc":
-				if len(words) == 1 && !strings.Contains(w, ",") {
-					return false // the display filter's rpc: the same packets
-				}
-				continue
-			}
-			if !decode.IsTermFilter(t) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func parseSelector(words []string) (*selector, error) {
-	sel := &selector{}
-	if !isTermSelector(words) {
-		expr := strings.Join(words, " ")
-		df, err := decode.CompileDisplayFilter(expr)
-		if err != nil {
-			var e *dfilter.Error
-			if errors.As(err, &e) {
-				return nil, fmt.Errorf("%v\n%s", e, e.Caret())
-			}
-			return nil, err
-		}
-		sel.df = df
-		return sel, nil
-	}
-	var terms []string
-	for _, w := range words {
-		for _, t := range strings.Split(w, ",") {
-			t = strings.TrimSpace(t)
-			switch strings.ToLower(t) {
-			case "":
-			case "rpc", "rpcs":
-				sel.rpc = true
-			case "anomalies", "anomaly":
-				sel.anom = true
-			default:
-				if !strings.Contains(t, "=") {
-					return nil, fmt.Errorf("filter term %q: want qp=N, opcode=NAME, xid=N, rpc or anomalies", t)
-				}
-				terms = append(terms, t)
-			}
-		}
-	}
-	f, err := decode.ParseFilter(strings.Join(terms, ","))
+// parseSelector compiles a packets FILTER with decode's one compiler of
+// selections, which decode --filter and the view's bar use too.
+func parseSelector(words []string) (*decode.Selection, error) {
+	sel, err := decode.CompileSelection(strings.Join(words, " "))
 	if err != nil {
+		var e *dfilter.Error
+		if errors.As(err, &e) {
+			return nil, fmt.Errorf("%v\n%s", e, e.Caret())
+		}
 		return nil, err
 	}
-	sel.f = f
 	return sel, nil
-}
-
-func (sel *selector) match(p *decode.Packet) bool {
-	if sel.rpc && (p.Analysis.RPC == nil || p.Analysis.RPC.RPC == nil) {
-		return false
-	}
-	if sel.anom && !sel.anomFrames[p.Frame] {
-		return false
-	}
-	return sel.f.Match(p) && sel.df.Match(p)
-}
-
-// anomalies lists the frames with an anomaly: those the whole analysis
-// found once indexing is over (a call never answered too), else the
-// packets' own.
-func anomalyFrames(x *decode.Index) map[int]bool {
-	out := map[int]bool{}
-	if a := x.Analyzer(); a != nil {
-		for _, n := range a.Notes() {
-			if n.Kind.Anomaly() {
-				out[n.Frame] = true
-			}
-		}
-		return out
-	}
-	x.Scan(0, func(p *decode.Packet) bool {
-		for _, n := range p.Analysis.Notes {
-			if n.Kind.Anomaly() {
-				out[p.Frame] = true
-			}
-		}
-		return true
-	})
-	return out
 }
 
 func runPackets(c *Ctx, a Args, out io.Writer) error {
@@ -696,9 +604,6 @@ func runPackets(c *Ctx, a Args, out io.Writer) error {
 	if err := c.waitIndex(x, want, 0); err != nil {
 		return err
 	}
-	if sel.anom {
-		sel.anomFrames = anomalyFrames(x)
-	}
 	var lines []string
 	var objs []json.RawMessage
 	matched := 0
@@ -707,7 +612,7 @@ func runPackets(c *Ctx, a Args, out io.Writer) error {
 		if s.interrupt.Load() {
 			return false
 		}
-		if !sel.match(p) {
+		if !sel.Match(p) {
 			return true
 		}
 		matched++
@@ -743,6 +648,8 @@ func runPackets(c *Ctx, a Args, out io.Writer) error {
 		fmt.Fprintln(out, l)
 	}
 	switch {
+	case matched == 0 && sel.Short && sel.Expr != "":
+		fmt.Fprintf(out, "no packet matches %q (%s)\n", strings.Join(a.Pos, " "), sel.Expr)
 	case matched == 0 && len(a.Pos) > 0:
 		fmt.Fprintf(out, "no packet matches %q\n", strings.Join(a.Pos, " "))
 	case matched == 0:

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -139,8 +141,9 @@ func TestRanges(t *testing.T) {
 
 func TestParseSelector(t *testing.T) {
 	sel, err := parseSelector([]string{"rpc,", "qp=0x11", "opcode=4|17"})
-	if err != nil || !sel.rpc || sel.anom {
-		t.Fatalf("%+v, %v", sel, err)
+	want := "(infiniband.bth.destqp == 17 || infiniband.deth.srcqp == 17 || rdmalab.peer_qp == 17) && infiniband.bth.opcode in {4, 17} && rdmalab.rpc.role"
+	if err != nil || !sel.Short || sel.Expr != want {
+		t.Fatalf("%+v, %v; want %s", sel, err, want)
 	}
 	for _, bad := range [][]string{{"bogus"}, {"qp=x"}, {"size=3"}} {
 		if _, err := parseSelector(bad); err == nil {
@@ -253,4 +256,68 @@ func TestCaptureLeanGC(t *testing.T) {
 	if got := gc(); got != before {
 		t.Fatalf("GC percent %d after the session closed, want %d", got, before)
 	}
+}
+
+// packets compiles its FILTER with decode.CompileSelection, as decode
+// --filter and the view's bar do: a short form lists the packets of the
+// display filter it compiles to, the view's bar passes the same ones, and
+// a short form nothing passes says that expression. A packets with a
+// matcher of its own fails here.
+func TestPacketsShortFormsAreDisplayFilters(t *testing.T) {
+	s, _ := captureSession(t)
+	exec(t, s, "capture open nfs3-rdma.pcap")
+	framesOf := func(out string) []string {
+		var fs []string
+		for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+			if f := strings.Fields(l); len(f) > 0 {
+				fs = append(fs, f[0])
+			}
+		}
+		return fs
+	}
+	listed := 0
+	for _, form := range []string{"qp=0x11 opcode=rdma-read-request", "xid=0x4bdbd665", "rpcs", "opcode=ack,xid=0x4bdbd665|0x3adbd665", "anomalies,rpc", "rpc,qp=17"} {
+		sel, err := decode.CompileSelection(form)
+		if err != nil || !sel.Short {
+			t.Fatalf("%s: %+v, %v", form, sel, err)
+		}
+		got, want := exec(t, s, "packets --all "+form), exec(t, s, "packets --all "+sel.Expr)
+		if strings.HasPrefix(want, "no packet") != strings.HasPrefix(got, "no packet") ||
+			!strings.HasPrefix(got, "no packet") && got != want {
+			t.Errorf("packets %s:\n%s\npackets %s:\n%s", form, got, sel.Expr, want)
+		}
+		var fs []string
+		if !strings.HasPrefix(got, "no packet") {
+			fs = framesOf(got)
+		}
+		if rows := viewFrames(t, s, form); !slices.Equal(fs, rows) {
+			t.Errorf("%s: packets lists %v, the view's bar passes %v", form, fs, rows)
+		}
+		listed += len(fs)
+	}
+	if listed < 100 {
+		t.Errorf("only %d packets listed", listed)
+	}
+	out := exec(t, s, "packets qp=0xabc anomalies")
+	if want := `no packet matches "qp=0xabc anomalies" ((infiniband.bth.destqp == 2748 || infiniband.deth.srcqp == 2748 || rdmalab.peer_qp == 2748) && rdmalab.anomaly)` + "\n"; out != want {
+		t.Errorf("packets qp=0xabc anomalies:\n%s\nwant\n%s", out, want)
+	}
+}
+
+// viewFrames is the frames the view's bar passes with expr.
+func viewFrames(t *testing.T, s *Session, expr string) []string {
+	t.Helper()
+	view, err := s.capture.src.Select(expr, func() {})
+	if err != nil {
+		t.Fatalf("the view's bar: %s: %v", expr, err)
+	}
+	defer view.Stop()
+	if err := view.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, r := range view.State().Rows {
+		rows = append(rows, strconv.Itoa(int(r)+1))
+	}
+	return rows
 }

@@ -44,11 +44,11 @@ func replayCommand() *Command {
 		Args:    []Arg{{Name: "FILE", Paths: true}},
 		Flags: []Flag{
 			{Name: "text", Usage: "print the steps even at a terminal"},
-			{Name: "rpc", Usage: "print the steps with a heading where each RPC starts"},
-			{Name: "events", Usage: "print each step's events under it"},
-			{Name: "json", Usage: "one JSON object per step (in run --json: a summary)"},
-			{Name: "qp", Value: "QPN", Usage: "follow only the transport of this queue pair (hex 0x11 or decimal)"},
-			maxExpandFlag(),
+			optionFlag(cli.ReplayRPC()),
+			optionFlag(cli.ReplayEvents()),
+			optionFlag(cli.ReplayJSON()),
+			optionFlag(cli.QP()),
+			optionFlag(cli.MaxExpand()),
 		},
 		OwnsLock: true, // the lab is not touched
 		Run:      runReplayCmd,
@@ -66,7 +66,7 @@ func runReplayCmd(c *Ctx, a Args, out io.Writer) error {
 		return err
 	}
 	var qp uint32
-	if v, ok := a.Flag("qp"); ok {
+	if v, ok := a.Flag(cli.QP().Name); ok {
 		if qp, err = cli.ParseQP(v); err != nil {
 			return err
 		}
@@ -82,7 +82,8 @@ func runReplayCmd(c *Ctx, a Args, out io.Writer) error {
 		return err
 	}
 	defer tl.Close() // a big capture's steps are in a spill file
-	text := a.Has("text") || a.Has("rpc") || a.Has("events")
+	byRPC, events := a.Has(cli.ReplayRPC().Name), a.Has(cli.ReplayEvents().Name)
+	text := a.Has("text") || byRPC || events
 	switch {
 	case c.collect && c.JSON:
 		sum := replaySummary{File: tl.File, Server: tl.Server.String(), Client: tl.Client.String(), Frames: tl.Frames,
@@ -106,7 +107,7 @@ func runReplayCmd(c *Ctx, a Args, out io.Writer) error {
 			fmt.Fprintf(out, "note: %s; the steps were kept in memory instead\n", safe.Text(err.Error()))
 		}
 	default:
-		o := replay.Options{ByRPC: a.Has("rpc"), Events: a.Has("events"), JSON: c.JSON}
+		o := replay.Options{ByRPC: byRPC, Events: events, JSON: c.JSON}
 		if err := tl.WriteTranscript(out, o); err != nil {
 			return err
 		}

@@ -237,6 +237,9 @@ func (l *loop) applyBar() {
 	}
 	fv.Bar = nil
 	m.Status, m.StatusErr = "filtering: "+expr, false
+	if means := sel.Means(); means != "" {
+		m.Status += " (" + means + ")"
+	}
 	settleFilter(m)
 }
 
@@ -280,11 +283,11 @@ func settleFilter(m *Model) {
 		fv.Told = true
 		switch {
 		case st.Err != nil:
-			m.Status, m.StatusErr = fmt.Sprintf("filter %s: stopped after %s packets: %v", fv.On.Expr(), cli.Thousands(st.Scanned), st.Err), true
+			m.Status, m.StatusErr = fmt.Sprintf("filter %s: stopped after %s packets: %v", fv.On.said(), cli.Thousands(st.Scanned), st.Err), true
 		case len(st.Rows) == 0:
-			m.Status, m.StatusErr = fmt.Sprintf("no packet passes %s (/ to change it, empty to clear)", fv.On.Expr()), true
+			m.Status, m.StatusErr = fmt.Sprintf("no packet passes %s (/ to change it, empty to clear)", fv.On.said()), true
 		default:
-			m.Status, m.StatusErr = fmt.Sprintf("filter %s: %s of %s packets", fv.On.Expr(), cli.Thousands(len(st.Rows)), cli.Thousands(m.Packets.Len())), false
+			m.Status, m.StatusErr = fmt.Sprintf("filter %s: %s of %s packets", fv.On.said(), cli.Thousands(len(st.Rows)), cli.Thousands(m.Packets.Len())), false
 		}
 	}
 }

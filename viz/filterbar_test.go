@@ -726,3 +726,56 @@ func TestFilterBarTab(t *testing.T) {
 		t.Errorf("Tab on nosuch: %q, status %q", txt, l.m.Status)
 	}
 }
+
+// The bar takes the short forms decode --filter and the REPL's packets
+// take, through decode.CompileSelection: it passes the packets the
+// display filter they compile to passes, and the status says that
+// expression. A bar with a matcher of its own, or none, fails here.
+func TestFilterBarShortForms(t *testing.T) {
+	src := openCapture(t, nfs3Capture)
+	rowsOf := func(expr string) []int32 {
+		t.Helper()
+		sel, err := src.Select(expr, func() {})
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		defer sel.Stop()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := sel.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return sel.State().Rows
+	}
+	matched := 0
+	for _, form := range []string{"qp=0x11", "opcode=ack", "xid=0x4bdbd665", "rpcs,opcode=send-only|ack", "anomalies", "qp=0xabc", "qp=17 opcode=RC Acknowledge"} {
+		want, err := decode.CompileSelection(form)
+		if err != nil || !want.Short {
+			t.Fatalf("%s: %+v, %v", form, want, err)
+		}
+		got := rowsOf(form)
+		if exp := rowsOf(want.Expr); !slices.Equal(got, exp) {
+			t.Errorf("%s: the bar passes %v\n%s passes %v", form, got, want.Expr, exp)
+		}
+		if err := src.CheckFilter(form); err != nil {
+			t.Errorf("%s: the bar's check says %v", form, err)
+		}
+		matched += len(got)
+	}
+	if matched < 800 {
+		t.Errorf("only %d packets matched in all", matched)
+	}
+
+	l := barLoop(t, 0)
+	press(l, tcell.KeyRune, '/')
+	typeText(l, "xid=0x4bdbd665")
+	press(l, tcell.KeyEnter, 0)
+	const means = "rdmalab.xid == 0x4bdbd665"
+	if on := l.m.View.Filter.On; on == nil || on.Means() != means || !strings.Contains(l.m.Status, "xid=0x4bdbd665 ("+means+")") {
+		t.Fatalf("status %q, filter %+v", l.m.Status, on)
+	}
+	waitFilter(t, l)
+	if !strings.Contains(l.m.Status, "filter xid=0x4bdbd665 ("+means+"): ") {
+		t.Errorf("status %q", l.m.Status)
+	}
+}

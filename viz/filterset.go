@@ -34,6 +34,7 @@ type FieldNamer interface {
 // more while indexing goes on: the view draws the matches found so far.
 type Selection struct {
 	expr   string
+	means  string // the display filter expr's short forms mean; "" for a display filter
 	cancel context.CancelFunc
 	ended  chan struct{}
 
@@ -59,11 +60,12 @@ const selectBatch = 256
 // wakeEvery is how often, at most, the search wakes the view while it goes.
 const wakeEvery = 50 * time.Millisecond
 
-// Select is Filterer's: it compiles expr with decode's display filters
-// (what decode -Y and the REPL's packets use) and matches the packets of
-// the index as Index.Scan decodes them.
+// Select is Filterer's: it compiles expr with decode.CompileSelection (a
+// display filter, or the short forms decode --filter and the REPL's
+// packets take) and matches the packets of the index as Index.Scan
+// decodes them.
 func (c *CaptureSource) Select(expr string, wake func()) (*Selection, error) {
-	df, err := decode.CompileDisplayFilter(expr)
+	sel, err := decode.CompileSelection(expr)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +75,10 @@ func (c *CaptureSource) Select(expr string, wake func()) (*Selection, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Selection{expr: expr, cancel: cancel, ended: make(chan struct{})}
-	go s.run(ctx, x, df, wake)
+	if sel.Short {
+		s.means = sel.Expr
+	}
+	go s.run(ctx, x, sel, wake)
 	return s, nil
 }
 
@@ -82,7 +87,7 @@ func (c *CaptureSource) FieldNames() []string { return decode.Registry().Names()
 
 // CheckFilter is Filterer's.
 func (c *CaptureSource) CheckFilter(expr string) error {
-	_, err := decode.CompileDisplayFilter(expr)
+	_, err := decode.CompileSelection(expr)
 	return err
 }
 
@@ -90,7 +95,7 @@ var _ Filterer = (*CaptureSource)(nil)
 
 // run goes through x from its first packet to its last, indexed or still
 // to come.
-func (s *Selection) run(ctx context.Context, x *decode.Index, df *decode.DisplayFilter, wake func()) {
+func (s *Selection) run(ctx context.Context, x *decode.Index, sel *decode.Selection, wake func()) {
 	defer close(s.ended)
 	defer wake()
 	var found []int32
@@ -99,7 +104,7 @@ func (s *Selection) run(ctx context.Context, x *decode.Index, df *decode.Display
 		found = found[:0]
 		n := 0
 		end, err := x.Scan(next, func(p *decode.Packet) bool {
-			if df.Match(p) {
+			if sel.Match(p) {
 				found = append(found, int32(p.Frame-1))
 			}
 			n++
@@ -141,6 +146,18 @@ func (s *Selection) finish(err error) {
 
 // Expr is the filter's expression.
 func (s *Selection) Expr() string { return s.expr }
+
+// Means is the display filter Expr's short forms (qp=17, anomalies) mean,
+// or "" when Expr is a display filter.
+func (s *Selection) Means() string { return s.means }
+
+// said is Expr as the status line says it: with what short forms mean.
+func (s *Selection) said() string {
+	if s.means == "" {
+		return s.expr
+	}
+	return s.expr + " (" + s.means + ")"
+}
 
 // State is what the search has found so far.
 func (s *Selection) State() SelectionState {

@@ -40,6 +40,9 @@ type Analysis struct {
 	CM *CMConn
 
 	Notes []Note // anomalies and unknowns about this packet
+	// LateAnomaly: the end of the capture found an anomaly here (a call
+	// never answered). Only an Index sets it, once indexing is over.
+	LateAnomaly bool
 }
 
 func (a *Analysis) reset() {

@@ -31,8 +31,10 @@
 // JSON objects with Wireshark's field names (json.go, --json), the values of
 // chosen fields (fieldsout.go, -T fields) from the field registry (fields.go,
 // which display filters, -Y, read through package dfilter), a table per
-// RPC (rpctable.go, --rpc), the anomalies (check.go, --check), and a
-// packet filter (filter.go, --filter).
+// RPC (rpctable.go, --rpc), and the anomalies (check.go, --check).
+// CompileSelection (filter.go) turns the short forms of --filter, the
+// REPL's packets and the view's / bar (qp=, opcode=, xid=, rpcs,
+// anomalies) into the display filter they mean, for all three.
 //
 // A capture is hostile until shown otherwise. Strings from it (file names,
 // machine names, NFSv4 tags) reach the text outputs escaped (package safe,

@@ -9,6 +9,7 @@ package decode
 
 import (
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 
@@ -621,4 +622,49 @@ func cmGID6(name, desc string, g func(c *ib.CMReq) ib.GID) FieldDef {
 		}
 		return gidIPv6(g(c)), true
 	})
+}
+
+// xidsOf is rdmalab.xid: the XIDs of the RPCs p belongs to, each once.
+func xidsOf(p *Packet, vs []dfilter.Value) []dfilter.Value {
+	start := len(vs)
+	add := func(xid uint32) {
+		v := dfilter.Uint(u64(xid))
+		if !slices.Contains(vs[start:], v) {
+			vs = append(vs, v)
+		}
+	}
+	an := &p.Analysis
+	if an.RPC != nil {
+		add(an.RPC.Header.XID)
+	}
+	if an.Chunk.RPC != nil {
+		add(an.Chunk.RPC.XID)
+	}
+	if m := an.Msg; m != nil && m.Chunk != nil {
+		add(m.Chunk.RPC.XID)
+	}
+	if an.Ack != nil {
+		for _, m := range an.Ack.Acked {
+			if m.RPC != nil {
+				add(m.RPC.Header.XID)
+			}
+			if m.Chunk != nil {
+				add(m.Chunk.RPC.XID)
+			}
+		}
+	}
+	return vs
+}
+
+// hasAnomaly is rdmalab.anomaly.
+func hasAnomaly(p *Packet) bool {
+	if p.Analysis.LateAnomaly {
+		return true
+	}
+	for _, n := range p.Analysis.Notes {
+		if n.Kind.Anomaly() {
+			return true
+		}
+	}
+	return false
 }

@@ -413,6 +413,14 @@ func fieldDefs() []FieldDef {
 			}
 			return 0, false
 		}),
+		fu("rdmalab.peer_qp", 24, false, "the QP of the flow's other direction, when known (qp= matches it)", func(p *Packet) (uint64, bool) {
+			if f := p.Analysis.Flow; p.BTH != nil && f != nil && f.Peer != nil && !f.Peer.Key.EE {
+				return u64(f.Peer.Key.QP), true
+			}
+			return 0, false
+		}),
+		fm("rdmalab.xid", dfilter.TypeUint, 32, true, "the XID of each RPC the packet belongs to: its call or reply, the chunk it moves, the messages it acknowledges (xid= matches it)", xidsOf),
+		fp("rdmalab.anomaly", "the packet has an anomaly (in the REPL and the view, once the capture is read, those its end found too)", hasAnomaly),
 		fp("rdmalab.msg", "the packet belongs to a request message", func(p *Packet) bool { return p.Analysis.Msg != nil }),
 		fs("rdmalab.msg.kind", "the message's kind (SEND, RDMA WRITE, RDMA READ Request, ATOMIC ...; a READ's responses carry its request's)", func(p *Packet) (string, bool) {
 			if m, ok := msgOf(p); ok {

@@ -27,7 +27,18 @@ func everyOutput(t *testing.T, p *Packet) {
 	if got, want := string(tw.appendTree(nil, p)), treeText(Tree(p)); got != want {
 		t.Fatalf("frame %d: -V wrote\n%s\nTree says\n%s", p.Frame, got, want)
 	}
-	(&Filter{qps: []uint32{1}, xids: []uint32{1}}).Match(p)
+	// The short forms select what their terms did before they compiled.
+	for _, words := range [][]string{{"qp=1,xid=1"}, {"opcode=4|17", "rpcs", "anomalies"}} {
+		sel, err := CompileSelection(strings.Join(words, " "))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := refOf(t, words)
+		ref.anomFrames = ownAnomaly(p)
+		if got, want := sel.Match(p), ref.match(p); got != want {
+			t.Fatalf("frame %d: %q (%s) selects %v, before %v", p.Frame, words, sel.Expr, got, want)
+		}
+	}
 }
 
 // sameLine checks that the line cache writes p's line as appendLine does.

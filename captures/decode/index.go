@@ -382,7 +382,23 @@ func (x *Index) load(i int) (*Packet, error) {
 	p.Rel = p.Time.Sub(x.first)
 	x.fd.decode(&rec, p)
 	x.analysis(i, p.BTH, &p.Analysis)
+	if x.done {
+		p.Analysis.LateAnomaly = x.lateAnomaly(p.Frame)
+	}
 	return p, nil
+}
+
+// lateAnomaly reports whether a note the whole analysis made about frame
+// is an anomaly. The caller holds mu.
+func (x *Index) lateAnomaly(frame int) bool {
+	all := x.dec.an.Notes()
+	k, _ := slices.BinarySearchFunc(all, frame, func(n Note, f int) int { return n.Frame - f })
+	for ; k < len(all) && all[k].Frame == frame; k++ {
+		if all[k].Kind.Anomaly() {
+			return true
+		}
+	}
+	return false
 }
 
 // frameData returns n bytes at off, from the read window when it has them.

@@ -204,7 +204,7 @@ func TestReliableDatagramEEContexts(t *testing.T) {
 	if js[0]["rdmalab.ee_context"] != 5.0 || js[2]["rdmalab.ee_context"] != 6.0 || js[0]["rdmalab.flow"] != js[1]["rdmalab.flow"] {
 		t.Errorf("JSON ee_context/flow: %v %v / %v %v", js[0]["rdmalab.ee_context"], js[0]["rdmalab.flow"], js[2]["rdmalab.ee_context"], js[1]["rdmalab.flow"])
 	}
-	f, err := ParseFilter("qp=0x31")
+	f, err := CompileSelection("qp=0x31")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestReliableDatagramEEContexts(t *testing.T) {
 	}
 }
 
-func filterCount(t *testing.T, path string, f *Filter) int {
+func filterCount(t *testing.T, path string, f *Selection) int {
 	n := 0
 	if _, err := ReadFile(path, func(p *Packet) error {
 		if f.Match(p) {

@@ -14,7 +14,7 @@ type Output struct {
 	JSON      bool           // one JSON object per packet, or per RPC with RPCs (--json); over Tree
 	RPCs      bool           // a table per RPC instead of the packets (--rpc)
 	Check     bool           // the anomalies, after the rest; alone, instead of the packets (--check)
-	Filter    *Filter        // the packets and RPCs printed (--filter); nil prints all
+	Filter    *Selection     // the packets printed, and the RPCs of its xid= terms (--filter); nil prints all
 	Display   *DisplayFilter // the packets printed (-Y); nil prints all
 	Fields    *FieldsOutput  // the values of chosen fields instead of the lines (-T fields); over Tree and JSON
 	Count     int            // read only the first Count frames (-c); 0 reads all

@@ -29,7 +29,7 @@ func TestWriteCheckFails(t *testing.T) {
 func TestWriteFilter(t *testing.T) {
 	nfs3 := testutil.Capture(t, "nfs3-rdma.pcap")
 	frames := func(expr string) []string {
-		f, err := ParseFilter(expr)
+		f, err := CompileSelection(expr)
 		if err != nil {
 			t.Fatal(err)
 		}

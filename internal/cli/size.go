@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"math"
 	"strconv"
@@ -67,12 +66,4 @@ func (s *Size) String() string {
 		return ""
 	}
 	return pcapfile.FormatSize(int64(*s))
-}
-
-// MaxExpandFlag registers --max-expand on fs: the limit a command passes
-// to every capture it reads (0: pcapfile's default).
-func MaxExpandFlag(fs *flag.FlagSet) *Size {
-	var s Size
-	fs.Var(&s, "max-expand", "how far a gzip capture may decompress")
-	return &s
 }
