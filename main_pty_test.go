@@ -121,23 +121,26 @@ func startNamed(tb testing.TB, name string, p *pty, env ...string) *exec.Cmd {
 const cooked = syscall.ICANON | syscall.ECHO | syscall.ISIG
 
 // The terminal comes back as it was after quit, after SIGTERM, and a
-// SIGINT at the prompt does not end the session.
+// SIGINT at the prompt does not end the session. A session a signal
+// ended exits as a shell expects of one, 128+signo.
 func TestTerminalRestored(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		end  func(p *pty, cmd *exec.Cmd)
+		name   string
+		end    func(p *pty, cmd *exec.Cmd)
+		status int
 	}{
-		{"quit", func(p *pty, cmd *exec.Cmd) { p.master.WriteString("quit\r") }},
-		{"ctrl-d", func(p *pty, cmd *exec.Cmd) { p.master.WriteString("\x04") }},
-		{"sigterm", func(p *pty, cmd *exec.Cmd) { cmd.Process.Signal(syscall.SIGTERM) }},
-		{"sighup", func(p *pty, cmd *exec.Cmd) { cmd.Process.Signal(syscall.SIGHUP) }},
+		{"quit", func(p *pty, cmd *exec.Cmd) { p.master.WriteString("quit\r") }, 0},
+		{"ctrl-d", func(p *pty, cmd *exec.Cmd) { p.master.WriteString("\x04") }, 0},
+		{"sigterm", func(p *pty, cmd *exec.Cmd) { cmd.Process.Signal(syscall.SIGTERM) }, 128 + int(syscall.SIGTERM)},
+		{"sighup", func(p *pty, cmd *exec.Cmd) { cmd.Process.Signal(syscall.SIGHUP) }, 128 + int(syscall.SIGHUP)},
+		{"sigquit", func(p *pty, cmd *exec.Cmd) { cmd.Process.Signal(syscall.SIGQUIT) }, 128 + int(syscall.SIGQUIT)},
 		{"sigint then quit", func(p *pty, cmd *exec.Cmd) {
 			cmd.Process.Signal(syscall.SIGINT)
 			time.Sleep(50 * time.Millisecond)
 			p.master.WriteString("engine\r")
 			p.waitFor(t, "engine sim: the embedded", 5*time.Second)
 			p.master.WriteString("quit\r")
-		}},
+		}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := openPTY(t, 80, 24)
@@ -155,8 +158,8 @@ func TestTerminalRestored(t *testing.T) {
 			go func() { done <- cmd.Wait() }()
 			select {
 			case err := <-done:
-				if err != nil {
-					t.Errorf("exit: %v", err)
+				if got := cmd.ProcessState.ExitCode(); got != tc.status {
+					t.Errorf("exit status %d, want %d (%v)", got, tc.status, err)
 				}
 			case <-time.After(10 * time.Second):
 				cmd.Process.Kill()
