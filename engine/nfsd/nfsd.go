@@ -613,12 +613,12 @@ func (s *Server) cacheUpdate(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, x
 	t.Point("nfsd_cache_update", "xid", xidArg(xid), "inflight", true)
 }
 
-// ReplySent is nfsd_cache_reply_sent: the entry learns its position.
 // Current returns the DRC entry of the call thread name is processing,
 // until its reply has been sent (model only: the kernel keeps it in the
 // svc_rqst).
 func (s *Server) Current(name string) *DRCEntry { return s.current[name] }
 
+// ReplySent is nfsd_cache_reply_sent: the entry learns its position.
 func (s *Server) ReplySent(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) {
 	e := s.current[rq.Name]
 	if e == nil {
