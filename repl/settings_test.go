@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rdmalab/rdmalab/engine"
 
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
@@ -140,5 +144,48 @@ func TestPostLockNotWhilePosting(t *testing.T) {
 	}
 	if err := s.Exec("set post_lock off", Pos{}, io.Discard); err != nil || !s.lab.Server.Cfg.NoPostLock {
 		t.Fatalf("post_lock when idle: %v", err)
+	}
+}
+
+// Every field of engine.Settings is a row of the settings table: some
+// row's set changes it, and that row is named by the field's JSON name
+// (the bugs map: the B rows). A field added without a row fails here.
+// engine is the provider, chosen by the engine command, not by set.
+func TestSettingsTableCoversEveryField(t *testing.T) {
+	typ := reflect.TypeFor[engine.Settings]()
+	changedBy := map[string][]string{} // field → rows that change it
+	for _, st := range settingsTable() {
+		for _, v := range st.Values {
+			before := defaultSettings()
+			after := cloneSettings(before)
+			if err := st.set(&after, v.Text); err != nil {
+				continue
+			}
+			bv, av := reflect.ValueOf(before), reflect.ValueOf(after)
+			for i := range typ.NumField() {
+				if !reflect.DeepEqual(bv.Field(i).Interface(), av.Field(i).Interface()) {
+					f := typ.Field(i).Name
+					changedBy[f] = append(changedBy[f], st.Name)
+				}
+			}
+		}
+	}
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "engine" {
+			continue
+		}
+		rows := changedBy[f.Name]
+		if len(rows) == 0 {
+			t.Errorf("engine.Settings.%s (%q): no row of the settings table sets it", f.Name, name)
+			continue
+		}
+		if f.Name == "Bugs" {
+			continue // B1..B13, and profile resets them
+		}
+		if !slices.Contains(rows, name) {
+			t.Errorf("engine.Settings.%s is set by %v, not by a row named %q", f.Name, rows, name)
+		}
 	}
 }
