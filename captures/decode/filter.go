@@ -64,15 +64,16 @@ func IsShortForm(s string) bool {
 // starts a term: "qp=1 opcode=4" is two terms (as the REPL's words),
 // "opcode=RC Acknowledge" one.
 func terms(s string) []string {
-	var out []string
+	var out, cur []string
 	for _, piece := range strings.Split(s, ",") {
-		start := len(out)
 		for _, tok := range strings.Fields(piece) {
-			if len(out) > start && !isWord(tok) && !isTerm(tok) {
-				out[len(out)-1] += " " + tok
-				continue
+			if len(cur) > 0 && (isWord(tok) || isTerm(tok)) {
+				out, cur = append(out, strings.Join(cur, " ")), cur[:0]
 			}
-			out = append(out, tok)
+			cur = append(cur, tok) // a term's words are joined once, not copied at each
+		}
+		if len(cur) > 0 {
+			out, cur = append(out, strings.Join(cur, " ")), cur[:0]
 		}
 	}
 	return out

@@ -320,3 +320,16 @@ func FuzzShortForm(f *testing.F) {
 		}
 	})
 }
+
+// A term of many words (a long "opcode=..." typed in the view's bar) is
+// split in time linear in its length: its words are joined once, not
+// added to the term one by one (quadratic).
+func TestTermsGrowLinearly(t *testing.T) {
+	cost := func(n int) uint64 {
+		s := "opcode=" + strings.Repeat("x ", n)
+		return testutil.Allocated(func() { _ = terms(s) })
+	}
+	if small, big := cost(20_000), cost(40_000); big > 3*small {
+		t.Errorf("twice the words allocated %d bytes against %d: more than three times", big, small)
+	}
+}
