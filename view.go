@@ -9,10 +9,10 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/rdmalab/rdmalab/internal/cli"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
+	"github.com/rdmalab/rdmalab/repl"
 	"github.com/rdmalab/rdmalab/viz"
 )
 
@@ -51,26 +51,20 @@ type viewOptions struct {
 	maxExpand         int64
 }
 
-// viewSignals are the signals that end a view as they end the REPL
-// (repl.Interactive): the view gives the terminal back first.
-var viewSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGHUP}
-
-// onSignals is ctx cancelled by the first of viewSignals: the view's loop
-// then returns and finalises its screen (cooked mode, the main screen
-// back). caught is 128+signo once one came, as a shell reports a process a
-// signal ended, else 0; stop ends the watch.
+// onSignals is ctx cancelled by the first of repl.Terminating: the
+// view's loop then returns and finalises its screen (cooked mode, the
+// main screen back). caught is the status a shell expects of the signal
+// (exitSignal) once one came, else 0; stop ends the watch.
 func onSignals(ctx context.Context) (_ context.Context, caught func() int, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, viewSignals...)
+	signal.Notify(sigs, repl.Terminating...)
 	var got atomic.Int32
 	done := make(chan struct{})
 	go func() {
 		select {
 		case sig := <-sigs:
-			if n, ok := sig.(syscall.Signal); ok {
-				got.Store(128 + int32(n))
-			}
+			got.Store(int32(exitSignal(sig)))
 			cancel()
 		case <-done:
 		}

@@ -126,8 +126,9 @@ func (l *leftovers) removeAll() {
 	l.paths = nil
 }
 
-// terminating are the signals that end a session.
-var terminating = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+// Terminating are the signals that end a session, a script or a view
+// once it has given back what it took (the terminal, its files).
+var Terminating = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // HandleSignals is for a session that runs a script (rdmalab run, learn
 // without a terminal). A terminating signal that comes while the session
@@ -141,7 +142,7 @@ var terminating = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, s
 // the signal that stopped the session, or nil.
 func (s *Session) HandleSignals(grace time.Duration) (stop func() os.Signal) {
 	sigs := make(chan os.Signal, 2)
-	for _, sig := range terminating {
+	for _, sig := range Terminating {
 		// One the process was started to ignore (nohup) stays ignored.
 		if !signal.Ignored(sig) {
 			signal.Notify(sigs, sig)
