@@ -58,7 +58,7 @@ type viewOptions struct {
 func onSignals(ctx context.Context) (_ context.Context, caught func() int, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, repl.Terminating...)
+	signal.Notify(sigs, repl.Terminating()...)
 	var got atomic.Int32
 	done := make(chan struct{})
 	go func() {

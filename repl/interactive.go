@@ -109,7 +109,7 @@ func Interactive(o TerminalOptions) (err error) {
 	var leaving atomic.Bool
 	var ended atomic.Value // the signal that ended the session
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, Terminating...)
+	signal.Notify(sigs, Terminating()...)
 	defer signal.Stop(sigs)
 	done := make(chan struct{})
 	defer close(done)

@@ -126,9 +126,11 @@ func (l *leftovers) removeAll() {
 	l.paths = nil
 }
 
-// Terminating are the signals that end a session, a script or a view
+// Terminating is the signals that end a session, a script or a view
 // once it has given back what it took (the terminal, its files).
-var Terminating = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+func Terminating() []os.Signal {
+	return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+}
 
 // HandleSignals is for a session that runs a script (rdmalab run, learn
 // without a terminal). A terminating signal that comes while the session
@@ -142,7 +144,7 @@ var Terminating = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, s
 // the signal that stopped the session, or nil.
 func (s *Session) HandleSignals(grace time.Duration) (stop func() os.Signal) {
 	sigs := make(chan os.Signal, 2)
-	for _, sig := range Terminating {
+	for _, sig := range Terminating() {
 		// One the process was started to ignore (nohup) stays ignored.
 		if !signal.Ignored(sig) {
 			signal.Notify(sigs, sig)
