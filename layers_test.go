@@ -13,8 +13,9 @@ const module = "github.com/rdmalab/rdmalab"
 
 // layerRules say, for the packages under a prefix, what they may import
 // of rdmalab: imports point down, never back up. The order of the floors,
-// bottom first: proto (wire formats), engine/trace and engine/snap (the
-// events and the picture), the engine, the capture analysis, lessons, the
+// bottom first: proto (wire formats), engine/trace, engine/kernel and
+// engine/snap (the events, the names of the kernel's functions and the
+// picture), the engine, the capture analysis, lessons, the
 // view, the REPL, the command. internal/ holds leaf utilities anyone may
 // use.
 var layerRules = []struct {
@@ -24,6 +25,7 @@ var layerRules = []struct {
 }{
 	{"proto/", []string{"proto/"}, "wire formats import nothing of rdmalab above them"},
 	{"engine/trace", nil, "events are a leaf"},
+	{"engine/kernel", []string{"engine/trace"}, "the kernel's functions and trace points are declarations every layer names: a leaf"},
 	{"engine/snap", []string{"engine/trace"}, "the picture is a leaf: no simulator in it"},
 	{"engine/verbs", nil, "the provider interface and its pending operation are in libibverbs' words: no provider in them"},
 	{"engine/ibv", []string{"engine/verbs"}, "the real provider implements engine/verbs and imports no simulator"},
@@ -32,10 +34,10 @@ var layerRules = []struct {
 	{"engine", []string{"engine/", "proto/", "internal/"}, "the Lab joins the engine's parts"},
 	{"captures/dfilter", nil, "the filter language knows no protocol"},
 	{"captures/decode", []string{"captures/dfilter", "proto/", "internal/"}, "the decoder reads wire formats only (and compiles display filters)"},
-	{"captures/replay", []string{"captures/decode", "engine/snap", "engine/trace", "proto/", "internal/"}, "a replay draws the picture, without the simulator"},
+	{"captures/replay", []string{"captures/decode", "engine/kernel", "engine/snap", "engine/trace", "proto/", "internal/"}, "a replay draws the picture, without the simulator"},
 	{"captures/bench/", []string{"engine", "engine/", "proto/", "captures/", "internal/"}, "the bench drives the simulator to make captures"},
-	{"lessons", []string{"engine/trace", "internal/"}, "lessons know nothing of the REPL or the view: a Machine runs them"},
-	{"viz", []string{"engine", "engine/snap", "engine/trace", "captures/", "proto/", "internal/"}, "the view adapts the engine and draws captures; it never reaches up to the REPL or lessons"},
+	{"lessons", []string{"engine/kernel", "engine/trace", "internal/"}, "lessons know nothing of the REPL or the view: a Machine runs them"},
+	{"viz", []string{"engine", "engine/kernel", "engine/snap", "engine/trace", "captures/", "proto/", "internal/"}, "the view adapts the engine and draws captures; it never reaches up to the REPL or lessons"},
 	{"repl", []string{"engine", "engine/", "captures/", "proto/", "lessons", "viz", "internal/"}, "the REPL sits above everything but the command"},
 	{"internal/", []string{"internal/", "proto/"}, "utilities stay near the floor"},
 }

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/sim"
@@ -617,9 +618,9 @@ func (l *Lab) dispatch(side, queue string, wc verbs.WC) {
 	case side == "server":
 		l.Sched.Go("cq", true, func(t *sched.Task) { l.Server.HandleRecvWC(t, wc) })
 	case queue == "send":
-		l.record(trace.Event{Kind: trace.Note, Task: "client", Func: "ib_poll_cq", Text: l.Client.HandleSendWC(wc)})
+		l.record(trace.Event{Kind: trace.Note, Task: "client", Func: kernel.IbPollCq.Name(), Text: l.Client.HandleSendWC(wc)})
 	default:
-		l.record(trace.Event{Kind: trace.Note, Task: "client", Func: "ib_poll_cq", Text: l.Client.HandleRecvWC(wc)})
+		l.record(trace.Event{Kind: trace.Note, Task: "client", Func: kernel.IbPollCq.Name(), Text: l.Client.HandleRecvWC(wc)})
 	}
 }
 
@@ -632,7 +633,7 @@ func (l *Lab) Call(spec xprt.CallSpec) (*xprt.Call, error) {
 	if err := l.Client.Send(k); err != nil {
 		return k, err
 	}
-	l.note("client", "rpcrdma_marshal_req", "xid 0x%x %s: %v, read list %d, write list %d, reply chunk %v, %d inline bytes",
+	l.note("client", kernel.RpcrdmaMarshalReq.Name(), "xid 0x%x %s: %v, read list %d, write list %d, reply chunk %v, %d inline bytes",
 		k.XID, spec.Label, k.Header.Proc, len(k.Header.ReadList), len(k.Header.WriteList), k.Header.ReplyChunk != nil, len(k.Inline))
 	return k, nil
 }

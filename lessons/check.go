@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/rdmalab/rdmalab/engine/kernel"
 )
 
 // CheckKind says what a check looks at.
@@ -119,7 +121,7 @@ func parseCheck(s string, pos Pos) (Check, error) {
 		if strings.TrimSpace(more) != "" {
 			return c, bad(at(more), "expect event takes one function name")
 		}
-		return c, nil
+		return c, knownFunc(w, func(msg string) error { return bad(restOff, "%s", msg) })
 	case "no":
 		w, more := cutWord(rest)
 		switch w {
@@ -129,7 +131,7 @@ func parseCheck(s string, pos Pos) (Check, error) {
 				return c, bad(at(more), "expect no event takes one function name")
 			}
 			c.Kind, c.Not, c.Func = ExpectEvent, true, f
-			return c, nil
+			return c, knownFunc(f, func(msg string) error { return bad(at(more), "%s", msg) })
 		case "errno":
 			c, err := parseCheck(strings.TrimSpace(rest), Pos{pos.File, pos.Line, pos.Col + restOff})
 			c.Not, c.Text = true, s
@@ -151,6 +153,7 @@ func parseCheck(s string, pos Pos) (Check, error) {
 				return c, bad(at(more), "expect errno NAME [from FUNC]")
 			}
 			c.Func = f
+			return c, knownFunc(f, func(msg string) error { return bad(at(fn), "%s", msg) })
 		}
 		return c, nil
 	case "fault", "error", "output":
@@ -466,4 +469,18 @@ func show(x any) string {
 		return "an object"
 	}
 	return fmt.Sprint(x)
+}
+
+// knownFunc is nil when events can name fn (engine/kernel declares it, or
+// it is an NFSv3 procedure), else bad of why, with the name most likely
+// meant: a misspelt name in a check would only ever fail.
+func knownFunc(fn string, bad func(msg string) error) error {
+	if _, ok := kernel.Lookup(fn); ok || strings.HasPrefix(fn, "nfsd3_proc_") {
+		return nil
+	}
+	msg := "no function or trace point of the model is called " + fn
+	if near := kernel.Nearest(fn); near != "" {
+		msg += " (did you mean " + near + "?)"
+	}
+	return bad(msg)
 }

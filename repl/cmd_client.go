@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
+	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/xprt"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
@@ -37,7 +39,7 @@ func clientCommands() []*Command {
 				"the server until you complete the Send and step or continue its threads.\n" +
 				"SIZE takes k and M suffixes (powers of 1024): 4096, 128k, 1M.",
 			Example: "write 1M\nwrite 10000 --segments 3 --pageoff 100",
-			Kernel:  []string{"rpcrdma_marshal_req", "svc_rdma_process_read_list", "svc_rdma_build_read_segment"},
+			Kernel:  []*trace.Func{kernel.RpcrdmaMarshalReq, kernel.SvcRdmaProcessReadList, kernel.SvcRdmaBuildReadSegment},
 			Args:    []Arg{sizeArg}, Flags: chunkFlags(true),
 			Run: func(c *Ctx, a Args, out io.Writer) error {
 				return c.preset(a, out, "WRITE", 0, c.S.lab.Write)
@@ -52,7 +54,7 @@ func clientCommands() []*Command {
 				"first so the file holds data. --chunk LEN provisions a Write chunk of LEN bytes\n" +
 				"instead: shorter than the data, svc_rdma_result_payload refuses it with -E2BIG.",
 			Example: "read 128k\nread 1M --segments 3 --pageoff 100\nread 20000 --chunk 8192",
-			Kernel:  []string{"svc_rdma_result_payload", "svc_rdma_send_write_chunk", "svc_rdma_build_writes"},
+			Kernel:  []*trace.Func{kernel.SvcRdmaResultPayload, kernel.SvcRdmaSendWriteChunk, kernel.SvcRdmaBuildWrites},
 			Args:    []Arg{sizeArg},
 			Flags: append(chunkFlags(true), Flag{Name: "chunk", Value: "LEN",
 				Usage: "a Write chunk of LEN bytes, whatever SIZE (shorter: -E2BIG)", Complete: completeSizes}),
@@ -67,7 +69,7 @@ func clientCommands() []*Command {
 			Long: "The reply is too large for a Send, so the client provisions a Reply chunk; the server\n" +
 				"writes the whole reply into it and Sends only a transport header (RDMA_NOMSG).",
 			Example: "readdir 16k\nreaddir 16k --segments 2",
-			Kernel:  []string{"svc_rdma_prepare_reply_chunk", "svc_rdma_send_reply_msg"},
+			Kernel:  []*trace.Func{kernel.SvcRdmaPrepareReplyChunk, kernel.SvcRdmaSendReplyMsg},
 			Args:    []Arg{sizeArg}, Flags: chunkFlags(false),
 			Run: func(c *Ctx, a Args, out io.Writer) error {
 				return c.preset(a, out, "READDIR", 512, c.S.lab.Readdir)
@@ -80,7 +82,7 @@ func clientCommands() []*Command {
 			Long: "The whole RPC call travels in a position-zero Read chunk and the Send carries only\n" +
 				"the transport header (RDMA_NOMSG): svc_rdma_read_special pulls it.",
 			Example: "longcall 20000 --segments 2",
-			Kernel:  []string{"svc_rdma_read_call_chunk", "svc_rdma_read_special"},
+			Kernel:  []*trace.Func{kernel.SvcRdmaReadCallChunk, kernel.SvcRdmaReadSpecial},
 			Args:    []Arg{sizeArg}, Flags: chunkFlags(false),
 			Run: func(c *Ctx, a Args, out io.Writer) error {
 				return c.preset(a, out, "long call", 0, c.S.lab.LongCall)
@@ -152,7 +154,7 @@ func callCommand() *Command {
 		Example: "call --read data:4096,4096@100\n" +
 			"call --read data:8192 --read 300:100 --reply 4096\n" +
 			"call --read 0:64 --data 1000",
-		Kernel: []string{"rpcrdma_marshal_req", "svc_rdma_xdr_decode_req", "svc_rdma_read_multiple_chunks"},
+		Kernel: []*trace.Func{kernel.RpcrdmaMarshalReq, kernel.SvcRdmaXdrDecodeReq, kernel.SvcRdmaReadMultipleChunks},
 		Flags: []Flag{
 			{Name: "read", Value: "POS:SEGS", Repeat: true, Usage: "a Read chunk at XDR position POS (or `data`) of these segments",
 				Complete: completeValues("data:4096", "data:8192,8192", "data:4096@100")},

@@ -5,7 +5,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
+	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
 
@@ -17,19 +19,19 @@ type injectPoint struct {
 
 func injectPoints() []injectPoint {
 	return []injectPoint{
-		{"rw_ctxt", "svc_rdma_get_rw_ctxt", "the chained SGL allocation fails (-ENOMEM)",
+		{"rw_ctxt", kernel.SvcRdmaGetRwCtxt.Name(), "the chained SGL allocation fails (-ENOMEM)",
 			func(in *svcrdma.Inject) *int { return &in.GetRWCtxt }},
-		{"dma_map", "rdma_rw_ctx_init", "the DMA mapping fails (-EIO)",
+		{"dma_map", kernel.RdmaRwCtxInit.Name(), "the DMA mapping fails (-EIO)",
 			func(in *svcrdma.Inject) *int { return &in.DMAMap }},
-		{"write_info", "svc_rdma_write_info_alloc", "the write_info allocation fails (-ENOMEM)",
+		{"write_info", kernel.SvcRdmaWriteInfoAlloc.Name(), "the write_info allocation fails (-ENOMEM)",
 			func(in *svcrdma.Inject) *int { return &in.WriteInfoAlloc }},
-		{"send_ctxt", "svc_rdma_send_ctxt_get", "no send ctxt can be allocated (-ENOMEM)",
+		{"send_ctxt", kernel.SvcRdmaSendCtxtGet.Name(), "no send ctxt can be allocated (-ENOMEM)",
 			func(in *svcrdma.Inject) *int { return &in.SendCtxtGet }},
-		{"post_send", "ib_post_send", "the provider rejects the whole chain (-ENOMEM)",
+		{"post_send", kernel.IbPostSend.Name(), "the provider rejects the whole chain (-ENOMEM)",
 			func(in *svcrdma.Inject) *int { return &in.PostSend }},
-		{"post_send_tail", "ib_post_send", "the provider takes all but the chain's last WR",
+		{"post_send_tail", kernel.IbPostSend.Name(), "the provider takes all but the chain's last WR",
 			func(in *svcrdma.Inject) *int { return &in.PostSendTail }},
-		{"payload", "svc_rdma_result_payload", "the upper layer names a payload past the reply's end (-EMSGSIZE)",
+		{"payload", kernel.SvcRdmaResultPayload.Name(), "the upper layer names a payload past the reply's end (-EMSGSIZE)",
 			func(in *svcrdma.Inject) *int { return &in.BadPayload }},
 	}
 }
@@ -47,7 +49,7 @@ func faultCommands() []*Command {
 				"LOC_PROT_ERR the Nth WR with a wrong lkey; arm it before the command that posts. Other\n" +
 				"statuses need the sim.",
 			Example: "fail 1 REM_ACCESS_ERR\nfail 2 RETRY_EXC_ERR",
-			Kernel:  []string{"svc_rdma_wc_read_done", "svc_rdma_write_done", "svc_rdma_wc_send", "svc_xprt_deferred_close"},
+			Kernel:  []*trace.Func{kernel.SvcRdmaWcReadDone, kernel.SvcRdmaWriteDone, kernel.SvcRdmaWcSend, kernel.SvcXprtDeferredClose},
 			Args:    []Arg{{Name: "N", Complete: completeCounts()}, {Name: "STATUS", Complete: completeStatuses}},
 			Run: func(c *Ctx, a Args, out io.Writer) error {
 				n, err := parseInt("N", a.Pos[0], 1, 1_000_000)
@@ -80,7 +82,7 @@ func faultCommands() []*Command {
 			Usage:   "disconnect",
 			Short:   "break the link: QPs to ERR, work requests flush",
 			Example: "disconnect\ncomplete all\nshow cq",
-			Kernel:  []string{"svc_xprt_deferred_close", "svc_rdma_wc_receive", "svcrdma_wc_read_flush"},
+			Kernel:  []*trace.Func{kernel.SvcXprtDeferredClose, kernel.SvcRdmaWcReceive, kernel.TraceSvcrdmaWcReadFlush},
 			Run: func(c *Ctx, a Args, out io.Writer) error {
 				c.S.lab.Disconnect()
 				if _, declared := c.S.lab.Provider.(verbs.StatusChooser); !declared {
@@ -97,7 +99,7 @@ func faultCommands() []*Command {
 			Short:   "make an allocation or a DMA mapping fail",
 			Long:    "POINT is one of:\n" + injectHelp(),
 			Example: "inject rw_ctxt\ninject dma_map 2\ninject send_ctxt 0",
-			Kernel:  []string{"svc_rdma_get_rw_ctxt", "rdma_rw_ctx_init", "svc_rdma_write_info_alloc", "svc_rdma_send_ctxt_get", "ib_post_send"},
+			Kernel:  []*trace.Func{kernel.SvcRdmaGetRwCtxt, kernel.RdmaRwCtxInit, kernel.SvcRdmaWriteInfoAlloc, kernel.SvcRdmaSendCtxtGet, kernel.IbPostSend},
 			Args: []Arg{{Name: "POINT", Complete: completeInjectPoints},
 				{Name: "N", Optional: true, Complete: completeCounts("0")}},
 			Run: runInject,
@@ -117,7 +119,7 @@ func runInject(c *Ctx, a Args, out io.Writer) error {
 	var names []string
 	for _, p := range injectPoints() {
 		names = append(names, p.Name)
-		if p.Name != a.Pos[0] && (p.Func != a.Pos[0] || p.Func == "ib_post_send") {
+		if p.Name != a.Pos[0] && (p.Func != a.Pos[0] || p.Func == kernel.IbPostSend.Name()) {
 			continue
 		}
 		n := int64(1)

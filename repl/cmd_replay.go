@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"github.com/rdmalab/rdmalab/captures/replay"
+	"github.com/rdmalab/rdmalab/engine/kernel"
+	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/internal/cli"
 	"github.com/rdmalab/rdmalab/proto/safe"
 	"github.com/rdmalab/rdmalab/viz"
@@ -40,7 +42,7 @@ func replayCommand() *Command {
 			"xprt lines name each transport's).\n" +
 			"The lab is not touched.",
 		Example: "replay nfs3-rdma.pcap\nreplay nfs3-rdma.pcap --rpc",
-		Kernel:  []string{"svc_rdma_recvfrom", "svc_rdma_process_read_list", "svc_rdma_sendto", "svc_rdma_wc_send"},
+		Kernel:  []*trace.Func{kernel.SvcRdmaRecvfrom, kernel.SvcRdmaProcessReadList, kernel.SvcRdmaSendto, kernel.SvcRdmaWcSend},
 		Args:    []Arg{{Name: "FILE", Paths: true}},
 		Flags: []Flag{
 			{Name: "text", Usage: "print the steps even at a terminal"},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
@@ -25,7 +26,7 @@ func serverCommands() []*Command {
 				"svc_rdma_xdr_decode_req, then shows the transport header it parsed and the chunk\n" +
 				"lists the call carries. The client's Send must have landed first: complete.",
 			Example: "write 64k\ncomplete\nrecv",
-			Kernel:  []string{"svc_rdma_recvfrom", "svc_rdma_xdr_decode_req", "pcl_alloc_call", "pcl_alloc_write"},
+			Kernel:  []*trace.Func{kernel.SvcRdmaRecvfrom, kernel.SvcRdmaXdrDecodeReq, kernel.PclAllocCall, kernel.PclAllocWrite},
 			Args:    []Arg{threadArg()},
 			Run:     runRecv,
 		},
@@ -38,7 +39,7 @@ func serverCommands() []*Command {
 				"(svc_rdma_build_read_segment), and the chain of RDMA Reads is posted. Shows the recv\n" +
 				"ctxt's page cursor and the SGLs built.",
 			Example: "readlist\nshow sgl",
-			Kernel:  []string{"svc_rdma_process_read_list", "svc_rdma_build_read_chunk", "svc_rdma_build_read_segment", "svc_rdma_post_chunk_ctxt"},
+			Kernel:  []*trace.Func{kernel.SvcRdmaProcessReadList, kernel.SvcRdmaBuildReadChunk, kernel.SvcRdmaBuildReadSegment, kernel.SvcRdmaPostChunkCtxt},
 			Args:    []Arg{threadArg()},
 			Run:     runReadlist,
 		},
@@ -47,7 +48,7 @@ func serverCommands() []*Command {
 			Usage:   "post [THREAD]",
 			Short:   "run to the next ib_post_send, show the chain",
 			Example: "post\nshow sq",
-			Kernel:  []string{"svc_rdma_post_chunk_ctxt", "svc_rdma_post_send", "ib_post_send"},
+			Kernel:  []*trace.Func{kernel.SvcRdmaPostChunkCtxt, kernel.SvcRdmaPostSend, kernel.IbPostSend},
 			Args:    []Arg{threadArg()},
 			Run:     runPost,
 		},
@@ -59,7 +60,7 @@ func serverCommands() []*Command {
 				"return: the Write list is pushed with RDMA Writes, the Reply chunk filled, and the\n" +
 				"reply's Send posted with its position. Shows the chains now on the Send Queue.",
 			Example: "reply\ncomplete all\nshow positions",
-			Kernel:  []string{"svc_rdma_sendto", "svc_rdma_send_write_list", "svc_rdma_prepare_reply_chunk", "svc_rdma_send_reply_msg", "svc_rdma_post_send"},
+			Kernel:  []*trace.Func{kernel.SvcRdmaSendto, kernel.SvcRdmaSendWriteList, kernel.SvcRdmaPrepareReplyChunk, kernel.SvcRdmaSendReplyMsg, kernel.SvcRdmaPostSend},
 			Args:    []Arg{threadArg()},
 			Run:     runReply,
 		},
@@ -69,7 +70,7 @@ func serverCommands() []*Command {
 			Short:   "run until a kernel function is entered or returns",
 			Long:    "Stops at the first event naming FUNC: its entry or a trace point inside it; with\n--return, at its return. A name the model never emits is refused before anything\nruns, with the nearest one.",
 			Example: "until svc_rdma_build_read_segment\nuntil svc_rdma_sendto --return",
-			Kernel:  []string{"any"},
+			Kernel:  []*trace.Func{anyFunc},
 			Args:    []Arg{{Name: "FUNC", Complete: completeFuncs}},
 			Flags: []Flag{{Name: "return", Usage: "stop at the function's return"},
 				{Name: "thread", Value: "THREAD", Usage: "only events of this thread count", Complete: completeThreads}},
@@ -83,7 +84,7 @@ func serverCommands() []*Command {
 				"completion handlers (svc_rdma_wc_receive, svc_rdma_wc_read_done, svc_rdma_wc_send...).\n" +
 				"--status makes the first one complete with that status instead of SUCCESS.",
 			Example: "complete\ncomplete all\ncomplete --status REM_ACCESS_ERR",
-			Kernel:  []string{"svc_rdma_wc_receive", "svc_rdma_wc_read_done", "svc_rdma_write_done", "svc_rdma_wc_send", "svc_xprt_advance_acked"},
+			Kernel:  []*trace.Func{kernel.SvcRdmaWcReceive, kernel.SvcRdmaWcReadDone, kernel.SvcRdmaWriteDone, kernel.SvcRdmaWcSend, kernel.SvcXprtAdvanceAcked},
 			Args:    []Arg{{Name: "N", Optional: true, Complete: completeCounts("all")}},
 			Flags:   []Flag{{Name: "status", Value: "STATUS", Usage: "the first completion's status", Complete: completeStatuses}},
 			Run:     runComplete,
@@ -148,8 +149,8 @@ func (c *Ctx) serverRun(out io.Writer, thread, target string, match func(trace.E
 
 func runRecv(c *Ctx, a Args, out io.Writer) error {
 	s := c.S
-	err := c.serverRun(out, optPos(a, 0), "svc_rdma_xdr_decode_req", func(e trace.Event) bool {
-		return e.Kind == trace.Return && e.Func == "svc_rdma_xdr_decode_req"
+	err := c.serverRun(out, optPos(a, 0), kernel.SvcRdmaXdrDecodeReq.Name(), func(e trace.Event) bool {
+		return e.Kind == trace.Return && e.Func == kernel.SvcRdmaXdrDecodeReq.Name()
 	})
 	if err != nil {
 		return err
@@ -164,7 +165,7 @@ func runRecv(c *Ctx, a Args, out io.Writer) error {
 	h := s.lab.Tail(50)
 	for i := len(h) - 1; i >= 0; i-- {
 		e := h[i]
-		if e.Task != last.Task || e.Func != "svcrdma_decode_rqst" {
+		if e.Task != last.Task || e.Func != kernel.TraceSvcrdmaDecodeRqst.Name() {
 			continue
 		}
 		xid := argVal(e.Args, "xid")
@@ -195,23 +196,23 @@ func runReadlist(c *Ctx, a Args, out io.Writer) error {
 	// next event, where svc_rdma_recvfrom parks the call: readlist shows
 	// it, not the command after.
 	posted := ""
-	err := c.serverRun(out, thread, "svc_rdma_process_read_list", func(e trace.Event) bool {
+	err := c.serverRun(out, thread, kernel.SvcRdmaProcessReadList.Name(), func(e trace.Event) bool {
 		switch {
 		case posted != "":
 			return e.Task == posted
-		case e.Kind == trace.Return && e.Func == "svc_rdma_process_read_list":
+		case e.Kind == trace.Return && e.Func == kernel.SvcRdmaProcessReadList.Name():
 			if e.Err != "" {
 				return true
 			}
 			posted = e.Task
 			return false
 		}
-		return e.Kind == trace.Return && e.Func == "svc_rdma_recvfrom"
+		return e.Kind == trace.Return && e.Func == kernel.SvcRdmaRecvfrom.Name()
 	})
 	if err != nil {
 		return err
 	}
-	if last := s.lab.Last(); last.Kind == trace.Return && last.Func == "svc_rdma_recvfrom" {
+	if last := s.lab.Last(); last.Kind == trace.Return && last.Func == kernel.SvcRdmaRecvfrom.Name() {
 		return fmt.Errorf("%s returned from svc_rdma_recvfrom without a Read list to process (the call carries none, or it was already pulled)", last.Task)
 	}
 	snap := s.lab.SnapshotWithout(engine.PartsCostly)
@@ -230,8 +231,8 @@ func runPost(c *Ctx, a Args, out io.Writer) error {
 	// Stop at ib_post_send's return: the chain is on the SQ (or the post
 	// has failed).
 	poster := ""
-	err := c.serverRun(out, optPos(a, 0), "ib_post_send", func(e trace.Event) bool {
-		if e.Kind == trace.Return && e.Func == "ib_post_send" {
+	err := c.serverRun(out, optPos(a, 0), kernel.IbPostSend.Name(), func(e trace.Event) bool {
+		if e.Kind == trace.Return && e.Func == kernel.IbPostSend.Name() {
 			poster = e.Task
 			return true
 		}
@@ -254,7 +255,7 @@ func runPost(c *Ctx, a Args, out io.Writer) error {
 func runReply(c *Ctx, a Args, out io.Writer) error {
 	s := c.S
 	err := c.serverRun(out, optPos(a, 0), "the return of svc_rdma_sendto", func(e trace.Event) bool {
-		return e.Kind == trace.Return && e.Func == "svc_rdma_sendto"
+		return e.Kind == trace.Return && e.Func == kernel.SvcRdmaSendto.Name()
 	})
 	if err != nil {
 		return err
@@ -269,7 +270,7 @@ func runUntil(c *Ctx, a Args, out io.Writer) error {
 	if !c.S.knownFunc(fn) {
 		// Running the lab to idle would only say the same, later.
 		msg := fmt.Sprintf("no function or trace point of the model is called %s", shown(fn))
-		if near := nearest(fn, append(append([]string(nil), modelFuncs...), c.S.funcList...)); near != "" {
+		if near := nearest(fn, append(kernel.Names(kernel.Traced()), c.S.funcList...)); near != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", near)
 		}
 		return errors.New(msg + "; TAB after `until ` lists them")

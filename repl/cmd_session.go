@@ -7,6 +7,8 @@ import (
 
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/ibv"
+	"github.com/rdmalab/rdmalab/engine/kernel"
+	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
 
@@ -59,7 +61,7 @@ func sessionCommands() []*Command {
 				"svc_rdma_accept sizes the Send Queue, so that change rebuilds the lab.\n" +
 				"NAME is one of:\n" + settingsHelp(),
 			Example: "set page_size 8192\nset profile seed\nset B4 off\nset auto_complete on",
-			Kernel:  []string{"svc_rdma_accept"},
+			Kernel:  []*trace.Func{kernel.SvcRdmaAccept},
 			Args:    []Arg{{Name: "NAME", Optional: true, Complete: completeSettingNames}, {Name: "VALUE", Optional: true, Complete: completeSettingValue}},
 			Run:     runSet,
 		},
@@ -68,7 +70,7 @@ func sessionCommands() []*Command {
 			Usage:   "reset [--defaults]",
 			Short:   "start over: a new lab, same settings (or defaults)",
 			Example: "reset\nreset --defaults",
-			Kernel:  []string{"svc_rdma_accept"},
+			Kernel:  []*trace.Func{kernel.SvcRdmaAccept},
 			Flags:   []Flag{{Name: "defaults", Usage: "go back to the default settings too"}},
 			Run:     runReset,
 		},

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/kernel"
+	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
 func stepCommands() []*Command {
@@ -18,7 +20,7 @@ func stepCommands() []*Command {
 				"With automatic completion on, pending operations execute first. --thread runs that\n" +
 				"thread whatever the scheduler would pick (it fails if the thread is blocked).",
 			Example: "step\nstep 20\nstep --thread nfsd1",
-			Kernel:  []string{"any"},
+			Kernel:  []*trace.Func{anyFunc},
 			Args:    []Arg{{Name: "N", Optional: true, Complete: completeCounts("1", "10", "100")}},
 			Flags:   []Flag{{Name: "thread", Value: "THREAD", Usage: "step this thread only", Complete: completeThreads}},
 			Run:     runStep,
@@ -29,7 +31,7 @@ func stepCommands() []*Command {
 			Short:   "step over: run the function just entered to its end",
 			Long:    "After a function entry, runs to that function's return; otherwise runs one event, and\nover the whole call if that event enters a function.",
 			Example: "until svc_rdma_process_read_list\nnext",
-			Kernel:  []string{"any"},
+			Kernel:  []*trace.Func{anyFunc},
 			Run: func(c *Ctx, a Args, out io.Writer) error {
 				s := c.S
 				before := s.lab.Last().Seq
@@ -43,7 +45,7 @@ func stepCommands() []*Command {
 			Usage:   "finish",
 			Short:   "run until the current function returns",
 			Example: "until svc_rdma_build_read_segment\nfinish",
-			Kernel:  []string{"any"},
+			Kernel:  []*trace.Func{anyFunc},
 			Run: func(c *Ctx, a Args, out io.Writer) error {
 				s := c.S
 				before := s.lab.Last().Seq
@@ -59,7 +61,7 @@ func stepCommands() []*Command {
 			Long: "Stops early at a FAULT (the kernel would have crashed there) or on Ctrl-C. With\n" +
 				"auto_complete on, completions are delivered as they come, so a call runs to its end.",
 			Example: "write 64k\ncomplete\ncontinue",
-			Kernel:  []string{"any"},
+			Kernel:  []*trace.Func{anyFunc},
 			Run: func(c *Ctx, a Args, out io.Writer) error {
 				s := c.S
 				before := s.lab.Last().Seq
@@ -79,7 +81,7 @@ func stepCommands() []*Command {
 			Long: "Without an argument, lists the threads. Focusing is how a lesson forces an\n" +
 				"interleaving: the focused thread runs until it blocks, then the others.",
 			Example: "set threads 2\nthread nfsd1\nthread none",
-			Kernel:  []string{"svc_recv"},
+			Kernel:  []*trace.Func{kernel.SvcRecv},
 			Args:    []Arg{{Name: "THREAD", Optional: true, Complete: completeThreadsOrNone}},
 			Run:     runThreadCmd,
 		},
@@ -90,7 +92,7 @@ func stepCommands() []*Command {
 			Long: "Each word runs that thread for N events, whatever the scheduler would pick: the way to\n" +
 				"make two threads race through svc_rdma_post_send in a chosen order.",
 			Example: "interleave nfsd0:3 nfsd1:2 nfsd0",
-			Kernel:  []string{"svc_rdma_post_send"},
+			Kernel:  []*trace.Func{kernel.SvcRdmaPostSend},
 			Args:    []Arg{{Name: "THREAD[:N]", Variadic: true, Complete: completeThreads}},
 			Run:     runInterleave,
 		},

@@ -77,16 +77,16 @@ type Flag struct {
 // Command is one row of the command table: help, completion, scripts and
 // JSON all read it.
 type Command struct {
-	Name    string   `json:"name"`
-	Aliases []string `json:"aliases,omitempty"`
-	Group   Group    `json:"group"`
-	Usage   string   `json:"usage"` // the whole usage line, name first
-	Short   string   `json:"short"`
-	Long    string   `json:"long,omitempty"`
-	Example string   `json:"example,omitempty"`
-	Kernel  []string `json:"kernel,omitempty"` // the kernel functions it exercises
-	Args    []Arg    `json:"-"`
-	Flags   []Flag   `json:"flags,omitempty"`
+	Name    string        `json:"name"`
+	Aliases []string      `json:"aliases,omitempty"`
+	Group   Group         `json:"group"`
+	Usage   string        `json:"usage"` // the whole usage line, name first
+	Short   string        `json:"short"`
+	Long    string        `json:"long,omitempty"`
+	Example string        `json:"example,omitempty"`
+	Kernel  []*trace.Func `json:"kernel,omitempty"` // the kernel functions it exercises
+	Args    []Arg         `json:"-"`
+	Flags   []Flag        `json:"flags,omitempty"`
 	// Hint: after it succeeds, say what can happen next (commands that
 	// move the lab).
 	Hint bool `json:"-"`

@@ -1,149 +1,15 @@
 package repl
 
-import "strings"
+import (
+	"strings"
 
-// modelFuncs are the names the model's events carry: its functions (their
-// kernel twins' names) and its trace points. `until` takes one of them;
-// TestModelFuncsComplete keeps the list in step with the engine.
-var modelFuncs = []string{
-	"IB_WC_WITH_INV",
-	"WARN_ON_ONCE",
-	"__ib_process_cq",
-	"__svc_rdma_put_rw_ctxt",
-	"ib_dma_map_sgtable_attrs",
-	"ib_drain_qp",
-	"ib_map_mr_sg",
-	"ib_mr_pool_get",
-	"ib_post_send",
-	"kmalloc_node",
-	"llist_add_batch",
-	"llist_del_first",
-	"nfs3svc_decode_writeargs",
-	"nfsd3_proc_write",
-	"nfsd_cache_evict",
-	"nfsd_cache_lookup",
-	"nfsd_cache_prune",
-	"nfsd_cache_reply_sent",
-	"nfsd_cache_update",
-	"nfsd_cant_encode_err",
-	"nfsd_read",
-	"nfsd_splice_actor",
-	"nfsd_readdir",
-	"nfsd_write",
-	"rc_readbytes",
-	"rdma_disconnect",
-	"rdma_rw_ctx_init",
-	"rdma_rw_ctx_wrs",
-	"rdma_rw_init_map_wrs",
-	"rdma_rw_init_one_mr",
-	"rdma_rw_init_single_wr",
-	"rq_reply_pos",
-	"sc_post_seq",
-	"sc_sq_avail",
-	"sg_alloc_table_chained",
-	"sg_set_page",
-	"svc_process",
-	"svc_rdma_build_read_chunk",
-	"svc_rdma_build_read_segment",
-	"svc_rdma_build_writes",
-	"svc_rdma_cc_init",
-	"svc_rdma_cc_release",
-	"svc_rdma_check_pull_up",
-	"svc_rdma_clear_rqst_pages",
-	"svc_rdma_copy_inline_range",
-	"svc_rdma_destroy_rw_ctxts",
-	"svc_rdma_detach",
-	"svc_rdma_dma_map",
-	"svc_rdma_encode_reply_chunk",
-	"svc_rdma_flush_recv_queues",
-	"svc_rdma_free",
-	"svc_rdma_get_inv_rkey",
-	"svc_rdma_get_rw_ctxt",
-	"svc_rdma_iov_write",
-	"svc_rdma_map_reply_msg",
-	"svc_rdma_pagelist_to_sg",
-	"svc_rdma_pages_write",
-	"svc_rdma_post_chunk_ctxt",
-	"svc_rdma_post_send",
-	"svc_rdma_prepare_reply_chunk",
-	"svc_rdma_prepare_write_chunk",
-	"svc_rdma_prepare_write_list",
-	"svc_rdma_process_read_list",
-	"svc_rdma_pull_up_needed",
-	"svc_rdma_pull_up_reply_msg",
-	"svc_rdma_put_rw_ctxt",
-	"svc_rdma_read_call_chunk",
-	"svc_rdma_read_chunk_range",
-	"svc_rdma_read_complete",
-	"svc_rdma_read_complete_multiple",
-	"svc_rdma_read_complete_one",
-	"svc_rdma_read_complete_pzrc",
-	"svc_rdma_read_data_item",
-	"svc_rdma_read_multiple_chunks",
-	"svc_rdma_read_special",
-	"svc_rdma_recv_ctxt_put",
-	"svc_rdma_recvfrom",
-	"svc_rdma_refresh_recvs",
-	"svc_rdma_reply_chunk_release",
-	"svc_rdma_reply_done",
-	"svc_rdma_result_payload",
-	"svc_rdma_rw_ctx_init",
-	"svc_rdma_save_io_pages",
-	"svc_rdma_send_ctxt_get",
-	"svc_rdma_send_ctxt_put",
-	"svc_rdma_send_error_msg",
-	"svc_rdma_send_reply_msg",
-	"svc_rdma_send_write_chunk",
-	"svc_rdma_send_write_list",
-	"svc_rdma_sendto",
-	"svc_rdma_vec_to_sg",
-	"svc_rdma_wake_send_waiters",
-	"svc_rdma_wc_read_done",
-	"svc_rdma_wc_receive",
-	"svc_rdma_wc_send",
-	"svc_rdma_write_done",
-	"svc_rdma_write_info_alloc",
-	"svc_rdma_write_info_free",
-	"svc_rdma_write_info_free_async",
-	"svc_rdma_xb_write",
-	"svc_rdma_xdr_decode_req",
-	"svc_xprt_advance_acked",
-	"svc_xprt_deferred_close",
-	"svc_xprt_enqueue",
-	"svc_xprt_received",
-	"svcrdma_decode_badproc",
-	"svcrdma_decode_badvers",
-	"svcrdma_decode_drop",
-	"svcrdma_decode_rqst",
-	"svcrdma_decode_short_err",
-	"svcrdma_dma_map_rw_err",
-	"svcrdma_encode_reply",
-	"svcrdma_err_chunk",
-	"svcrdma_page_overrun_err",
-	"svcrdma_post_read_chunk",
-	"svcrdma_post_reply_chunk",
-	"svcrdma_post_write_chunk",
-	"svcrdma_rwctx_empty",
-	"svcrdma_small_wrch_err",
-	"svcrdma_sq_full",
-	"svcrdma_sq_post_err",
-	"svcrdma_sq_retry",
-	"svcrdma_wc_read",
-	"svcrdma_wc_read_err",
-	"svcrdma_wc_read_flush",
-	"svcrdma_wc_recv",
-	"svcrdma_wc_recv_err",
-	"svcrdma_wc_recv_flush",
-	"svcrdma_wc_reply",
-	"svcrdma_wc_reply_err",
-	"svcrdma_wc_reply_flush",
-	"svcrdma_wc_send",
-	"svcrdma_wc_send_err",
-	"svcrdma_wc_send_flush",
-	"svcrdma_wc_write",
-	"svcrdma_wc_write_err",
-	"svcrdma_wc_write_flush",
-}
+	"github.com/rdmalab/rdmalab/engine/kernel"
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// anyFunc stands in a command's kernel functions for whatever runs next
+// (step, next): it is no function of the kernel, so not in its catalogue.
+var anyFunc = trace.Mention("any", "whatever function runs next")
 
 // nfsdProcPrefix names the NFSv3 procedures nfsd runs: nfsd3_proc_read, ...
 const nfsdProcPrefix = "nfsd3_proc_"
@@ -154,11 +20,12 @@ func (s *Session) knownFunc(fn string) bool {
 	if strings.HasPrefix(fn, nfsdProcPrefix) && len(fn) > len(nfsdProcPrefix) {
 		return true
 	}
-	for _, list := range [][]string{modelFuncs, s.funcList} {
-		for _, f := range list {
-			if f == fn {
-				return true
-			}
+	if f, ok := kernel.Lookup(fn); ok && f.Traced() {
+		return true
+	}
+	for _, f := range s.funcList {
+		if f == fn {
+			return true
 		}
 	}
 	return false

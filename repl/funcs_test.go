@@ -1,17 +1,8 @@
 package repl
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
-	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
 // until checks the name before it runs anything: a name no event can
@@ -36,53 +27,6 @@ func TestUntilUnknownFunctionRefusedFirst(t *testing.T) {
 	execAll(t, s, "trace off", "hints off", "write 100 --inline", "complete", "until nfsd3_proc_write")
 	if last := s.lab.Last(); last.Func != "nfsd3_proc_write" {
 		t.Errorf("until nfsd3_proc_write stopped at %v", last)
-	}
-}
-
-// modelFuncs names every function and trace point the engine emits with a
-// name written out in its source.
-func TestModelFuncsComplete(t *testing.T) {
-	root := filepath.Join(testutil.ModuleRoot(t), "engine")
-	fset := token.NewFileSet()
-	seen := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return err
-		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) == 0 {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || !slices.Contains([]string{"Call", "CallV", "Point", "Pointf"}, sel.Sel.Name) {
-				return true
-			}
-			lit, ok := call.Args[0].(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
-			}
-			name, _ := strconv.Unquote(lit.Value)
-			if !strings.Contains(name, "_") || name == nfsdProcPrefix {
-				return true
-			}
-			seen++
-			if !slices.Contains(modelFuncs, name) {
-				t.Errorf("%s: %s is missing from modelFuncs", fset.Position(lit.Pos()), name)
-			}
-			return true
-		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if seen < 100 {
-		t.Errorf("only %d names found in the engine", seen)
 	}
 }
 

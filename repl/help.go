@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
@@ -124,7 +125,7 @@ func writeCommandHelp(out io.Writer, c *Command) {
 		fmt.Fprintf(out, "\nexample:\n%s\n", indent(c.Example, "  "))
 	}
 	if len(c.Kernel) > 0 {
-		fmt.Fprintf(out, "\nkernel functions:\n  %s\n", strings.Join(c.Kernel, ", "))
+		fmt.Fprintf(out, "\nkernel functions:\n  %s\n", strings.Join(kernel.Names(c.Kernel), ", "))
 	}
 }
 
@@ -138,7 +139,7 @@ func writeTargetHelp(out io.Writer, t showTarget) {
 		fmt.Fprintf(out, "  also: %s\n", strings.Join(t.Aliases, ", "))
 	}
 	if len(t.Kernel) > 0 {
-		fmt.Fprintf(out, "kernel functions:\n  %s\n", strings.Join(t.Kernel, ", "))
+		fmt.Fprintf(out, "kernel functions:\n  %s\n", strings.Join(kernel.Names(t.Kernel), ", "))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/lessons"
@@ -238,5 +239,37 @@ func TestLessonValidator(t *testing.T) {
 		if _, err := s.validateLessonLine(ok); err != nil {
 			t.Errorf("%q refused: %v", ok, err)
 		}
+	}
+}
+
+// Every event the shipped lessons raise from the model's tasks names a
+// function or trace point engine/kernel declares traced, and carries only
+// the argument keys it declares: the declarations say what events hold.
+func TestLessonEventsDeclared(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every shipped lesson")
+	}
+	steps, _ := runShippedLessons(t)
+	seen := map[string]bool{}
+	for _, st := range steps {
+		for _, e := range st.events {
+			if e.Kind != trace.Call && e.Kind != trace.Return && e.Kind != trace.Point {
+				continue
+			}
+			f, ok := kernel.Lookup(e.Func)
+			if !ok || !f.Traced() {
+				t.Errorf("%s: %s: %v names no traced function of engine/kernel", st.lesson, st.command, e)
+				continue
+			}
+			seen[e.Func] = true
+			for _, a := range e.Args {
+				if !f.HasArg(a.Key) {
+					t.Errorf("%s: %s: %v carries %s, which %s does not declare", st.lesson, st.command, e, a.Key, f.Name())
+				}
+			}
+		}
+	}
+	if len(seen) < 80 {
+		t.Errorf("the lessons raised only %d functions", len(seen))
 	}
 }

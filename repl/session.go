@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/lessons"
@@ -317,7 +318,7 @@ func (c *Ctx) noteErrno(ev trace.Event) {
 // funcErrnoMeanings are what an errno means from one function, where the
 // errno's general svcrdma meaning would mislead.
 var funcErrnoMeanings = map[[2]string]string{
-	{"svc_rdma_post_chunk_ctxt", "EINVAL"}: "the chunk needs more Send Queue entries (cc_sqecount) than the SQ has (sc_sq_depth), so it can never be posted",
+	{kernel.SvcRdmaPostChunkCtxt.Name(), "EINVAL"}: "the chunk needs more Send Queue entries (cc_sqecount) than the SQ has (sc_sq_depth), so it can never be posted",
 }
 
 // explainErrnos says once what each errno returned during the command

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
@@ -216,7 +217,7 @@ func insidePost(l *engine.Lab) string {
 	}
 	for _, t := range l.Sched.Tasks() {
 		for _, f := range t.Frames() {
-			if f == "svc_rdma_post_send" {
+			if f == kernel.SvcRdmaPostSend.Name() {
 				return t.Name
 			}
 		}

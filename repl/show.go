@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine"
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/snap"
+	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
@@ -22,7 +24,7 @@ type showTarget struct {
 	Name     string
 	Aliases  []string
 	Short    string
-	Kernel   []string
+	Kernel   []*trace.Func
 	Arg      string // an optional filter argument, "" if none
 	Complete Completer
 	report   func(s *Session, pic snap.Snapshot, arg string) (report, error)
@@ -40,36 +42,36 @@ func showTargets() []showTarget {
 		{Name: "settings", Short: "every setting, its value and range", report: settingsReportOf},
 		{Name: "bugs", Short: "which historical bugs B1..B13 are on", report: bugsReportOf},
 		{Name: "threads", Aliases: []string{"thread"}, Short: "nfsd threads: state, what they wait for, call stack",
-			Kernel: []string{"svc_recv"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+			Kernel: []*trace.Func{kernel.SvcRecv}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 				return threadsReport{pic.Threads}, nil
 			}},
 		{Name: "calls", reads: engine.PartCalls, Short: "the client's calls: xid, state, reply", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 			return callsReport{pic.Calls}, nil
 		}},
 		{Name: "chunks", Aliases: []string{"chunk"}, Short: "the chunk lists each call advertised",
-			Arg: "XID", Complete: completeXIDs, Kernel: []string{"rpcrdma_marshal_req", "svc_rdma_xdr_decode_req"}, report: chunksReportOf},
+			Arg: "XID", Complete: completeXIDs, Kernel: []*trace.Func{kernel.RpcrdmaMarshalReq, kernel.SvcRdmaXdrDecodeReq}, report: chunksReportOf},
 		{Name: "segment", Aliases: []string{"seg"}, Short: "one client segment and its first bytes",
 			Arg: "XID/N", Complete: completeSegments, report: segmentReportOf},
 		{Name: "pages", Aliases: []string{"page"}, Short: "rq_pages, rc_pages and where their bytes came from",
-			Kernel: []string{"svc_rdma_build_read_segment", "svc_rdma_clear_rqst_pages"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+			Kernel: []*trace.Func{kernel.SvcRdmaBuildReadSegment, kernel.SvcRdmaClearRqstPages}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 				return pagesReport{pic.Threads, pic.Reads}, nil
 			}},
 		{Name: "sgl", Short: "the scatterlist of each rw ctxt in use", Arg: "RW", Complete: completeRWIDs,
-			Kernel: []string{"sg_set_page", "svc_rdma_build_read_segment", "svc_rdma_pagelist_to_sg"}, report: sglReportOf},
+			Kernel: []*trace.Func{kernel.SgSetPage, kernel.SvcRdmaBuildReadSegment, kernel.SvcRdmaPagelistToSg}, report: sglReportOf},
 		{Name: "rw", Aliases: []string{"rwctxts", "rw_ctxts"}, Short: "rw ctxts in use and in the cache",
-			Kernel: []string{"svc_rdma_get_rw_ctxt", "svc_rdma_put_rw_ctxt"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+			Kernel: []*trace.Func{kernel.SvcRdmaGetRwCtxt, kernel.SvcRdmaPutRwCtxt}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 				return rwReport{pic.RWCtxts}, nil
 			}},
 		{Name: "reads", Short: "Read lists being pulled: rc_curpage, rc_pageoff...",
-			Kernel: []string{"svc_rdma_process_read_list"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+			Kernel: []*trace.Func{kernel.SvcRdmaProcessReadList}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 				return readsReport{pic.Reads}, nil
 			}},
 		{Name: "chain", Aliases: []string{"chains", "wr", "wrs"}, Short: "work-request chains on the Send Queue",
-			Kernel: []string{"rdma_rw_ctx_wrs", "svc_rdma_post_chunk_ctxt", "svc_rdma_post_send"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+			Kernel: []*trace.Func{kernel.RdmaRwCtxWrs, kernel.SvcRdmaPostChunkCtxt, kernel.SvcRdmaPostSend}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 				return chainsReport{pic.Chains}, nil
 			}},
 		{Name: "sq", Short: "Send Queue: sc_sq_depth, sc_sq_avail, waiters",
-			Kernel: []string{"svc_rdma_post_chunk_ctxt", "svc_rdma_wake_send_waiters"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+			Kernel: []*trace.Func{kernel.SvcRdmaPostChunkCtxt, kernel.SvcRdmaWakeSendWaiters}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 				return sqReport{pic.SQ, pic.Chains}, nil
 			}},
 		{Name: "cq", Short: "completions delivered, and what is on the wire", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
@@ -79,7 +81,7 @@ func showTargets() []showTarget {
 			return pendingReport{pic.Pending}, nil
 		}},
 		{Name: "positions", reads: engine.PartReplies, Aliases: []string{"pos"}, Short: "reply positions: sc_post_seq, xpt_acked_pos, the DRC",
-			Kernel: []string{"svc_rdma_post_send", "svc_xprt_advance_acked"}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
+			Kernel: []*trace.Func{kernel.SvcRdmaPostSend, kernel.SvcXprtAdvanceAcked}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
 				return positionsReport{pic.Positions}, nil
 			}},
 		{Name: "events", Short: "the last events (default 20)", Arg: "N", report: eventsReportOf},
@@ -125,7 +127,7 @@ func showCommand() *Command {
 			"With --json the result is one JSON document whose field names are snap.Snapshot's\n" +
 			"(see the repl package documentation for the schema).",
 		Example: "show sgl\nshow positions --json\nshow chunks 0x5eed0010",
-		Kernel:  []string{"svc_rdma_build_read_segment", "svc_rdma_post_send", "svc_xprt_advance_acked"},
+		Kernel:  []*trace.Func{kernel.SvcRdmaBuildReadSegment, kernel.SvcRdmaPostSend, kernel.SvcXprtAdvanceAcked},
 		Args: []Arg{{Name: "WHAT", Complete: completeTargets},
 			{Name: "ARG", Optional: true, Complete: completeTargetArg}},
 		Flags: []Flag{jsonFlag()},

@@ -3,6 +3,7 @@ package viz
 import (
 	"strconv"
 
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
@@ -38,26 +39,26 @@ func newFacts() facts {
 // observe updates the facts with one event.
 func (f *facts) observe(e *trace.Event) {
 	switch e.Func {
-	case "kmalloc_node":
+	case kernel.KmallocNode.Name():
 		if id, ok := argInt(e, "rw"); ok {
 			bound(f.rwReused)
 			f.rwReused[id] = false
 			f.rwNew++
 		}
-	case "llist_del_first":
+	case kernel.LlistDelFirst.Name():
 		if id, ok := argInt(e, "rw"); ok {
 			bound(f.rwReused)
 			f.rwReused[id] = true
 			f.rwReuse++
 		}
-	case "svcrdma_sq_full":
+	case kernel.TraceSvcrdmaSqFull.Name():
 		if n, ok := argInt(e, "need"); ok {
 			bound(f.sqNeed)
 			f.sqNeed[e.Task] = n
 		}
-	case "svcrdma_sq_retry", "sc_sq_avail":
+	case kernel.TraceSvcrdmaSqRetry.Name(), kernel.ScSqAvail.Name():
 		delete(f.sqNeed, e.Task)
-	case "svc_rdma_wc_send":
+	case kernel.SvcRdmaWcSend.Name():
 		if e.Kind != trace.Call {
 			return
 		}

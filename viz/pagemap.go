@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/snap"
 )
 
@@ -151,7 +152,7 @@ func chunkGroups(inUse []snap.RWCtxt, inRead map[int]bool, drawn map[string]bool
 
 // walking reports whether t is inside svc_rdma_process_read_list.
 func walking(t snap.Thread) bool {
-	return slices.Contains(t.Frames, "svc_rdma_process_read_list")
+	return slices.Contains(t.Frames, kernel.SvcRdmaProcessReadList.Name())
 }
 
 // sglPages is the set of pages the contexts' SGLs point into.

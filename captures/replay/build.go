@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/ib"
@@ -247,13 +248,13 @@ func (b *builder) record(r *record) {
 }
 
 // ev adds an event to the step being built.
-func (b *builder) ev(task string, kind trace.Kind, depth int, fn string, kv ...any) {
-	b.evs = append(b.evs, trace.Event{Task: task, Kind: kind, Depth: depth, Func: fn, Args: trace.Fmt(kv...)})
+func (b *builder) ev(task string, kind trace.Kind, depth int, fn *trace.Func, kv ...any) {
+	b.evs = append(b.evs, trace.Event{Task: task, Kind: kind, Depth: depth, Func: fn.Name(), Args: trace.Fmt(kv...)})
 }
 
 // say adds a trace point whose text explains.
-func (b *builder) say(task string, depth int, fn, text string) {
-	b.evs = append(b.evs, trace.Event{Task: task, Kind: trace.Point, Depth: depth, Func: fn, Text: text})
+func (b *builder) say(task string, depth int, fn *trace.Func, text string) {
+	b.evs = append(b.evs, trace.Event{Task: task, Kind: trace.Point, Depth: depth, Func: fn.Name(), Text: text})
 }
 
 // wire adds the event of the packet itself, and the analysis' notes on it.
@@ -348,21 +349,21 @@ func (b *builder) connect(r *record) {
 	switch r.cm {
 	case "REQ":
 		text = fmt.Sprintf("CM REQ from %v QP 0x%06x: svc_rdma_listen_handler queues the connection; svc_rdma_accept will create its QP", c.Active, c.ActiveQPN)
-		b.say(taskCM, 0, "handle_connect_req", fmt.Sprintf("connection request from %v, QP 0x%06x, starting PSN %d", c.Active, c.ActiveQPN, c.PassivePSN))
+		b.say(taskCM, 0, kernel.HandleConnectReq, fmt.Sprintf("connection request from %v, QP 0x%06x, starting PSN %d", c.Active, c.ActiveQPN, c.PassivePSN))
 	case "REP":
 		text = fmt.Sprintf("CM REP: svc_rdma_accept created QP 0x%06x, posted its Receives and accepts (rdma_accept)", c.PassiveQPN)
-		b.ev(taskCM, trace.Call, 0, "svc_rdma_accept", "qp", fmt.Sprintf("0x%06x", c.PassiveQPN))
-		b.say(taskCM, 1, "rdma_accept", fmt.Sprintf("REP: QP 0x%06x, starting PSN %d", c.PassiveQPN, c.ActivePSN))
-		b.ev(taskCM, trace.Return, 0, "svc_rdma_accept")
+		b.ev(taskCM, trace.Call, 0, kernel.SvcRdmaAccept, "qp", fmt.Sprintf("0x%06x", c.PassiveQPN))
+		b.say(taskCM, 1, kernel.RdmaAccept, fmt.Sprintf("REP: QP 0x%06x, starting PSN %d", c.PassiveQPN, c.ActivePSN))
+		b.ev(taskCM, trace.Return, 0, kernel.SvcRdmaAccept)
 	case "RTU":
 		text = "CM RTU: RDMA_CM_EVENT_ESTABLISHED reaches svc_rdma_cma_handler: the transport is connected"
-		b.say(taskCM, 0, "svc_rdma_cma_handler", "RDMA_CM_EVENT_ESTABLISHED")
+		b.say(taskCM, 0, kernel.SvcRdmaCmaHandler, "RDMA_CM_EVENT_ESTABLISHED")
 	case "REJ":
 		text = fmt.Sprintf("CM REJ, reason %d: the connection is refused", c.RejReason)
-		b.say(taskCM, 0, "svc_rdma_cma_handler", text)
+		b.say(taskCM, 0, kernel.SvcRdmaCmaHandler, text)
 	case "DREQ", "DREP":
 		text = fmt.Sprintf("CM %s: svc_rdma_cma_handler sees RDMA_CM_EVENT_DISCONNECTED: svc_xprt_deferred_close", r.cm)
-		b.say(taskCM, 0, "svc_rdma_cma_handler", "RDMA_CM_EVENT_DISCONNECTED")
+		b.say(taskCM, 0, kernel.SvcRdmaCmaHandler, "RDMA_CM_EVENT_DISCONNECTED")
 	}
 	b.wire(r, "CM "+r.cm)
 	b.step(r, KindConnect, 0, text, nil)
@@ -392,8 +393,8 @@ func (b *builder) clientSend(r *record) {
 	case an.RPC != nil:
 		b.wire(r, fmt.Sprintf("%v, xid 0x%08x", an.RPC.Header.Proc, an.RPC.Header.XID))
 		b.recv(r)
-		b.say(taskNfsd, 1, "svcrdma_decode_rqst", fmt.Sprintf("%v carries no call", an.RPC.Header.Proc))
-		b.ev(taskNfsd, trace.Return, 0, "svc_rdma_recvfrom", "ret", 0)
+		b.say(taskNfsd, 1, kernel.TraceSvcrdmaDecodeRqst, fmt.Sprintf("%v carries no call", an.RPC.Header.Proc))
+		b.ev(taskNfsd, trace.Return, 0, kernel.SvcRdmaRecvfrom, "ret", 0)
 		b.step(r, KindOther, 0, fmt.Sprintf("svc_rdma_recvfrom: %v from the client, xid 0x%08x: no call to run", an.RPC.Header.Proc, an.RPC.Header.XID), nil)
 	case an.Short || an.NotRPC != "":
 		why := an.NotRPC
@@ -402,8 +403,8 @@ func (b *builder) clientSend(r *record) {
 		}
 		b.wire(r, why)
 		b.recv(r)
-		b.say(taskNfsd, 1, "svcrdma_decode_drop", why)
-		b.ev(taskNfsd, trace.Return, 0, "svc_rdma_recvfrom", "ret", 0)
+		b.say(taskNfsd, 1, kernel.TraceSvcrdmaDecodeDrop, why)
+		b.ev(taskNfsd, trace.Return, 0, kernel.SvcRdmaRecvfrom, "ret", 0)
 		b.step(r, KindOther, 0, "svc_rdma_recvfrom drops a SEND that does not decode: "+why, nil)
 	}
 }
@@ -414,9 +415,9 @@ func (b *builder) recv(r *record) {
 	if m := r.an.Msg; m != nil {
 		n = m.Len
 	}
-	b.ev(taskCQ, trace.Call, 0, "svc_rdma_wc_receive", "byte_len", n, "status", "SUCCESS")
-	b.ev(taskCQ, trace.Return, 0, "svc_rdma_wc_receive")
-	b.ev(taskNfsd, trace.Call, 0, "svc_rdma_recvfrom")
+	b.ev(taskCQ, trace.Call, 0, kernel.SvcRdmaWcReceive, "byte_len", n, "status", "SUCCESS")
+	b.ev(taskCQ, trace.Return, 0, kernel.SvcRdmaWcReceive)
+	b.ev(taskNfsd, trace.Call, 0, kernel.SvcRdmaRecvfrom)
 }
 
 // call is an RPC call arriving.
@@ -426,17 +427,17 @@ func (b *builder) call(r *record, m *decode.RPCMessage) {
 	h := &m.Header
 	b.wire(r, fmt.Sprintf("%v call, xid 0x%08x, %d bytes", h.Proc, h.XID, m.Msg.Len))
 	b.recv(r)
-	b.ev(taskNfsd, trace.Point, 1, "svcrdma_decode_rqst", "xid", hexXID(h.XID), "proc", h.Proc, "hdrlen", m.HdrLen,
+	b.ev(taskNfsd, trace.Point, 1, kernel.TraceSvcrdmaDecodeRqst, "xid", hexXID(h.XID), "proc", h.Proc, "hdrlen", m.HdrLen,
 		"credits", h.Credit, "read_chunks", len(rpc.ReadChunks), "write_chunks", len(rpc.WriteChunks), "reply_chunk", boolInt(rpc.ReplyChunk != nil))
 	chunks := chunkLines(rpc)
 	st := callReceived
 	if len(rpc.ReadChunks) > 0 {
 		st = callPulling
-		b.say(taskNfsd, 1, "svc_rdma_recvfrom", fmt.Sprintf("the Read list comes first: svc_rdma_process_read_list pulls %d bytes", readBytes(rpc)))
+		b.say(taskNfsd, 1, kernel.SvcRdmaRecvfrom, fmt.Sprintf("the Read list comes first: svc_rdma_process_read_list pulls %d bytes", readBytes(rpc)))
 	} else {
 		st = callInNfsd
-		b.ev(taskNfsd, trace.Return, 0, "svc_rdma_recvfrom", "ret", b.inlineLen(rpc))
-		b.say(taskNfsd, 0, "svc_process", clip(rpc.CallSummary)+" (what the procedure does is not on the wire)")
+		b.ev(taskNfsd, trace.Return, 0, kernel.SvcRdmaRecvfrom, "ret", b.inlineLen(rpc))
+		b.say(taskNfsd, 0, kernel.SvcProcess, clip(rpc.CallSummary)+" (what the procedure does is not on the wire)")
 	}
 	text := fmt.Sprintf("svc_rdma_recvfrom: call xid 0x%08x %v, %s%s", h.XID, h.Proc, clip(rpc.CallSummary), chunkSummary(rpc))
 	cs := &snap.CallHeader{XID: hexXID(h.XID), Proc: h.Proc.String(), Chunks: chunks}
@@ -557,8 +558,8 @@ func (b *builder) ackedMessages(r *record) (op, string) {
 		}
 		rp := b.replyOfSend(m)
 		if rp == nil {
-			b.ev(taskCQ, trace.Call, 0, "svc_rdma_wc_send", "status", "SUCCESS")
-			b.ev(taskCQ, trace.Return, 0, "svc_rdma_wc_send")
+			b.ev(taskCQ, trace.Call, 0, kernel.SvcRdmaWcSend, "status", "SUCCESS")
+			b.ev(taskCQ, trace.Return, 0, kernel.SvcRdmaWcSend)
 			continue
 		}
 		if rp.acked == 0 {
@@ -567,9 +568,9 @@ func (b *builder) ackedMessages(r *record) (op, string) {
 		was := acked
 		now := max(was, rp.pos)
 		acked = now
-		b.ev(taskCQ, trace.Call, 0, "svc_rdma_wc_send", "status", "SUCCESS", "pos", rp.pos)
-		b.ev(taskCQ, trace.Point, 1, "svc_xprt_advance_acked", "pos", rp.pos, "xpt_acked_pos", now, "was", was)
-		b.ev(taskCQ, trace.Return, 0, "svc_rdma_wc_send")
+		b.ev(taskCQ, trace.Call, 0, kernel.SvcRdmaWcSend, "status", "SUCCESS", "pos", rp.pos)
+		b.ev(taskCQ, trace.Point, 1, kernel.SvcXprtAdvanceAcked, "pos", rp.pos, "xpt_acked_pos", now, "was", was)
+		b.ev(taskCQ, trace.Return, 0, kernel.SvcRdmaWcSend)
 		o = o.removeChain(rp.id, rp.owner).acked(rp.pos).setCall(rp.id, callDelivered)
 	}
 	if len(names) == 0 {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
@@ -19,8 +20,8 @@ type segKey struct{ chunk, seg int }
 type readPlan struct {
 	id       int
 	rpc      *decode.RPC
-	fn       string // the svc_rdma_read_* function the Read list takes
-	complete string // the svc_rdma_read_complete_* function that finishes it
+	fn       *trace.Func // the svc_rdma_read_* function the Read list takes
+	complete *trace.Func // the svc_rdma_read_complete_* function that finishes it
 	base     map[segKey]int
 	inline   [][2]int // stream offset and length of inline ranges copied into rc_pages
 	reads    []*decode.Message
@@ -100,20 +101,20 @@ func (b *builder) planRead(rpc *decode.RPC, id int) *readPlan {
 	}
 	switch {
 	case chunks[0].Position == 0 && len(chunks) == 1:
-		p.fn, p.complete = "svc_rdma_read_special", "svc_rdma_read_complete_pzrc"
+		p.fn, p.complete = kernel.SvcRdmaReadSpecial, kernel.SvcRdmaReadCompletePzrc
 		lay(0)
 	case chunks[0].Position == 0:
 		// A call chunk with Read chunks: svc_rdma_read_call_chunk pulls
 		// the call chunk in pieces around the Read chunks; drawn in order.
-		p.fn, p.complete = "svc_rdma_read_call_chunk", "svc_rdma_read_complete_pzrc"
+		p.fn, p.complete = kernel.SvcRdmaReadCallChunk, kernel.SvcRdmaReadCompletePzrc
 		for i := range chunks {
 			lay(i)
 		}
 	case len(chunks) == 1:
-		p.fn, p.complete = "svc_rdma_read_data_item", "svc_rdma_read_complete_one"
+		p.fn, p.complete = kernel.SvcRdmaReadDataItem, kernel.SvcRdmaReadCompleteOne
 		lay(0)
 	default:
-		p.fn, p.complete = "svc_rdma_read_multiple_chunks", "svc_rdma_read_complete_multiple"
+		p.fn, p.complete = kernel.SvcRdmaReadMultipleChunks, kernel.SvcRdmaReadCompleteMultiple
 		at, gone := 0, 0 // where the next inline byte is; chunk bytes before it, XDR-rounded
 		for i, c := range chunks {
 			if pos := int(c.Position) - gone; pos > at && pos <= inline {
@@ -165,7 +166,7 @@ func (b *builder) planRead(rpc *decode.RPC, id int) *readPlan {
 			}
 		}
 		if i == len(p.reads)-1 {
-			w.Signaled, w.CQE = true, "svc_rdma_wc_read_done"
+			w.Signaled, w.CQE = true, kernel.SvcRdmaWcReadDone.Name()
 		}
 		wrs = append(wrs, w)
 	}
@@ -282,28 +283,28 @@ func (b *builder) postRead(r *record, rpc *decode.RPC, id int) {
 	if rpc.ReadChunks[0].Position == 0 {
 		callChunks = 1
 	}
-	b.ev(taskNfsd, trace.Call, 0, "svc_rdma_process_read_list", "call_chunks", callChunks, "read_chunks", len(rpc.ReadChunks)-callChunks)
+	b.ev(taskNfsd, trace.Call, 0, kernel.SvcRdmaProcessReadList, "call_chunks", callChunks, "read_chunks", len(rpc.ReadChunks)-callChunks)
 	b.ev(taskNfsd, trace.Call, 1, p.fn)
 	for _, in := range p.inline {
-		b.ev(taskNfsd, trace.Point, 2, "svc_rdma_copy_inline_range", "curpage", in[0]/b.tl.pageSize, "pageoff", in[0]%b.tl.pageSize, "length", in[1])
+		b.ev(taskNfsd, trace.Point, 2, kernel.SvcRdmaCopyInlineRange, "curpage", in[0]/b.tl.pageSize, "pageoff", in[0]%b.tl.pageSize, "length", in[1])
 	}
 	for i, c := range rpc.ReadChunks {
-		b.ev(taskNfsd, trace.Call, 2, "svc_rdma_build_read_chunk", "position", c.Position, "length", chunksBytes([]*decode.Chunk{c}), "segments", len(c.Segments))
+		b.ev(taskNfsd, trace.Call, 2, kernel.SvcRdmaBuildReadChunk, "position", c.Position, "length", chunksBytes([]*decode.Chunk{c}), "segments", len(c.Segments))
 		for j, s := range c.Segments {
 			k := segKey{i, j}
 			end := p.base[k] + int(s.Length)
-			b.ev(taskNfsd, trace.Point, 3, "svc_rdma_build_read_segment", "handle", fmt.Sprintf("0x%x", s.Handle), "length", s.Length,
+			b.ev(taskNfsd, trace.Point, 3, kernel.SvcRdmaBuildReadSegment, "handle", fmt.Sprintf("0x%x", s.Handle), "length", s.Length,
 				"offset", fmt.Sprintf("0x%x", s.Offset), "wqes", p.wqes[k], "curpage", end/b.tl.pageSize, "pageoff", end%b.tl.pageSize)
 		}
-		b.ev(taskNfsd, trace.Return, 2, "svc_rdma_build_read_chunk")
+		b.ev(taskNfsd, trace.Return, 2, kernel.SvcRdmaBuildReadChunk)
 	}
 	b.ev(taskNfsd, trace.Return, 1, p.fn)
-	b.ev(taskNfsd, trace.Point, 1, "rc_readbytes", "readbytes", p.snap.ReadBytes)
-	b.ev(taskNfsd, trace.Point, 1, "svcrdma_post_read_chunk", "sqecount", len(p.reads))
-	b.ev(taskNfsd, trace.Call, 1, "svc_rdma_post_chunk_ctxt", "sqecount", len(p.reads))
-	b.ev(taskNfsd, trace.Point, 2, "ib_post_send", "wrs", len(p.reads), "chain", chainArg(p.chain.WRs))
-	b.ev(taskNfsd, trace.Return, 1, "svc_rdma_post_chunk_ctxt")
-	b.ev(taskNfsd, trace.Return, 0, "svc_rdma_process_read_list")
+	b.ev(taskNfsd, trace.Point, 1, kernel.RcReadbytes, "readbytes", p.snap.ReadBytes)
+	b.ev(taskNfsd, trace.Point, 1, kernel.TraceSvcrdmaPostReadChunk, "sqecount", len(p.reads))
+	b.ev(taskNfsd, trace.Call, 1, kernel.SvcRdmaPostChunkCtxt, "sqecount", len(p.reads))
+	b.ev(taskNfsd, trace.Point, 2, kernel.IbPostSend, "wrs", len(p.reads), "chain", chainArg(p.chain.WRs))
+	b.ev(taskNfsd, trace.Return, 1, kernel.SvcRdmaPostChunkCtxt)
+	b.ev(taskNfsd, trace.Return, 0, kernel.SvcRdmaProcessReadList)
 	m := r.an.Msg
 	k := p.index[m]
 	b.wire(r, readWhat(m))
@@ -413,24 +414,24 @@ func (b *builder) readData(r *record) {
 
 // readDone is the chain's completion and svc_rdma_read_complete.
 func (b *builder) readDone(r *record, p *readPlan, landed int) {
-	b.ev(taskCQ, trace.Call, 0, "svc_rdma_wc_read_done", "status", "SUCCESS")
-	b.ev(taskCQ, trace.Point, 1, "svcrdma_wc_read", "readbytes", p.snap.ReadBytes)
-	b.say(taskCQ, 1, "svc_xprt_enqueue", "XPT_DATA set: a thread will finish the call")
-	b.ev(taskCQ, trace.Return, 0, "svc_rdma_wc_read_done")
-	b.ev(taskNfsd, trace.Call, 0, "svc_rdma_recvfrom")
-	b.ev(taskNfsd, trace.Call, 1, "svc_rdma_read_complete", "page_count", p.snap.PageCount, "readbytes", p.snap.ReadBytes)
+	b.ev(taskCQ, trace.Call, 0, kernel.SvcRdmaWcReadDone, "status", "SUCCESS")
+	b.ev(taskCQ, trace.Point, 1, kernel.TraceSvcrdmaWcRead, "readbytes", p.snap.ReadBytes)
+	b.say(taskCQ, 1, kernel.SvcXprtEnqueue, "XPT_DATA set: a thread will finish the call")
+	b.ev(taskCQ, trace.Return, 0, kernel.SvcRdmaWcReadDone)
+	b.ev(taskNfsd, trace.Call, 0, kernel.SvcRdmaRecvfrom)
+	b.ev(taskNfsd, trace.Call, 1, kernel.SvcRdmaReadComplete, "page_count", p.snap.PageCount, "readbytes", p.snap.ReadBytes)
 	inline, head := b.inlineLen(p.rpc), 0
 	if len(p.rpc.ReadChunks) > 0 {
 		head = min(int(p.rpc.ReadChunks[0].Position), inline)
 	}
 	switch p.complete {
-	case "svc_rdma_read_complete_one":
+	case kernel.SvcRdmaReadCompleteOne:
 		tail := inline - head
 		b.ev(taskNfsd, trace.Point, 2, p.complete, "head", head, "page_len", p.snap.ReadBytes, "tail", tail, "len", head+p.snap.ReadBytes+tail)
 	default:
 		b.ev(taskNfsd, trace.Point, 2, p.complete, "page_len", landed)
 	}
-	b.ev(taskNfsd, trace.Return, 1, "svc_rdma_read_complete")
-	b.ev(taskNfsd, trace.Return, 0, "svc_rdma_recvfrom", "ret", inline+p.snap.ReadBytes)
-	b.say(taskNfsd, 0, "svc_process", clip(p.rpc.CallSummary)+" (what the procedure does is not on the wire)")
+	b.ev(taskNfsd, trace.Return, 1, kernel.SvcRdmaReadComplete)
+	b.ev(taskNfsd, trace.Return, 0, kernel.SvcRdmaRecvfrom, "ret", inline+p.snap.ReadBytes)
+	b.say(taskNfsd, 0, kernel.SvcProcess, clip(p.rpc.CallSummary)+" (what the procedure does is not on the wire)")
 }

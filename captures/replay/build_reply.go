@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
@@ -97,7 +98,7 @@ func (b *builder) planReply(rpc *decode.RPC, id int) *replyPlan {
 			op = "SEND_WITH_INV"
 		}
 		p.index[m] = len(wrs)
-		wrs = append(wrs, snap.WR{Opcode: op, Bytes: m.Len, Signaled: true, CQE: "svc_rdma_wc_send"})
+		wrs = append(wrs, snap.WR{Opcode: op, Bytes: m.Len, Signaled: true, CQE: kernel.SvcRdmaWcSend.Name()})
 	}
 	p.chain = snap.Chain{Owner: p.owner, Task: taskNfsd, SQECount: len(wrs), Pos: p.pos, WRs: wrs}
 	return p
@@ -111,41 +112,41 @@ func (b *builder) postReply(rpc *decode.RPC, id int) (*replyPlan, op) {
 	xid := hexXID(rpc.XID)
 	isErr := rpc.Reply != nil && rpc.Reply.Header.Proc == rpcrdma.ProcError
 	if isErr {
-		b.ev(taskNfsd, trace.Call, 0, "svc_rdma_send_error_msg", "xid", xid, "err", rpc.Reply.Header.Err)
+		b.ev(taskNfsd, trace.Call, 0, kernel.SvcRdmaSendErrorMsg, "xid", xid, "err", rpc.Reply.Header.Err)
 	} else {
-		b.ev(taskNfsd, trace.Call, 0, "svc_rdma_sendto", "xid", xid)
+		b.ev(taskNfsd, trace.Call, 0, kernel.SvcRdmaSendto, "xid", xid)
 	}
 	for _, ck := range p.chunkOrder() {
 		n := p.writes[ck]
 		if ck.kind == decode.ChunkWrite {
-			b.ev(taskNfsd, trace.Call, 1, "svc_rdma_send_write_chunk", "chunk", ck.chunk, "payload", p.totals[ck])
+			b.ev(taskNfsd, trace.Call, 1, kernel.SvcRdmaSendWriteChunk, "chunk", ck.chunk, "payload", p.totals[ck])
 		} else {
-			b.ev(taskNfsd, trace.Call, 1, "svc_rdma_prepare_reply_chunk", "reply_len", p.totals[ck])
+			b.ev(taskNfsd, trace.Call, 1, kernel.SvcRdmaPrepareReplyChunk, "reply_len", p.totals[ck])
 		}
-		b.ev(taskNfsd, trace.Point, 2, "svc_rdma_build_writes", "wqes", n)
-		fn := "svc_rdma_send_write_chunk"
+		b.ev(taskNfsd, trace.Point, 2, kernel.SvcRdmaBuildWrites, "wqes", n)
+		fn := kernel.SvcRdmaSendWriteChunk
 		if ck.kind == decode.ChunkReply {
-			fn = "svc_rdma_prepare_reply_chunk"
+			fn = kernel.SvcRdmaPrepareReplyChunk
 		}
 		b.ev(taskNfsd, trace.Return, 1, fn)
 	}
 	if rpc.Reply != nil {
 		h := &rpc.Reply.Header
-		b.ev(taskNfsd, trace.Point, 1, "svcrdma_encode_reply", "xid", xid, "proc", h.Proc, "hdrlen", rpc.Reply.HdrLen, "credits", h.Credit)
-		b.ev(taskNfsd, trace.Call, 1, "svc_rdma_send_reply_msg")
+		b.ev(taskNfsd, trace.Point, 1, kernel.TraceSvcrdmaEncodeReply, "xid", xid, "proc", h.Proc, "hdrlen", rpc.Reply.HdrLen, "credits", h.Credit)
+		b.ev(taskNfsd, trace.Call, 1, kernel.SvcRdmaSendReplyMsg)
 	}
-	b.ev(taskNfsd, trace.Call, 2, "svc_rdma_post_send", "sqecount", p.chain.SQECount)
-	b.ev(taskNfsd, trace.Point, 3, "sc_post_seq", "seq", p.pos)
-	b.ev(taskNfsd, trace.Point, 3, "ib_post_send", "wrs", p.chain.SQECount, "chain", chainArg(p.chain.WRs))
-	b.ev(taskNfsd, trace.Point, 3, "rq_reply_pos", "pos", p.pos)
-	b.ev(taskNfsd, trace.Return, 2, "svc_rdma_post_send")
+	b.ev(taskNfsd, trace.Call, 2, kernel.SvcRdmaPostSend, "sqecount", p.chain.SQECount)
+	b.ev(taskNfsd, trace.Point, 3, kernel.ScPostSeq, "seq", p.pos)
+	b.ev(taskNfsd, trace.Point, 3, kernel.IbPostSend, "wrs", p.chain.SQECount, "chain", chainArg(p.chain.WRs))
+	b.ev(taskNfsd, trace.Point, 3, kernel.RqReplyPos, "pos", p.pos)
+	b.ev(taskNfsd, trace.Return, 2, kernel.SvcRdmaPostSend)
 	if rpc.Reply != nil {
-		b.ev(taskNfsd, trace.Return, 1, "svc_rdma_send_reply_msg")
+		b.ev(taskNfsd, trace.Return, 1, kernel.SvcRdmaSendReplyMsg)
 	}
 	if isErr {
-		b.ev(taskNfsd, trace.Return, 0, "svc_rdma_send_error_msg")
+		b.ev(taskNfsd, trace.Return, 0, kernel.SvcRdmaSendErrorMsg)
 	} else {
-		b.ev(taskNfsd, trace.Return, 0, "svc_rdma_sendto")
+		b.ev(taskNfsd, trace.Return, 0, kernel.SvcRdmaSendto)
 	}
 	o := op(nil).addChain(id, p.chain, p.ctxts).postSeq(p.pos).rwCreated(b.rwNext)
 	if p.send != nil {

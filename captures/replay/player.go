@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/safe"
@@ -262,7 +263,7 @@ func (p *Player) FinishRPC() bool {
 func (p *Player) NextCompletion() bool {
 	j := p.find(p.at+1, func(i int) bool {
 		for _, e := range p.tl.StepEvents(i) {
-			if e.Task == taskCQ && e.Kind == trace.Call && e.Func != "svc_rdma_wc_receive" {
+			if e.Task == taskCQ && e.Kind == trace.Call && e.Func != kernel.SvcRdmaWcReceive.Name() {
 				return true
 			}
 		}

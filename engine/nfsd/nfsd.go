@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
 	"github.com/rdmalab/rdmalab/engine/trace"
@@ -170,8 +171,6 @@ type Server struct {
 	current map[string]*DRCEntry
 	verf    [8]byte
 	ps      int // the page size of the files' page cache
-	// procFuncs caches procFunc's names, by procedure number.
-	procFuncs [22]string
 }
 
 // DataSize is how much the file "data" holds before any WRITE, so that a
@@ -269,7 +268,7 @@ func (s *Server) Process(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) (drop
 	var call oncrpc.CallHeader
 	n, err := call.Decode(msg)
 	if err != nil {
-		t.Pointf("svc_process", "cannot decode the RPC call header: %v: dropped", err)
+		t.Pointf(kernel.SvcProcess, "cannot decode the RPC call header: %v: dropped", err)
 		rq.DropReason = fmt.Sprintf("svc_process: cannot decode the RPC call header: %v", err)
 		return true
 	}
@@ -281,21 +280,21 @@ func (s *Server) Process(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) (drop
 			reply.AcceptStat, reply.MismatchLow, reply.MismatchHigh = oncrpc.ProgMismatch, 3, 3
 		}
 		s.setReply(rq, x, reply.AppendTo(nil), nil, nil)
-		t.Pointf("svc_process", "xid 0x%x: program %d version %d: %v", call.XID, call.Prog, call.Vers, reply.AcceptStat)
+		t.Pointf(kernel.SvcProcess, "xid 0x%x: program %d version %d: %v", call.XID, call.Prog, call.Vers, reply.AcceptStat)
 		return false
 	}
 	proc := nfs.Proc3(call.Proc)
 	if e := s.cacheLookup(t, x, call.XID, proc); e != nil {
 		if e.State == "DONE" {
 			s.setReply(rq, x, e.reply, nil, nil)
-			t.Pointf("nfsd_cache_lookup", "xid 0x%x is a retransmission: the cached reply is sent again", call.XID)
+			t.Pointf(kernel.NfsdCacheLookup, "xid 0x%x is a retransmission: the cached reply is sent again", call.XID)
 			return false
 		}
-		t.Pointf("nfsd_cache_lookup", "xid 0x%x is in progress: dropped", call.XID)
+		t.Pointf(kernel.NfsdCacheLookup, "xid 0x%x is in progress: dropped", call.XID)
 		rq.DropReason = "nfsd_cache_lookup: the same XID is in progress (a retransmission)"
 		return true
 	}
-	defer t.Call(s.procFunc(proc), "xid", xidArg(call.XID), "args", len(args))(nil)
+	defer t.Call(procFunc(proc), "xid", xidArg(call.XID), "args", len(args))(nil)
 	hdr := reply.AppendTo(make([]byte, 0, replyRoom))
 	switch proc {
 	case nfs.Proc3Null:
@@ -335,16 +334,14 @@ func (x xidArg) AppendArg(b []byte) []byte {
 // header and the fixed results of every procedure but READDIR's entries.
 const replyRoom = 256
 
-// procFunc is "nfsd3_proc_" and the procedure's name, made once per
-// procedure: every call's entry event names it.
-func (s *Server) procFunc(p nfs.Proc3) string {
-	if int(p) >= len(s.procFuncs) {
-		return "nfsd3_proc_" + procName(p)
+// procFunc is the procedure's nfsd3_proc_ function. A number NFSv3 does
+// not define gets one made for the call: nfsd answers it PROC_UNAVAIL,
+// and its event names the number.
+func procFunc(p nfs.Proc3) *trace.Func {
+	if f, ok := kernel.Nfsd3Proc(uint32(p)); ok {
+		return f
 	}
-	if s.procFuncs[p] == "" {
-		s.procFuncs[p] = "nfsd3_proc_" + procName(p)
-	}
-	return s.procFuncs[p]
+	return trace.Declare("nfsd3_proc_"+procName(p), "a procedure NFSv3 does not define", "xid", "args")
 }
 
 func procName(p nfs.Proc3) string {
@@ -373,7 +370,7 @@ func (s *Server) getattr(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, 
 func (s *Server) write(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, args []byte, xid uint32) {
 	var a nfs.Write3Args
 	if _, err := a.Decode(args, nfs.DataInline); err != nil {
-		t.Pointf("nfs3svc_decode_writeargs", "%v: GARBAGE_ARGS", err)
+		t.Pointf(kernel.Nfs3svcDecodeWriteargs, "%v: GARBAGE_ARGS", err)
 		s.garbage(rq, x, xid)
 		return
 	}
@@ -384,7 +381,7 @@ func (s *Server) write(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, ar
 		} else {
 			_, _ = f.WriteAt(a.Data, int64(a.Offset)) // in range: checked above
 			res = nfs.Write3Res{Status: nfs.NFS3OK, Count: uint32(len(a.Data)), Committed: nfs.FileSync, Verf: s.verf}
-			t.Point("nfsd_write", "file", f.Name, "offset", a.Offset, "count", len(a.Data))
+			t.Point(kernel.NfsdWrite, "file", f.Name, "offset", a.Offset, "count", len(a.Data))
 		}
 	}
 	out := res.AppendTo(hdr)
@@ -413,7 +410,7 @@ func (s *Server) writeFromPages(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst
 	if e := s.cacheLookup(t, x, call.XID, nfs.Proc3Write); e != nil {
 		return false // let Process answer the retransmission
 	}
-	defer t.Call("nfsd3_proc_write", "xid", xidArg(call.XID), "data_in_pages", a.DataLen)(nil)
+	defer t.Call(kernel.Nfsd3ProcWrite, "xid", xidArg(call.XID), "data_in_pages", a.DataLen)(nil)
 	reply := oncrpc.ReplyHeader{XID: call.XID, Stat: oncrpc.MsgAccepted, AcceptStat: oncrpc.Success}
 	s.storePages(t, x, rq, reply.AppendTo(make([]byte, 0, replyRoom)), &a, call.XID)
 	return true
@@ -437,7 +434,7 @@ func (s *Server) storePages(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hd
 				off, left = off+int64(k), left-k
 			}
 			res = nfs.Write3Res{Status: nfs.NFS3OK, Count: uint32(n), Committed: nfs.FileSync, Verf: s.verf}
-			t.Point("nfsd_write", "file", f.Name, "offset", a.Offset, "count", n)
+			t.Point(kernel.NfsdWrite, "file", f.Name, "offset", a.Offset, "count", n)
 		}
 	}
 	out := res.AppendTo(hdr)
@@ -471,18 +468,18 @@ func (s *Server) read(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, arg
 	head, dataPos := res.AppendTo(hdr, nfs.DataReduced)
 	var pad [3]byte
 	if !s.spliceReply(rq, x, head, f, int(a.Offset), count, pad[:(4-count%4)%4]) {
-		t.Pointf("nfsd_splice_actor", "svc_rqst_replace_page failed: NFS3ERR_IO")
+		t.Pointf(kernel.NfsdSpliceActor, "svc_rqst_replace_page failed: NFS3ERR_IO")
 		res := nfs.Read3Res{Status: nfs.NFS3ErrIO}
 		out, _ := res.AppendTo(hdr, nfs.DataReduced)
 		s.setReply(rq, x, out, nil, nil)
 		return
 	}
-	t.Point("nfsd_read", "file", f.Name, "offset", a.Offset, "count", count, "data_at", dataPos)
+	t.Point(kernel.NfsdRead, "file", f.Name, "offset", a.Offset, "count", count, "data_at", dataPos)
 	// nfs3svc_encode_readres → xdr_write_pages → svc_encode_result_payload
 	if err := x.ResultPayload(t, rq, dataPos, count); err != nil {
 		// The encoder fails: nfsd_dispatch answers SYSTEM_ERR and
 		// svc_process_common cuts the reply after the accept status.
-		t.Pointf("nfsd_cant_encode_err", "svc_encode_result_payload: -%v: the client's Write chunk is too small: SYSTEM_ERR", err)
+		t.Pointf(kernel.NfsdCantEncodeErr, "svc_encode_result_payload: -%v: the client's Write chunk is too small: SYSTEM_ERR", err)
 		r := oncrpc.ReplyHeader{XID: rq.XID, Stat: oncrpc.MsgAccepted, AcceptStat: oncrpc.SystemErr}
 		s.setReply(rq, x, r.AppendTo(nil), nil, nil)
 	}
@@ -532,7 +529,7 @@ func (s *Server) readdir(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, hdr, 
 	body := res.AppendTo(nil)
 	// nfsd encodes directory entries into the reply's pages.
 	s.setReply(rq, x, hdr, body, nil)
-	t.Point("nfsd_readdir", "entries", len(res.Entries), "bytes", len(body))
+	t.Point(kernel.NfsdReaddir, "entries", len(res.Entries), "bytes", len(body))
 }
 
 // setReply lays the reply out as nfsd does: the RPC header and fixed
@@ -573,7 +570,7 @@ func (s *Server) cacheLookup(t *sched.Task, x *svcrdma.Xprt, xid uint32, proc nf
 		if !stop && !e.Inflight && evicted < 3 && Acked(e, x) {
 			evicted++
 			s.evicted(e)
-			t.Point("nfsd_cache_evict", "xid", xidArg(e.XID), "pos", e.Pos, "acked_pos", x.AckedPosition())
+			t.Point(kernel.NfsdCacheEvict, "xid", xidArg(e.XID), "pos", e.Pos, "acked_pos", x.AckedPosition())
 			continue
 		}
 		if !e.Inflight {
@@ -603,14 +600,14 @@ func (s *Server) cacheUpdate(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst, x
 	if len(s.DRC) >= MaxDRC {
 		// Full: the oldest answered entry goes, acknowledged or not.
 		if i := slices.IndexFunc(s.DRC, func(e *DRCEntry) bool { return !e.Inflight }); i >= 0 {
-			t.Point("nfsd_cache_prune", "xid", xidArg(s.DRC[i].XID), "entries", len(s.DRC))
+			t.Point(kernel.NfsdCachePrune, "xid", xidArg(s.DRC[i].XID), "entries", len(s.DRC))
 			s.DRC = slices.Delete(s.DRC, i, i+1)
 		}
 	}
 	e := &DRCEntry{XID: xid, Proc: proc, State: "DONE", Xprt: x.XptID, Inflight: true, reply: append([]byte(nil), reply...)}
 	s.DRC = append(s.DRC, e)
 	s.current[rq.Name] = e
-	t.Point("nfsd_cache_update", "xid", xidArg(xid), "inflight", true)
+	t.Point(kernel.NfsdCacheUpdate, "xid", xidArg(xid), "inflight", true)
 }
 
 // Current returns the DRC entry of the call thread name is processing,
@@ -627,5 +624,5 @@ func (s *Server) ReplySent(t *sched.Task, x *svcrdma.Xprt, rq *svcrdma.Rqst) {
 	delete(s.current, rq.Name)
 	e.Pos = rq.ReplyPos
 	e.Inflight = false
-	t.Point("nfsd_cache_reply_sent", "xid", xidArg(e.XID), "c_pos", e.Pos)
+	t.Point(kernel.NfsdCacheReplySent, "xid", xidArg(e.XID), "c_pos", e.Pos)
 }

@@ -392,8 +392,8 @@ func (t *Task) emit() {
 }
 
 // Point emits a trace point: what the current function did.
-func (t *Task) Point(fn string, kv ...any) {
-	t.ev = trace.Event{Kind: trace.Point, Func: fn}
+func (t *Task) Point(fn *trace.Func, kv ...any) {
+	t.ev = trace.Event{Kind: trace.Point, Func: fn.Name()}
 	if !t.s.Quiet {
 		t.ev.Args = t.s.args(kv)
 	}
@@ -401,8 +401,8 @@ func (t *Task) Point(fn string, kv ...any) {
 }
 
 // Pointf emits a trace point with a sentence of text.
-func (t *Task) Pointf(fn, format string, a ...any) {
-	ev := trace.Event{Kind: trace.Point, Func: fn}
+func (t *Task) Pointf(fn *trace.Func, format string, a ...any) {
+	ev := trace.Event{Kind: trace.Point, Func: fn.Name()}
 	if !t.s.Quiet {
 		ev.Text = fmt.Sprintf(format, a...)
 	}
@@ -416,15 +416,15 @@ func (t *Task) Fault(what, format string, a ...any) {
 }
 
 // Call emits the entry of fn and returns the function that emits its
-// return; use it as `defer t.Call("svc_rdma_x", k, v)(&err)`. A non-nil
+// return; use it as `defer t.Call(kernel.SvcRdmaX, k, v)(&err)`. A non-nil
 // error is shown by its errno name.
-func (t *Task) Call(fn string, kv ...any) func(err *error) {
+func (t *Task) Call(fn *trace.Func, kv ...any) func(err *error) {
 	return t.enter(fn, kv).retErr
 }
 
 // CallV is Call for functions that return a value: the returned function
 // takes the value to show (an int, or an error).
-func (t *Task) CallV(fn string, kv ...any) func(v any) {
+func (t *Task) CallV(fn *trace.Func, kv ...any) func(v any) {
 	return t.enter(fn, kv).retV
 }
 
@@ -448,7 +448,8 @@ func (f *frame) leave() trace.Event {
 }
 
 // enter emits fn's entry and pushes its frame.
-func (t *Task) enter(fn string, kv []any) *frame {
+func (t *Task) enter(fun *trace.Func, kv []any) *frame {
+	fn := fun.Name()
 	ev := trace.Event{Kind: trace.Call, Func: fn, Depth: t.depth}
 	if !t.s.Quiet {
 		ev.Args = t.s.args(kv)

@@ -26,10 +26,10 @@ func TestCallReturnAndDepth(t *testing.T) {
 	s := New()
 	s.Go("nfsd0", false, func(t *Task) {
 		outer := func() (err error) {
-			defer t.Call("outer", "x", 1)(&err)
+			defer t.Call(fn("outer"), "x", 1)(&err)
 			inner := func() (err error) {
-				defer t.Call("inner")(&err)
-				t.Point("did", "a", 2)
+				defer t.Call(fn("inner"))(&err)
+				t.Point(fn("did"), "a", 2)
 				return verbs.EINVAL
 			}
 			return inner()
@@ -77,7 +77,7 @@ func TestWaitUntilBlocksAndFocusForcesInterleaving(t *testing.T) {
 		order = append(order, "nfsd0")
 	})
 	s.Go("nfsd1", false, func(t *Task) {
-		t.Point("p")
+		t.Point(fn("p"))
 		order = append(order, "nfsd1")
 	})
 	ev, ok := s.Step()
@@ -107,7 +107,7 @@ func TestMutexAndForcedOrder(t *testing.T) {
 	var posted []string
 	body := func(t *Task) {
 		t.Lock(m)
-		t.Point("seq")
+		t.Point(fn("seq"))
 		posted = append(posted, t.Name)
 		t.Unlock(m)
 	}
@@ -133,7 +133,7 @@ func TestMutexAndForcedOrder(t *testing.T) {
 func TestPanicBecomesFaultAndCloseUnwinds(t *testing.T) {
 	s := New()
 	s.Go("bad", false, func(t *Task) {
-		t.Point("before")
+		t.Point(fn("before"))
 		var m map[string]int
 		m["x"] = 1
 	})
@@ -141,7 +141,7 @@ func TestPanicBecomesFaultAndCloseUnwinds(t *testing.T) {
 	s.Go("loop", false, func(t *Task) {
 		defer func() { unwound = true }()
 		for {
-			t.Point("tick")
+			t.Point(fn("tick"))
 		}
 	})
 	got := map[string]bool{}
@@ -170,8 +170,8 @@ func TestFramesOfFinishedTasksReused(t *testing.T) {
 	body := func(name string, v int) func(*Task) {
 		return func(t *Task) {
 			f := func() (err error) {
-				defer t.Call(name)(&err)
-				ret := t.CallV(name + "_v")
+				defer t.Call(fn(name))(&err)
+				ret := t.CallV(fn(name + "_v"))
 				ret(v)
 				return verbs.EIO
 			}
@@ -214,7 +214,7 @@ func TestRunnersReusedAndClosed(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		s.Go("cq", true, func(t *Task) {
 			t.WaitUntil("never first", func() bool { return true })
-			t.Point("handled", "i", i)
+			t.Point(fn("handled"), "i", i)
 		})
 		if got := strings.Join(drain(s), " "); got != "cq:point:handled:" {
 			t.Fatalf("task %d: %s", i, got)
@@ -233,10 +233,10 @@ func TestRunnersReusedAndClosed(t *testing.T) {
 	if len(s.idle) != 0 {
 		t.Fatalf("the runner of a panicked task went back idle")
 	}
-	s.Go("cq", true, func(t *Task) { t.Point("after") })
+	s.Go("cq", true, func(t *Task) { t.Point(fn("after")) })
 	s.Go("nfsd0", false, func(t *Task) {
 		for {
-			t.Point("loop")
+			t.Point(fn("loop"))
 		}
 	})
 	var got []string
@@ -278,9 +278,9 @@ func TestEventArgsKeptApart(t *testing.T) {
 		for i := 0; ; i++ {
 			switch i % 3 {
 			case 0:
-				t.Point("p", "i", i, "s", fmt.Sprint("v", i), "big", 1<<40+i)
+				t.Point(fn("p"), "i", i, "s", fmt.Sprint("v", i), "big", 1<<40+i)
 			case 1:
-				ret := t.CallV("c", "i", i)
+				ret := t.CallV(fn("c"), "i", i)
 				ret(i * 2)
 			}
 		}
@@ -318,7 +318,7 @@ func TestInline(t *testing.T) {
 	s := New()
 	s.Go("nfsd0", false, func(t *Task) {
 		for i := 0; i < 5; i++ {
-			t.Point("p", "i", i)
+			t.Point(fn("p"), "i", i)
 		}
 	})
 	var got []string
@@ -350,7 +350,7 @@ func TestInline(t *testing.T) {
 func TestInlinePanics(t *testing.T) {
 	s := New()
 	defer s.Close()
-	s.Go("nfsd0", false, func(t *Task) { t.Point("p") })
+	s.Go("nfsd0", false, func(t *Task) { t.Point(fn("p")) })
 	s.SetInline(func(*Task, *trace.Event) bool { panic("sink") })
 	defer func() {
 		if p := recover(); p != "sink" {
@@ -365,12 +365,13 @@ func TestInlinePanics(t *testing.T) {
 // function that keeps a copy, as the lab's runs do: a 1 MiB WRITE emits
 // ~400 events, 256 of them sg_set_page.
 func BenchmarkPointInline(b *testing.B) {
+	sgSetPage := fn("sg_set_page")
 	s := New()
 	defer s.Close()
 	s.Quiet = true
 	s.Go("nfsd0", false, func(t *Task) {
 		for i := 0; i < b.N; i++ {
-			t.Point("sg_set_page", "sgl", i&7, "rq_page", i&255)
+			t.Point(sgSetPage, "sgl", i&7, "rq_page", i&255)
 		}
 	})
 	var kept [64]trace.Event
@@ -391,3 +392,6 @@ func BenchmarkPointInline(b *testing.B) {
 		b.Fatalf("took %d events, want %d", n, b.N)
 	}
 }
+
+// fn is a function for a test to trace: the model's are engine/kernel's.
+func fn(name string) *trace.Func { return trace.Declare(name, "a function of the test") }

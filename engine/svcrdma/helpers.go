@@ -1,6 +1,7 @@
 package svcrdma
 
 import (
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
@@ -40,7 +41,7 @@ func (x *Xprt) fault(t *sched.Task, what, format string, a ...any) {
 // wakeSendWaiters is svc_rdma_wake_send_waiters: give SQEs back.
 func (x *Xprt) wakeSendWaiters(t *sched.Task, n int) {
 	x.SQAvail += n
-	t.Point("svc_rdma_wake_send_waiters", "returned", n, "avail", x.SQAvail, "depth", x.SQDepth, "waiters", x.sendWait)
+	t.Point(kernel.SvcRdmaWakeSendWaiters, "returned", n, "avail", x.SQAvail, "depth", x.SQDepth, "waiters", x.sendWait)
 }
 
 // deferredClose is svc_xprt_deferred_close: mark XPT_CLOSE once; a thread
@@ -50,7 +51,7 @@ func (x *Xprt) deferredClose(t *sched.Task) {
 		return
 	}
 	x.Close = true
-	t.Pointf("svc_xprt_deferred_close", "XPT_CLOSE set: an nfsd thread will disconnect and every outstanding WR will flush")
+	t.Pointf(kernel.SvcXprtDeferredClose, "XPT_CLOSE set: an nfsd thread will disconnect and every outstanding WR will flush")
 }
 
 // ibPostSend hands a chain to the provider (ib_post_send): its entry is the
@@ -105,7 +106,7 @@ func (x *Xprt) ibPostSend(t *sched.Task, first *WR, owner string, seq uint64) (b
 	if len(vwrs) > 0 {
 		vfirst = &vwrs[0]
 	}
-	ret := t.CallV("ib_post_send", "wrs", len(model), "chain", chainArg{first})
+	ret := t.CallV(kernel.IbPostSend, "wrs", len(model), "chain", chainArg{first})
 	defer func() {
 		if err != nil {
 			ret(errnoOf(err))
@@ -117,7 +118,7 @@ func (x *Xprt) ibPostSend(t *sched.Task, first *WR, owner string, seq uint64) (b
 	switch {
 	case x.Inject.takeFailure(&x.Inject.PostSend):
 		vbad, err = vfirst, verbs.ENOMEM
-		t.Pointf("ib_post_send", "the provider rejects the chain (injected)")
+		t.Pointf(kernel.IbPostSend, "the provider rejects the chain (injected)")
 	case x.Inject.takeFailure(&x.Inject.PostSendTail) && len(vwrs) > 1:
 		last := &vwrs[len(vwrs)-1]
 		vwrs[len(vwrs)-2].Next = nil
@@ -126,7 +127,7 @@ func (x *Xprt) ibPostSend(t *sched.Task, first *WR, owner string, seq uint64) (b
 		} else {
 			vbad, err = last, verbs.ENOMEM
 		}
-		t.Pointf("ib_post_send", "the provider accepts %d WRs and rejects the last (injected)", len(vwrs)-1)
+		t.Pointf(kernel.IbPostSend, "the provider accepts %d WRs and rejects the last (injected)", len(vwrs)-1)
 	default:
 		vbad, err = x.qp.PostSend(vfirst)
 	}
@@ -142,7 +143,7 @@ func (x *Xprt) ibPostSend(t *sched.Task, first *WR, owner string, seq uint64) (b
 		if bad == nil {
 			bad = first
 		}
-		t.Pointf("ib_post_send", "failed: %v; %d of %d WRs accepted", err, accepted, len(model))
+		t.Pointf(kernel.IbPostSend, "failed: %v; %d of %d WRs accepted", err, accepted, len(model))
 	}
 	if accepted > 0 {
 		c := &Chain{First: first, Owner: owner, Seq: seq, Task: t.Name}
@@ -216,7 +217,7 @@ func (x *Xprt) HandleSendWC(t *sched.Task, wc verbs.WC) {
 	if !ok {
 		// An unsignaled WR reported by the provider (a flush): the core
 		// ignores completions without a cqe.
-		t.Point("__ib_process_cq", "wr_id", wc.WRID, "status", wc.Status, "note", "no cqe: ignored")
+		t.Point(kernel.IbProcessCq, "wr_id", wc.WRID, "status", wc.Status, "note", "no cqe: ignored")
 		x.retireStranded(wc.WRID)
 		return
 	}

@@ -6,13 +6,14 @@ package svcrdma
 // releases every resource.
 
 import (
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/sched"
 )
 
 // prepareWriteList is svc_rdma_prepare_write_list (new2026): build each
 // Write chunk's RDMA Writes and link them ahead of the Send.
 func (x *Xprt) prepareWriteList(t *sched.Task, rctxt *RecvCtxt, s *SendCtxt, xdr *XdrBuf) (err error) {
-	defer t.Call("svc_rdma_prepare_write_list", "chunks", rctxt.WritePCL.Count())(&err)
+	defer t.Call(kernel.SvcRdmaPrepareWriteList, "chunks", rctxt.WritePCL.Count())(&err)
 	for _, chunk := range rctxt.WritePCL.Chunks {
 		if chunk.PayloadLength == 0 {
 			break
@@ -26,7 +27,7 @@ func (x *Xprt) prepareWriteList(t *sched.Task, rctxt *RecvCtxt, s *SendCtxt, xdr
 
 // prepareWriteChunk is svc_rdma_prepare_write_chunk (new2026).
 func (x *Xprt) prepareWriteChunk(t *sched.Task, s *SendCtxt, chunk *Chunk, xdr *XdrBuf) (err error) {
-	defer t.Call("svc_rdma_prepare_write_chunk", "chunk", chunk.Index, "position", chunk.Position, "payload", chunk.PayloadLength)(&err)
+	defer t.Call(kernel.SvcRdmaPrepareWriteChunk, "chunk", chunk.Index, "position", chunk.Position, "payload", chunk.PayloadLength)(&err)
 	payload, ok := xdr.subsegment(int(chunk.Position), int(chunk.PayloadLength))
 	if !ok {
 		return errMsgSize
@@ -46,13 +47,13 @@ func (x *Xprt) prepareWriteChunk(t *sched.Task, s *SendCtxt, chunk *Chunk, xdr *
 	}
 	cc := &info.CC
 	if s.SQECount+cc.SQECount > x.SQDepth {
-		t.Pointf("svc_rdma_prepare_write_chunk", "the reply would need %d SQEs, more than sc_sq_depth %d", s.SQECount+cc.SQECount, x.SQDepth)
+		t.Pointf(kernel.SvcRdmaPrepareWriteChunk, "the reply would need %d SQEs, more than sc_sq_depth %d", s.SQECount+cc.SQECount, x.SQDepth)
 		return errInval
 	}
 	first := x.chainCC(cc, s.WRChain)
 	s.WRChain = first
 	s.SQECount += cc.SQECount
-	t.Point("svcrdma_post_write_chunk", "cid", cc.CID, "sqecount", cc.SQECount, "chain", chainArg{first})
+	t.Point(kernel.TraceSvcrdmaPostWriteChunk, "cid", cc.CID, "sqecount", cc.SQECount, "chain", chainArg{first})
 	return nil
 }
 

@@ -5,6 +5,7 @@ package svcrdma
 import (
 	"errors"
 
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
@@ -14,17 +15,17 @@ import (
 func (x *Xprt) HandleRecvWC(t *sched.Task, wc verbs.WC) {
 	rc, ok := x.recvByID[wc.WRID]
 	if !ok {
-		t.Point("__ib_process_cq", "wr_id", wc.WRID, "note", "unknown receive")
+		t.Point(kernel.IbProcessCq, "wr_id", wc.WRID, "note", "unknown receive")
 		return
 	}
 	delete(x.recvByID, wc.WRID)
 	x.recvPosted--
-	defer t.Call("svc_rdma_wc_receive", "recv", rc.ID, "status", wc.Status, "byte_len", wc.ByteLen)(nil)
+	defer t.Call(kernel.SvcRdmaWcReceive, "recv", rc.ID, "status", wc.Status, "byte_len", wc.ByteLen)(nil)
 	if wc.Status != verbs.StatusSuccess {
 		if wc.Status == verbs.StatusWRFlushErr {
-			t.Point("svcrdma_wc_recv_flush", "recv", rc.ID)
+			t.Point(kernel.TraceSvcrdmaWcRecvFlush, "recv", rc.ID)
 		} else {
-			t.Point("svcrdma_wc_recv_err", "recv", rc.ID, "status", wc.Status)
+			t.Point(kernel.TraceSvcrdmaWcRecvErr, "recv", rc.ID, "status", wc.Status)
 		}
 		x.recvCtxtPut(t, rc)
 		x.deferredClose(t)
@@ -33,16 +34,16 @@ func (x *Xprt) HandleRecvWC(t *sched.Task, wc verbs.WC) {
 	// svc_rdma_refresh_recvs keeps sc_max_requests Receives posted.
 	if x.recvPosted < x.FCCredits && !x.Close {
 		if err := x.postRecv(); err != nil {
-			t.Pointf("svc_rdma_refresh_recvs", "%v", err)
+			t.Pointf(kernel.SvcRdmaRefreshRecvs, "%v", err)
 		}
 	}
 	rc.ByteLen = int(wc.ByteLen)
 	if wc.WithInv {
-		t.Point("IB_WC_WITH_INV", "rkey", hex32(wc.InvalidatedRKey))
+		t.Point(kernel.IbWcWithInv, "rkey", hex32(wc.InvalidatedRKey))
 	}
 	x.recvQ = append(x.recvQ, rc)
 	x.Data = true
-	t.Point("svcrdma_wc_recv", "recv", rc.ID, "byte_len", rc.ByteLen, "queued", len(x.recvQ))
+	t.Point(kernel.TraceSvcrdmaWcRecv, "recv", rc.ID, "byte_len", rc.ByteLen, "queued", len(x.recvQ))
 }
 
 // recvCtxtPut is svc_rdma_recv_ctxt_put: release the pages it holds and
@@ -69,7 +70,7 @@ func (x *Xprt) recvCtxtPut(t *sched.Task, rc *RecvCtxt) {
 	rc.CC.SQECount = 0
 	rc.CurResult, rc.InvRKey = 0, 0
 	x.recvFree = append(x.recvFree, rc)
-	t.Point("svc_rdma_recv_ctxt_put", "recv", rc.ID, "pages_released", n)
+	t.Point(kernel.SvcRdmaRecvCtxtPut, "recv", rc.ID, "pages_released", n)
 }
 
 // HasWork reports XPT_DATA: a call or a finished Read waits for a thread.
@@ -78,7 +79,7 @@ func (x *Xprt) HasWork() bool { return len(x.recvQ) > 0 || len(x.ReadComplete) >
 // xdrDecodeReq is svc_rdma_xdr_decode_req: check the transport header and
 // build the parsed chunk lists; 0 means "drop silently".
 func (x *Xprt) xdrDecodeReq(t *sched.Task, rq *Rqst, rc *RecvCtxt) (hdrLen int, err error) {
-	ret := t.CallV("svc_rdma_xdr_decode_req", "byte_len", rc.ByteLen)
+	ret := t.CallV(kernel.SvcRdmaXdrDecodeReq, "byte_len", rc.ByteLen)
 	defer func() {
 		if err != nil {
 			ret(err)
@@ -99,20 +100,20 @@ func (x *Xprt) xdrDecodeReq(t *sched.Task, rq *Rqst, rc *RecvCtxt) (hdrLen int, 
 	if derr != nil {
 		var de *rpcrdma.DecodeError
 		if errors.As(derr, &de) && de.Kind == rpcrdma.ErrVersion {
-			t.Point("svcrdma_decode_badvers", "xid", hex32(rc.XID), "vers", rc.Vers)
+			t.Point(kernel.TraceSvcrdmaDecodeBadvers, "xid", hex32(rc.XID), "vers", rc.Vers)
 			return 0, errProtoNoSp
 		}
-		t.Pointf("svcrdma_decode_short_err", "%v", derr)
+		t.Pointf(kernel.TraceSvcrdmaDecodeShortErr, "%v", derr)
 		return 0, errInval
 	}
 	rc.MsgType = uint32(h.Proc)
 	switch h.Proc {
 	case rpcrdma.ProcMsg, rpcrdma.ProcNoMsg:
 	case rpcrdma.ProcDone, rpcrdma.ProcError:
-		t.Point("svcrdma_decode_drop", "xid", hex32(rc.XID), "proc", h.Proc)
+		t.Point(kernel.TraceSvcrdmaDecodeDrop, "xid", hex32(rc.XID), "proc", h.Proc)
 		return 0, nil
 	default:
-		t.Point("svcrdma_decode_badproc", "xid", hex32(rc.XID), "proc", h.Proc)
+		t.Point(kernel.TraceSvcrdmaDecodeBadproc, "xid", hex32(rc.XID), "proc", h.Proc)
 		return 0, errInval
 	}
 	rc.CallPCL = pclAllocCall(h.ReadList)
@@ -128,7 +129,7 @@ func (x *Xprt) xdrDecodeReq(t *sched.Task, rq *Rqst, rc *RecvCtxt) (hdrLen int, 
 	rq.Arg.Head.Off += n
 	rq.Arg.Head.Len -= n
 	rq.Arg.Len -= n
-	t.Point("svcrdma_decode_rqst", "xid", hex32(rc.XID), "proc", h.Proc, "hdrlen", n,
+	t.Point(kernel.TraceSvcrdmaDecodeRqst, "xid", hex32(rc.XID), "proc", h.Proc, "hdrlen", n,
 		"call_chunks", rc.CallPCL.Count(), "read_chunks", rc.ReadPCL.Count(),
 		"write_chunks", rc.WritePCL.Count(), "reply_chunk", rc.ReplyPCL.Count())
 	return n, nil
@@ -151,21 +152,21 @@ func (x *Xprt) getInvRKey(t *sched.Task, rc *RecvCtxt) {
 				if key == 0 {
 					key = s.Handle
 				} else if s.Handle != key {
-					t.Pointf("svc_rdma_get_inv_rkey", "more than one R_key: no remote invalidation")
+					t.Pointf(kernel.SvcRdmaGetInvRkey, "more than one R_key: no remote invalidation")
 					return
 				}
 			}
 		}
 	}
 	rc.InvRKey = key
-	t.Point("svc_rdma_get_inv_rkey", "inv_rkey", hex32(key))
+	t.Point(kernel.SvcRdmaGetInvRkey, "inv_rkey", hex32(key))
 }
 
 // Recvfrom is svc_rdma_recvfrom: finish a call whose Reads completed, or
 // take the next Receive, decode it and start its Reads. It returns the
 // length of the RPC message ready in rq.Arg, or 0.
 func (x *Xprt) Recvfrom(t *sched.Task, rq *Rqst) (n int) {
-	ret := t.CallV("svc_rdma_recvfrom", "thread", rq.Name)
+	ret := t.CallV(kernel.SvcRdmaRecvfrom, "thread", rq.Name)
 	defer func() { ret(n) }()
 	rq.RespagesIdx, rq.NextPageIdx = 0, 0
 	rq.Ctxt, rq.Decoding = nil, nil
@@ -208,7 +209,7 @@ func (x *Xprt) Recvfrom(t *sched.Task, rq *Rqst) (n int) {
 			x.deferredClose(t)
 			return 0
 		}
-		t.Pointf("svc_rdma_recvfrom", "Reads posted: the call waits for their completion")
+		t.Pointf(kernel.SvcRdmaRecvfrom, "Reads posted: the call waits for their completion")
 		return 0
 	}
 	return x.recvfromComplete(rq, rc)
@@ -225,7 +226,7 @@ func (x *Xprt) recvfromComplete(rq *Rqst, rc *RecvCtxt) int {
 // readComplete is svc_rdma_read_complete: install the pages the Reads
 // filled as rq_pages and rebuild rq_arg around them.
 func (x *Xprt) readComplete(t *sched.Task, rq *Rqst, rc *RecvCtxt) {
-	defer t.Call("svc_rdma_read_complete", "recv", rc.ID, "page_count", rc.PageCount, "readbytes", rc.ReadBytes)(nil)
+	defer t.Call(kernel.SvcRdmaReadComplete, "recv", rc.ID, "page_count", rc.PageCount, "readbytes", rc.ReadBytes)(nil)
 	for i := 0; i < rc.PageCount && i < len(rq.Pages) && i < len(rc.Pages); i++ {
 		x.putPage(rq.Pages[i])
 		rq.Pages[i] = rc.Pages[i]
@@ -249,13 +250,13 @@ func (x *Xprt) readComplete(t *sched.Task, rq *Rqst, rc *RecvCtxt) {
 		rq.Arg.PageBase = 0
 		rq.Arg.PageLen = align4(int(c.Length))
 		rq.Arg.Len += align4(int(c.Length))
-		t.Point("svc_rdma_read_complete_one", "head", pos, "page_len", rq.Arg.PageLen, "tail", rq.Arg.Tail.Len, "len", rq.Arg.Len)
+		t.Point(kernel.SvcRdmaReadCompleteOne, "head", pos, "page_len", rq.Arg.PageLen, "tail", rq.Arg.Tail.Len, "len", rq.Arg.Len)
 	} else {
 		// svc_rdma_read_complete_multiple, or _pzrc for a call chunk: the
 		// two do the same, the message is in the pages.
-		name := "svc_rdma_read_complete_multiple"
+		name := kernel.SvcRdmaReadCompleteMultiple
 		if !rc.CallPCL.IsEmpty() {
-			name = "svc_rdma_read_complete_pzrc"
+			name = kernel.SvcRdmaReadCompletePzrc
 		}
 		rq.Arg.Len += rc.ReadBytes
 		hl := min(x.PageSize, rc.ReadBytes)

@@ -9,14 +9,16 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/sched"
+	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
 
 // getRWCtxt is svc_rdma_get_rw_ctxt: pop the cache or allocate, then size
 // the scatterlist for sges entries (chained past first_sgl_nents).
 func (x *Xprt) getRWCtxt(t *sched.Task, sges int) (ctxt *RWCtxt) {
-	ret := t.CallV("svc_rdma_get_rw_ctxt", "sges", sges)
+	ret := t.CallV(kernel.SvcRdmaGetRwCtxt, "sges", sges)
 	defer func() {
 		if ctxt == nil {
 			ret(errNoMem)
@@ -27,12 +29,12 @@ func (x *Xprt) getRWCtxt(t *sched.Task, sges int) (ctxt *RWCtxt) {
 	if n := len(x.RWCache); n > 0 {
 		ctxt, x.RWCache = popFront(x.RWCache)
 		ctxt.Where = "building"
-		t.Point("llist_del_first", "rw", ctxt.ID, "cached_left", len(x.RWCache))
+		t.Point(kernel.LlistDelFirst, "rw", ctxt.ID, "cached_left", len(x.RWCache))
 	} else {
 		x.rwCreated++
 		ctxt = &RWCtxt{ID: x.rwCreated, FirstSGLNents: x.Dev.MaxSendSGE, Where: "building"}
 		x.rwAll = append(x.rwAll, ctxt)
-		t.Point("kmalloc_node", "rw", ctxt.ID, "first_sgl_nents", ctxt.FirstSGLNents)
+		t.Point(kernel.KmallocNode, "rw", ctxt.ID, "first_sgl_nents", ctxt.FirstSGLNents)
 	}
 	if sges == 0 && x.Beh.Has(B12) {
 		// sg_alloc_table_chained(nents = 0) hits BUG_ON(!nents).
@@ -41,7 +43,7 @@ func (x *Xprt) getRWCtxt(t *sched.Task, sges int) (ctxt *RWCtxt) {
 	if x.Inject.takeFailure(&x.Inject.GetRWCtxt) {
 		// The seed frees the ctxt even when it came from the cache, so
 		// the live ctxts dwindle (docs/kernel-model.md, O5).
-		t.Pointf("sg_alloc_table_chained", "allocation failed (injected): kfree(rw#%d)", ctxt.ID)
+		t.Pointf(kernel.SgAllocTableChained, "allocation failed (injected): kfree(rw#%d)", ctxt.ID)
 		if x.Beh.New2026() {
 			x.putRWCtxt(t, ctxt)
 		} else {
@@ -49,7 +51,7 @@ func (x *Xprt) getRWCtxt(t *sched.Task, sges int) (ctxt *RWCtxt) {
 			x.rwFreed++
 		}
 		ctxt = nil
-		t.Point("svcrdma_rwctx_empty", "sges", sges)
+		t.Point(kernel.TraceSvcrdmaRwctxEmpty, "sges", sges)
 		return nil
 	}
 	if cap(ctxt.sglMem) < sges {
@@ -59,7 +61,7 @@ func (x *Xprt) getRWCtxt(t *sched.Task, sges int) (ctxt *RWCtxt) {
 	clear(ctxt.SGL)
 	ctxt.Chained = sges > ctxt.FirstSGLNents
 	if ctxt.Chained {
-		t.Pointf("sg_alloc_table_chained", "%d entries > first_sgl_nents %d: %d in the inline array plus a chain link, the rest in pool chunks of up to 128",
+		t.Pointf(kernel.SgAllocTableChained, "%d entries > first_sgl_nents %d: %d in the inline array plus a chain link, the rest in pool chunks of up to 128",
 			sges, ctxt.FirstSGLNents, ctxt.FirstSGLNents-1)
 	}
 	return ctxt
@@ -69,12 +71,12 @@ func (x *Xprt) getRWCtxt(t *sched.Task, sges int) (ctxt *RWCtxt) {
 func (x *Xprt) putRWCtxt(t *sched.Task, ctxt *RWCtxt) {
 	ctxt.SGL, ctxt.NEnts, ctxt.Chained, ctxt.Where = nil, 0, false, "cache"
 	x.RWCache = pushFront(x.RWCache, ctxt)
-	t.Point("svc_rdma_put_rw_ctxt", "rw", ctxt.ID, "cached", len(x.RWCache))
+	t.Point(kernel.SvcRdmaPutRwCtxt, "rw", ctxt.ID, "cached", len(x.RWCache))
 }
 
 // destroyRWCtxts is svc_rdma_destroy_rw_ctxts: free the whole cache.
 func (x *Xprt) destroyRWCtxts(t *sched.Task) {
-	t.Point("svc_rdma_destroy_rw_ctxts", "freed", len(x.RWCache))
+	t.Point(kernel.SvcRdmaDestroyRwCtxts, "freed", len(x.RWCache))
 	for _, c := range x.RWCache {
 		c.Where = "freed"
 		x.rwFreed++
@@ -87,7 +89,7 @@ func (x *Xprt) destroyRWCtxts(t *sched.Task) {
 // caller adds to cc_sqecount; on failure the errno comes back and the ctxt
 // goes back to the cache.
 func (x *Xprt) rwCtxInit(t *sched.Task, ctxt *RWCtxt, offset uint64, handle uint32, dir Dir) (n int, err error) {
-	ret := t.CallV("svc_rdma_rw_ctx_init", "rw", ctxt.ID, "offset", hex(offset), "handle", hex32(handle), "dir", dir)
+	ret := t.CallV(kernel.SvcRdmaRwCtxInit, "rw", ctxt.ID, "offset", hex(offset), "handle", hex32(handle), "dir", dir)
 	defer func() {
 		if err != nil {
 			ret(err)
@@ -96,14 +98,14 @@ func (x *Xprt) rwCtxInit(t *sched.Task, ctxt *RWCtxt, offset uint64, handle uint
 		}
 	}()
 	if x.Inject.takeFailure(&x.Inject.DMAMap) {
-		t.Pointf("ib_dma_map_sgtable_attrs", "DMA mapping failed (injected)")
-		t.Point("svcrdma_dma_map_rw_err", "offset", hex(offset), "handle", hex32(handle), "nents", ctxt.NEnts, "ret", "-EIO")
+		t.Pointf(kernel.IbDmaMapSgtableAttrs, "DMA mapping failed (injected)")
+		t.Point(kernel.TraceSvcrdmaDmaMapRwErr, "offset", hex(offset), "handle", hex32(handle), "nents", ctxt.NEnts, "ret", "-EIO")
 		x.putRWCtxt(t, ctxt)
 		return 0, errIO
 	}
 	n, err = x.rdmaRWCtxInit(t, &ctxt.RW, ctxt.SGL[:ctxt.NEnts], offset, handle, dir)
 	if err != nil {
-		t.Point("svcrdma_dma_map_rw_err", "offset", hex(offset), "handle", hex32(handle), "nents", ctxt.NEnts, "ret", "-"+err.Error())
+		t.Point(kernel.TraceSvcrdmaDmaMapRwErr, "offset", hex(offset), "handle", hex32(handle), "nents", ctxt.NEnts, "ret", "-"+err.Error())
 		x.putRWCtxt(t, ctxt)
 		return 0, err
 	}
@@ -118,13 +120,13 @@ func (x *Xprt) ccInit(t *sched.Task, cc *ChunkCtxt) {
 	}
 	cc.RWCtxts = nil
 	cc.SQECount = 0
-	t.Point("svc_rdma_cc_init", "cid", cc.CID)
+	t.Point(kernel.SvcRdmaCcInit, "cid", cc.CID)
 }
 
 // ccRelease is svc_rdma_cc_release: destroy every rw ctxt of cc and push
 // them on the cache in one batch, the first built ending on top.
 func (x *Xprt) ccRelease(t *sched.Task, cc *ChunkCtxt, dir Dir) {
-	defer t.Call("svc_rdma_cc_release", "cid", cc.CID, "sqecount", cc.SQECount, "ctxts", len(cc.RWCtxts), "dir", dir)(nil)
+	defer t.Call(kernel.SvcRdmaCcRelease, "cid", cc.CID, "sqecount", cc.SQECount, "ctxts", len(cc.RWCtxts), "dir", dir)(nil)
 	batch := make([]*RWCtxt, len(cc.RWCtxts))
 	// The kernel walks the list with svc_rdma_next_ctxt until it is empty;
 	// each ctxt goes on the head of the batch.
@@ -132,7 +134,7 @@ func (x *Xprt) ccRelease(t *sched.Task, cc *ChunkCtxt, dir Dir) {
 		x.rdmaRWCtxDestroy(&c.RW)
 		c.SGL, c.NEnts, c.Chained, c.Where = nil, 0, false, "release batch"
 		batch[len(batch)-1-i] = c
-		t.Point("__svc_rdma_put_rw_ctxt", "rw", c.ID, "onto", "the release batch")
+		t.Point(kernel.SvcRdmaPutRwCtxtBatch, "rw", c.ID, "onto", "the release batch")
 	}
 	cc.RWCtxts = nil
 	for _, c := range batch {
@@ -140,20 +142,20 @@ func (x *Xprt) ccRelease(t *sched.Task, cc *ChunkCtxt, dir Dir) {
 	}
 	x.RWCache = slices.Insert(x.RWCache, 0, batch...)
 	if len(batch) > 0 {
-		t.Point("llist_add_batch", "ctxts", len(batch), "cached", len(x.RWCache))
+		t.Point(kernel.LlistAddBatch, "ctxts", len(batch), "cached", len(x.RWCache))
 	}
 }
 
 // writeInfoAlloc is svc_rdma_write_info_alloc.
 func (x *Xprt) writeInfoAlloc(t *sched.Task, chunk *Chunk) *WriteInfo {
 	if x.Inject.takeFailure(&x.Inject.WriteInfoAlloc) {
-		t.Pointf("svc_rdma_write_info_alloc", "kzalloc_node failed (injected)")
+		t.Pointf(kernel.SvcRdmaWriteInfoAlloc, "kzalloc_node failed (injected)")
 		return nil
 	}
-	t.Point("svc_rdma_write_info_alloc", "write_chunk", chunk.Index)
+	t.Point(kernel.SvcRdmaWriteInfoAlloc, "write_chunk", chunk.Index)
 	info := &WriteInfo{Chunk: chunk}
 	x.ccInit(t, &info.CC)
-	info.CC.CQE = CQE{Name: "svc_rdma_write_done", done: func(t *sched.Task, wc verbs.WC) { x.writeDone(t, info, wc) }}
+	info.CC.CQE = CQE{Name: kernel.SvcRdmaWriteDone.Name(), done: func(t *sched.Task, wc verbs.WC) { x.writeDone(t, info, wc) }}
 	info.CC.Owner = fmt.Sprintf("write chunk %d", chunk.Index)
 	return info
 }
@@ -162,8 +164,8 @@ func (x *Xprt) writeInfoAlloc(t *sched.Task, chunk *Chunk) *WriteInfo {
 // workqueue in the kernel (svc_rdma_write_info_free_async); the model
 // runs it at once.
 func (x *Xprt) writeInfoFree(t *sched.Task, info *WriteInfo) {
-	t.Point("svc_rdma_write_info_free", "cid", info.CC.CID, "queued", "svc_rdma_write_info_free_async")
-	t.Point("svc_rdma_write_info_free_async", "cid", info.CC.CID)
+	t.Point(kernel.SvcRdmaWriteInfoFree, "cid", info.CC.CID, "queued", kernel.SvcRdmaWriteInfoFreeAsync.Name())
+	t.Point(kernel.SvcRdmaWriteInfoFreeAsync, "cid", info.CC.CID)
 	x.ccRelease(t, &info.CC, ToDevice)
 }
 
@@ -173,7 +175,7 @@ func (x *Xprt) replyChunkRelease(t *sched.Task, sctxt *SendCtxt) {
 	if cc.SQECount == 0 {
 		return
 	}
-	t.Point("svc_rdma_reply_chunk_release", "send", sctxt.ID, "cid", cc.CID, "sqecount", cc.SQECount)
+	t.Point(kernel.SvcRdmaReplyChunkRelease, "send", sctxt.ID, "cid", cc.CID, "sqecount", cc.SQECount)
 	x.ccRelease(t, cc, ToDevice)
 }
 
@@ -183,15 +185,15 @@ func (x *Xprt) replyChunkRelease(t *sched.Task, sctxt *SendCtxt) {
 // kernel never calls it (docs/kernel-model.md, O4); it is here for
 // completeness.
 func (x *Xprt) replyDone(t *sched.Task, cc *ChunkCtxt, wc verbs.WC) {
-	defer t.Call("svc_rdma_reply_done", "cid", cc.CID, "status", wc.Status)(nil)
+	defer t.Call(kernel.SvcRdmaReplyDone, "cid", cc.CID, "status", wc.Status)(nil)
 	switch wc.Status {
 	case verbs.StatusSuccess:
-		t.Point("svcrdma_wc_reply", "cid", cc.CID)
+		t.Point(kernel.TraceSvcrdmaWcReply, "cid", cc.CID)
 		return
 	case verbs.StatusWRFlushErr:
-		t.Point("svcrdma_wc_reply_flush", "cid", cc.CID)
+		t.Point(kernel.TraceSvcrdmaWcReplyFlush, "cid", cc.CID)
 	default:
-		t.Point("svcrdma_wc_reply_err", "cid", cc.CID, "status", wc.Status)
+		t.Point(kernel.TraceSvcrdmaWcReplyErr, "cid", cc.CID, "status", wc.Status)
 	}
 	x.deferredClose(t)
 }
@@ -202,14 +204,14 @@ func (x *Xprt) replyDone(t *sched.Task, cc *ChunkCtxt, wc verbs.WC) {
 // comes later, frees them.
 func (x *Xprt) writeDone(t *sched.Task, info *WriteInfo, wc verbs.WC) {
 	cc := &info.CC
-	defer t.Call("svc_rdma_write_done", "cid", cc.CID, "status", wc.Status)(nil)
+	defer t.Call(kernel.SvcRdmaWriteDone, "cid", cc.CID, "status", wc.Status)(nil)
 	switch wc.Status {
 	case verbs.StatusSuccess:
-		t.Point("svcrdma_wc_write", "cid", cc.CID)
+		t.Point(kernel.TraceSvcrdmaWcWrite, "cid", cc.CID)
 	case verbs.StatusWRFlushErr:
-		t.Point("svcrdma_wc_write_flush", "cid", cc.CID)
+		t.Point(kernel.TraceSvcrdmaWcWriteFlush, "cid", cc.CID)
 	default:
-		t.Point("svcrdma_wc_write_err", "cid", cc.CID, "status", wc.Status)
+		t.Point(kernel.TraceSvcrdmaWcWriteErr, "cid", cc.CID, "status", wc.Status)
 	}
 	x.wakeSendWaiters(t, cc.SQECount)
 	if wc.Status != verbs.StatusSuccess {
@@ -224,20 +226,20 @@ func (x *Xprt) writeDone(t *sched.Task, info *WriteInfo, wc verbs.WC) {
 // connection is how the client learns of the loss.
 func (x *Xprt) wcReadDone(t *sched.Task, head *RecvCtxt, wc verbs.WC) {
 	cc := &head.CC
-	defer t.Call("svc_rdma_wc_read_done", "cid", cc.CID, "status", wc.Status)(nil)
+	defer t.Call(kernel.SvcRdmaWcReadDone, "cid", cc.CID, "status", wc.Status)(nil)
 	x.wakeSendWaiters(t, cc.SQECount)
 	switch wc.Status {
 	case verbs.StatusSuccess:
 		x.markReadSources(head)
-		t.Point("svcrdma_wc_read", "cid", cc.CID, "readbytes", head.ReadBytes)
+		t.Point(kernel.TraceSvcrdmaWcRead, "cid", cc.CID, "readbytes", head.ReadBytes)
 		x.ReadComplete = append(x.ReadComplete, head)
 		x.Data = true
-		t.Pointf("svc_xprt_enqueue", "XPT_DATA set: a thread will finish the call (%d on sc_read_complete_q)", len(x.ReadComplete))
+		t.Pointf(kernel.SvcXprtEnqueue, "XPT_DATA set: a thread will finish the call (%d on sc_read_complete_q)", len(x.ReadComplete))
 		return
 	case verbs.StatusWRFlushErr:
-		t.Point("svcrdma_wc_read_flush", "cid", cc.CID)
+		t.Point(kernel.TraceSvcrdmaWcReadFlush, "cid", cc.CID)
 	default:
-		t.Point("svcrdma_wc_read_err", "cid", cc.CID, "status", wc.Status)
+		t.Point(kernel.TraceSvcrdmaWcReadErr, "cid", cc.CID, "status", wc.Status)
 	}
 	x.recvCtxtPut(t, head) // releases the cc's rw ctxts too
 	x.deferredClose(t)
@@ -254,13 +256,13 @@ func (x *Xprt) wcReadDone(t *sched.Task, head *RecvCtxt, wc verbs.WC) {
 // as does a wait the closing transport ends (new2026). A chain longer
 // than the whole SQ is EINVAL.
 func (x *Xprt) postChunkCtxt(t *sched.Task, cc *ChunkCtxt) (err error) {
-	defer t.Call("svc_rdma_post_chunk_ctxt", "cid", cc.CID, "sqecount", cc.SQECount, "sq_avail", x.SQAvail)(&err)
+	defer t.Call(kernel.SvcRdmaPostChunkCtxt, "cid", cc.CID, "sqecount", cc.SQECount, "sq_avail", x.SQAvail)(&err)
 	if cc.SQECount > x.SQDepth {
-		t.Pointf("svc_rdma_post_chunk_ctxt", "cc_sqecount %d > sc_sq_depth %d", cc.SQECount, x.SQDepth)
+		t.Pointf(kernel.SvcRdmaPostChunkCtxt, "cc_sqecount %d > sc_sq_depth %d", cc.SQECount, x.SQDepth)
 		return errInval
 	}
 	first := x.chainCC(cc, nil)
-	t.Point("rdma_rw_ctx_wrs", "chain", chainArg{first})
+	t.Point(kernel.RdmaRwCtxWrs, "chain", chainArg{first})
 	for {
 		after := x.SQAvail - cc.SQECount
 		fits := after > 0 // the seed keeps one SQE back for chunk posts (docs/kernel-model.md, O1)
@@ -270,12 +272,12 @@ func (x *Xprt) postChunkCtxt(t *sched.Task, cc *ChunkCtxt) (err error) {
 		if fits {
 			x.SQAvail = after
 			cc.PostTime = x.now()
-			t.Point("sc_sq_avail", "reserved", cc.SQECount, "avail", x.SQAvail, "depth", x.SQDepth)
+			t.Point(kernel.ScSqAvail, "reserved", cc.SQECount, "avail", x.SQAvail, "depth", x.SQDepth)
 			bad, perr := x.ibPostSend(t, first, cc.Owner, 0)
 			if perr == nil {
 				return nil
 			}
-			t.Point("svcrdma_sq_post_err", "cid", cc.CID, "ret", perr)
+			t.Point(kernel.TraceSvcrdmaSqPostErr, "cid", cc.CID, "ret", perr)
 			x.deferredClose(t)
 			if bad != first {
 				// Part of the chain was taken: its completion still comes.
@@ -285,7 +287,7 @@ func (x *Xprt) postChunkCtxt(t *sched.Task, cc *ChunkCtxt) (err error) {
 			return errNotConn
 		}
 		x.Counters.SQStarve++
-		t.Point("svcrdma_sq_full", "cid", cc.CID, "need", cc.SQECount, "avail", x.SQAvail, "sq_starve", x.Counters.SQStarve)
+		t.Point(kernel.TraceSvcrdmaSqFull, "cid", cc.CID, "need", cc.SQECount, "avail", x.SQAvail, "sq_starve", x.Counters.SQStarve)
 		need := cc.SQECount
 		x.sendWait++
 		if x.Beh.Has(B11) && need >= x.SQDepth {
@@ -302,7 +304,7 @@ func (x *Xprt) postChunkCtxt(t *sched.Task, cc *ChunkCtxt) (err error) {
 		if x.Close && !x.Beh.Has(B11) {
 			return errNotConn
 		}
-		t.Point("svcrdma_sq_retry", "cid", cc.CID, "avail", x.SQAvail)
+		t.Point(kernel.TraceSvcrdmaSqRetry, "cid", cc.CID, "avail", x.SQAvail)
 	}
 }
 
@@ -346,18 +348,18 @@ func (x *Xprt) pagelistToSG(info *WriteInfo, remaining int, ctxt *RWCtxt) {
 // region that fits the current Write segment. It fails with E2BIG when the
 // client's chunk has no room left for the rest, ENOMEM when no rw ctxt can
 // be had, and EIO when rdma_rw cannot map or build the Writes.
-func (x *Xprt) buildWrites(t *sched.Task, info *WriteInfo, ctor func(*WriteInfo, int, *RWCtxt), ctorName string, remaining int) (err error) {
-	defer t.Call("svc_rdma_build_writes", "remaining", remaining, "seg_no", info.SegNo, "seg_off", info.SegOff)(&err)
+func (x *Xprt) buildWrites(t *sched.Task, info *WriteInfo, ctor func(*WriteInfo, int, *RWCtxt), ctorName *trace.Func, remaining int) (err error) {
+	defer t.Call(kernel.SvcRdmaBuildWrites, "remaining", remaining, "seg_no", info.SegNo, "seg_off", info.SegOff)(&err)
 	cc := &info.CC
 	for {
 		if info.SegNo >= len(info.Chunk.Segments) {
-			t.Point("svcrdma_small_wrch_err", "remaining", remaining, "seg_no", info.SegNo, "num_segs", len(info.Chunk.Segments))
+			t.Point(kernel.TraceSvcrdmaSmallWrchErr, "remaining", remaining, "seg_no", info.SegNo, "num_segs", len(info.Chunk.Segments))
 			return err2Big
 		}
 		seg := info.Chunk.Segments[info.SegNo]
 		writeLen := min(remaining, int(seg.Length)-info.SegOff)
 		if writeLen <= 0 {
-			t.Point("svcrdma_small_wrch_err", "remaining", remaining, "seg_no", info.SegNo, "num_segs", len(info.Chunk.Segments))
+			t.Point(kernel.TraceSvcrdmaSmallWrchErr, "remaining", remaining, "seg_no", info.SegNo, "num_segs", len(info.Chunk.Segments))
 			return err2Big
 		}
 		ctxt := x.getRWCtxt(t, writeLen/x.PageSize+2)
@@ -382,7 +384,7 @@ func (x *Xprt) buildWrites(t *sched.Task, info *WriteInfo, ctor func(*WriteInfo,
 			info.SegOff += writeLen
 		}
 		remaining -= writeLen
-		t.Point("svc_rdma_build_writes", "wqes", n, "cc_sqecount", cc.SQECount, "seg_no", info.SegNo, "seg_off", info.SegOff)
+		t.Point(kernel.SvcRdmaBuildWrites, "wqes", n, "cc_sqecount", cc.SQECount, "seg_no", info.SegNo, "seg_off", info.SegOff)
 		if remaining <= 0 {
 			return nil
 		}
@@ -392,18 +394,18 @@ func (x *Xprt) buildWrites(t *sched.Task, info *WriteInfo, ctor func(*WriteInfo,
 // iovWrite is svc_rdma_iov_write: the Writes of one kvec, failing as
 // buildWrites does.
 func (x *Xprt) iovWrite(t *sched.Task, info *WriteInfo, iov Kvec) error {
-	t.Point("svc_rdma_iov_write", "page", iov.Page.Name(), "off", iov.Off, "len", iov.Len)
+	t.Point(kernel.SvcRdmaIovWrite, "page", iov.Page.Name(), "off", iov.Off, "len", iov.Len)
 	info.Base = iov
-	return x.buildWrites(t, info, x.vecToSG, "svc_rdma_vec_to_sg", iov.Len)
+	return x.buildWrites(t, info, x.vecToSG, kernel.SvcRdmaVecToSg, iov.Len)
 }
 
 // pagesWrite is svc_rdma_pages_write: the Writes of length bytes of the
 // page list from offset in the xdr_buf, failing as buildWrites does.
 func (x *Xprt) pagesWrite(t *sched.Task, info *WriteInfo, xdr *XdrBuf, offset, length int) error {
-	t.Point("svc_rdma_pages_write", "offset", offset, "length", length, "pages", len(xdr.Pages))
+	t.Point(kernel.SvcRdmaPagesWrite, "offset", offset, "length", length, "pages", len(xdr.Pages))
 	info.Xdr = xdr
 	info.NextOff = offset - xdr.Head.Len
-	return x.buildWrites(t, info, x.pagelistToSG, "svc_rdma_pagelist_to_sg", length)
+	return x.buildWrites(t, info, x.pagelistToSG, kernel.SvcRdmaPagelistToSg, length)
 }
 
 // xbWrite is svc_rdma_xb_write: head, page list and tail of one xdr_buf.
@@ -411,7 +413,7 @@ func (x *Xprt) pagesWrite(t *sched.Task, info *WriteInfo, xdr *XdrBuf, offset, l
 // against the payload's (the kernel's comment says zero; its code returns
 // the length), or the first error of buildWrites.
 func (x *Xprt) xbWrite(t *sched.Task, xdr *XdrBuf, info *WriteInfo) (n int, err error) {
-	ret := t.CallV("svc_rdma_xb_write", "head", xdr.Head.Len, "page_len", xdr.PageLen, "tail", xdr.Tail.Len)
+	ret := t.CallV(kernel.SvcRdmaXbWrite, "head", xdr.Head.Len, "page_len", xdr.PageLen, "tail", xdr.Tail.Len)
 	defer func() {
 		if err != nil {
 			ret(err)
@@ -442,7 +444,7 @@ func (x *Xprt) xbWrite(t *sched.Task, xdr *XdrBuf, info *WriteInfo) (n int, err 
 // EMSGSIZE, no write info ENOMEM; otherwise it fails as xbWrite or
 // postChunkCtxt does, and the write info goes.
 func (x *Xprt) sendWriteChunk(t *sched.Task, chunk *Chunk, xdr *XdrBuf) (err error) {
-	defer t.Call("svc_rdma_send_write_chunk", "chunk", chunk.Index, "position", chunk.Position, "payload", chunk.PayloadLength)(&err)
+	defer t.Call(kernel.SvcRdmaSendWriteChunk, "chunk", chunk.Index, "position", chunk.Position, "payload", chunk.PayloadLength)(&err)
 	payload, ok := xdr.subsegment(int(chunk.Position), int(chunk.PayloadLength))
 	if !ok {
 		return errMsgSize
@@ -459,7 +461,7 @@ func (x *Xprt) sendWriteChunk(t *sched.Task, chunk *Chunk, xdr *XdrBuf) (err err
 		}
 		return err
 	}
-	t.Point("svcrdma_post_write_chunk", "cid", info.CC.CID, "sqecount", info.CC.SQECount)
+	t.Point(kernel.TraceSvcrdmaPostWriteChunk, "cid", info.CC.CID, "sqecount", info.CC.SQECount)
 	if err := x.postChunkCtxt(t, &info.CC); err != nil {
 		x.writeInfoFree(t, info)
 		return err
@@ -471,7 +473,7 @@ func (x *Xprt) sendWriteChunk(t *sched.Task, chunk *Chunk, xdr *XdrBuf) (err err
 // a payload, in order. The first chunk that cannot be sent ends the list
 // with its error; the reply is then dropped and the connection closed.
 func (x *Xprt) sendWriteList(t *sched.Task, rctxt *RecvCtxt, xdr *XdrBuf) (err error) {
-	defer t.Call("svc_rdma_send_write_list", "chunks", rctxt.WritePCL.Count())(&err)
+	defer t.Call(kernel.SvcRdmaSendWriteList, "chunks", rctxt.WritePCL.Count())(&err)
 	for _, chunk := range rctxt.WritePCL.Chunks {
 		if chunk.PayloadLength == 0 {
 			break
@@ -490,7 +492,7 @@ func (x *Xprt) sendWriteList(t *sched.Task, rctxt *RecvCtxt, xdr *XdrBuf) (err e
 // failure EIO. Nothing is posted here: the Send carries the chain, so a
 // lost connection shows when it is posted.
 func (x *Xprt) prepareReplyChunk(t *sched.Task, writePCL, replyPCL *PCL, sctxt *SendCtxt, xdr *XdrBuf) (n int, err error) {
-	ret := t.CallV("svc_rdma_prepare_reply_chunk", "reply_len", xdr.Len, "chunk_len", replyPCL.First().Length)
+	ret := t.CallV(kernel.SvcRdmaPrepareReplyChunk, "reply_len", xdr.Len, "chunk_len", replyPCL.First().Length)
 	defer func() {
 		if err != nil {
 			ret(err)
@@ -502,7 +504,7 @@ func (x *Xprt) prepareReplyChunk(t *sched.Task, writePCL, replyPCL *PCL, sctxt *
 	cc := &info.CC
 	info.Chunk = replyPCL.First()
 	info.SegOff, info.SegNo = 0, 0
-	cc.CQE = CQE{Name: "svc_rdma_reply_done", done: func(t *sched.Task, wc verbs.WC) { x.replyDone(t, cc, wc) }}
+	cc.CQE = CQE{Name: kernel.SvcRdmaReplyDone.Name(), done: func(t *sched.Task, wc verbs.WC) { x.replyDone(t, cc, wc) }}
 	cc.Owner = "reply chunk"
 	if err := pclProcessNonpayloads(writePCL, xdr, func(b *XdrBuf) error {
 		_, err := x.xbWrite(t, b, info)
@@ -513,7 +515,7 @@ func (x *Xprt) prepareReplyChunk(t *sched.Task, writePCL, replyPCL *PCL, sctxt *
 	first := x.chainCC(cc, sctxt.WRChain)
 	sctxt.WRChain = first
 	sctxt.SQECount += cc.SQECount
-	t.Point("svcrdma_post_reply_chunk", "cid", cc.CID, "sqecount", cc.SQECount, "chain", chainArg{first})
+	t.Point(kernel.TraceSvcrdmaPostReplyChunk, "cid", cc.CID, "sqecount", cc.SQECount, "chain", chainArg{first})
 	return xdr.Len, nil
 }
 
@@ -537,7 +539,7 @@ func (x *Xprt) chainCC(cc *ChunkCtxt, chain *WR) *WR {
 // in new2026, when its length overflows), ENOMEM when no rw ctxt can be
 // had, and EIO when the DMA mapping fails.
 func (x *Xprt) buildReadSegment(t *sched.Task, rq *Rqst, head *RecvCtxt, seg Segment, src string) (err error) {
-	defer t.Call("svc_rdma_build_read_segment", "handle", hex32(seg.Handle), "length", seg.Length, "offset", hex(seg.Offset),
+	defer t.Call(kernel.SvcRdmaBuildReadSegment, "handle", hex32(seg.Handle), "length", seg.Length, "offset", hex(seg.Offset),
 		"curpage", head.CurPage, "pageoff", head.PageOff)(&err)
 	cc := &head.CC
 	// The kernel computes in u32: PAGE_ALIGN(rc_pageoff + len) >> PAGE_SHIFT
@@ -550,7 +552,7 @@ func (x *Xprt) buildReadSegment(t *sched.Task, rq *Rqst, head *RecvCtxt, seg Seg
 	if nents > x.MaxPages+1 && x.Beh.Has(B6) {
 		// B6: the table is allocated before the overrun check; the model
 		// caps what it allocates and says what the kernel would have done.
-		t.Pointf("svc_rdma_build_read_segment", "asks for an SGL of %d entries before checking rq_maxpages %d (B6)", nents, x.MaxPages)
+		t.Pointf(kernel.SvcRdmaBuildReadSegment, "asks for an SGL of %d entries before checking rq_maxpages %d (B6)", nents, x.MaxPages)
 	}
 	ctxt := x.getRWCtxt(t, min(nents, x.MaxPages+2))
 	if ctxt == nil {
@@ -570,7 +572,7 @@ func (x *Xprt) buildReadSegment(t *sched.Task, rq *Rqst, head *RecvCtxt, seg Seg
 			x.fault(t, "NULL page", "svc_rdma_build_read_segment used rq_pages[%d], the NULL sentinel past rq_maxpages (B13): sg_set_page(NULL) oopses", head.CurPage)
 		}
 		ctxt.SGL[i] = SGE{Page: pg, Off: head.PageOff, Len: segLen}
-		t.Point("sg_set_page", "sgl", i, "entry", &ctxt.SGL[i], "rq_page", head.CurPage)
+		t.Point(kernel.SgSetPage, "sgl", i, "entry", &ctxt.SGL[i], "rq_page", head.CurPage)
 		head.PageOff += segLen
 		if head.PageOff == x.PageSize {
 			head.CurPage++
@@ -578,10 +580,10 @@ func (x *Xprt) buildReadSegment(t *sched.Task, rq *Rqst, head *RecvCtxt, seg Seg
 		}
 		length -= uint32(segLen)
 		if length > 0 && head.CurPage+1 > x.MaxPages {
-			t.Point("svcrdma_page_overrun_err", "cid", cc.CID, "curpage", head.CurPage)
+			t.Point(kernel.TraceSvcrdmaPageOverrunErr, "cid", cc.CID, "curpage", head.CurPage)
 			if x.Beh.Has(B6) {
 				ctxt.Where = "leaked"
-				t.Pointf("svc_rdma_build_read_segment", "returns without putting rw#%d back: leaked (B6)", ctxt.ID)
+				t.Pointf(kernel.SvcRdmaBuildReadSegment, "returns without putting rw#%d back: leaked (B6)", ctxt.ID)
 			} else {
 				x.putRWCtxt(t, ctxt)
 			}
@@ -597,7 +599,7 @@ func (x *Xprt) buildReadSegment(t *sched.Task, rq *Rqst, head *RecvCtxt, seg Seg
 	ctxt.Where = "read cc"
 	cc.RWCtxts = append([]*RWCtxt{ctxt}, cc.RWCtxts...)
 	cc.SQECount += n
-	t.Point("svc_rdma_build_read_segment", "rw", ctxt.ID, "wqes", n, "cc_sqecount", cc.SQECount,
+	t.Point(kernel.SvcRdmaBuildReadSegment, "rw", ctxt.ID, "wqes", n, "cc_sqecount", cc.SQECount,
 		"curpage", head.CurPage, "pageoff", head.PageOff, "page_count", head.PageCount)
 	return nil
 }
@@ -606,14 +608,14 @@ func (x *Xprt) buildReadSegment(t *sched.Task, rq *Rqst, head *RecvCtxt, seg Seg
 // of one Read chunk, counted in rc_readbytes. It fails as buildReadSegment
 // does, and with EINVAL for a chunk without segments.
 func (x *Xprt) buildReadChunk(t *sched.Task, rq *Rqst, head *RecvCtxt, chunk *Chunk, src string) (err error) {
-	defer t.Call("svc_rdma_build_read_chunk", "position", chunk.Position, "length", chunk.Length, "segments", len(chunk.Segments))(&err)
+	defer t.Call(kernel.SvcRdmaBuildReadChunk, "position", chunk.Position, "length", chunk.Length, "segments", len(chunk.Segments))(&err)
 	err = errInval
 	for i, seg := range chunk.Segments {
 		if err = x.buildReadSegment(t, rq, head, seg, fmt.Sprintf("%s seg %d", src, i)); err != nil {
 			break
 		}
 		head.ReadBytes += int(seg.Length)
-		t.Point("rc_readbytes", "readbytes", head.ReadBytes)
+		t.Point(kernel.RcReadbytes, "readbytes", head.ReadBytes)
 	}
 	return err
 }
@@ -624,21 +626,21 @@ func (x *Xprt) buildReadChunk(t *sched.Task, rq *Rqst, head *RecvCtxt, chunk *Ch
 // A range outside the inline bytes, or past rq_maxpages, is EINVAL; so is
 // every copy under B2.
 func (x *Xprt) copyInlineRange(t *sched.Task, rq *Rqst, head *RecvCtxt, offset, remaining uint32) (err error) {
-	defer t.Call("svc_rdma_copy_inline_range", "offset", offset, "remaining", remaining,
+	defer t.Call(kernel.SvcRdmaCopyInlineRange, "offset", offset, "remaining", remaining,
 		"curpage", head.CurPage, "pageoff", head.PageOff)(&err)
 	src := head.Buf.Data[:head.ByteLen] // B5: based at the transport header
 	if !x.Beh.Has(B5) {
 		src = head.Buf.Data[head.HdrLen:head.ByteLen]
 		inline := uint32(len(src))
 		if offset > inline || remaining > inline-offset {
-			t.Pointf("svc_rdma_copy_inline_range", "range [%d,+%d) is outside the %d inline bytes", offset, remaining, inline)
+			t.Pointf(kernel.SvcRdmaCopyInlineRange, "range [%d,+%d) is outside the %d inline bytes", offset, remaining, inline)
 			return errInval
 		}
 	}
 	numPages := int((uint64(head.PageOff) + uint64(remaining) + uint64(x.PageSize) - 1) / uint64(x.PageSize))
 	for i := 0; i < numPages; i++ {
 		if !x.Beh.Has(B3) && head.CurPage >= x.MaxPages {
-			t.Pointf("svc_rdma_copy_inline_range", "rc_curpage %d >= rq_maxpages %d", head.CurPage, x.MaxPages)
+			t.Pointf(kernel.SvcRdmaCopyInlineRange, "rc_curpage %d >= rq_maxpages %d", head.CurPage, x.MaxPages)
 			return errInval
 		}
 		pageLen := min(int(remaining), x.PageSize-head.PageOff)
@@ -655,7 +657,7 @@ func (x *Xprt) copyInlineRange(t *sched.Task, rq *Rqst, head *RecvCtxt, offset, 
 		}
 		n := x.copyBytes(t, dst, dstOff, src, int(offset), pageLen)
 		dst.mark(dstOff, n, "inline")
-		t.Point("memcpy", "dst", fmt.Sprintf("%s+%d", dst.Name(), dstOff), "src_off", offset, "len", pageLen)
+		t.Point(kernel.Memcpy, "dst", fmt.Sprintf("%s+%d", dst.Name(), dstOff), "src_off", offset, "len", pageLen)
 		head.ReadBytes += pageLen
 		head.PageOff += pageLen
 		if head.PageOff == x.PageSize {
@@ -666,7 +668,7 @@ func (x *Xprt) copyInlineRange(t *sched.Task, rq *Rqst, head *RecvCtxt, offset, 
 		offset += uint32(pageLen)
 	}
 	if x.Beh.Has(B2) {
-		t.Pointf("svc_rdma_copy_inline_range", "copied, but returns -EINVAL all the same (B2)")
+		t.Pointf(kernel.SvcRdmaCopyInlineRange, "copied, but returns -EINVAL all the same (B2)")
 		return errInval
 	}
 	return nil
@@ -687,7 +689,7 @@ func (x *Xprt) copyBytes(t *sched.Task, dst *Page, dstOff int, src []byte, off, 
 // with EINVAL for chunks whose positions do not fit the call, or as
 // copyInlineRange and buildReadChunk do.
 func (x *Xprt) readMultipleChunks(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error) {
-	defer t.Call("svc_rdma_read_multiple_chunks", "chunks", head.ReadPCL.Count())(&err)
+	defer t.Call(kernel.SvcRdmaReadMultipleChunks, "chunks", head.ReadPCL.Count())(&err)
 	pcl := &head.ReadPCL
 	var start uint32
 	chunk := pcl.First()
@@ -704,7 +706,7 @@ func (x *Xprt) readMultipleChunks(t *sched.Task, rq *Rqst, head *RecvCtxt) (err 
 			break
 		}
 		if !x.Beh.Has(B5) && uint32(head.ReadBytes) > next.Position {
-			t.Pointf("svc_rdma_read_multiple_chunks", "rc_readbytes %d passes the next chunk's position %d", head.ReadBytes, next.Position)
+			t.Pointf(kernel.SvcRdmaReadMultipleChunks, "rc_readbytes %d passes the next chunk's position %d", head.ReadBytes, next.Position)
 			return errInval
 		}
 		start += length
@@ -733,7 +735,7 @@ func (x *Xprt) readMultipleChunks(t *sched.Task, rq *Rqst, head *RecvCtxt) (err 
 // list, because nfsd did not read the tail.) It fails as buildReadChunk
 // does, or with EINVAL for a position past the inline bytes.
 func (x *Xprt) readDataItem(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error) {
-	defer t.Call("svc_rdma_read_data_item")(&err)
+	defer t.Call(kernel.SvcRdmaReadDataItem)(&err)
 	chunk := head.ReadPCL.First()
 	if !x.Beh.Has(B5) && int(chunk.Position) > head.ByteLen-head.HdrLen {
 		return errInval
@@ -744,7 +746,7 @@ func (x *Xprt) readDataItem(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error)
 // readChunkRange is svc_rdma_read_chunk_range: pull [offset, offset+length)
 // of the call chunk, segment by segment, failing as buildReadSegment does.
 func (x *Xprt) readChunkRange(t *sched.Task, rq *Rqst, head *RecvCtxt, chunk *Chunk, offset, length uint32) (err error) {
-	defer t.Call("svc_rdma_read_chunk_range", "offset", offset, "length", length)(&err)
+	defer t.Call(kernel.SvcRdmaReadChunkRange, "offset", offset, "length", length)(&err)
 	b4 := x.Beh.Has(B4)
 	if !b4 && length == 0 {
 		return nil
@@ -763,7 +765,7 @@ func (x *Xprt) readChunkRange(t *sched.Task, rq *Rqst, head *RecvCtxt, chunk *Ch
 			d.Length = min(length, seg.Length-offset)
 		}
 		d.Offset = seg.Offset + uint64(offset)
-		t.Point("svc_rdma_read_chunk_range", "segment", i, "dummy", d)
+		t.Point(kernel.SvcRdmaReadChunkRange, "segment", i, "dummy", d)
 		if err = x.buildReadSegment(t, rq, head, d, fmt.Sprintf("call chunk seg %d", i)); err != nil {
 			break
 		}
@@ -782,7 +784,7 @@ func (x *Xprt) readChunkRange(t *sched.Task, rq *Rqst, head *RecvCtxt, chunk *Ch
 // chunk whose position does not fit the call, or as readChunkRange and
 // buildReadChunk do.
 func (x *Xprt) readCallChunk(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error) {
-	defer t.Call("svc_rdma_read_call_chunk", "read_chunks", head.ReadPCL.Count())(&err)
+	defer t.Call(kernel.SvcRdmaReadCallChunk, "read_chunks", head.ReadPCL.Count())(&err)
 	call := head.CallPCL.First()
 	pcl := &head.ReadPCL
 	if pcl.IsEmpty() {
@@ -822,7 +824,7 @@ func (x *Xprt) readCallChunk(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error
 // (a position-zero Read chunk). The kernel assumes such a chunk comes only
 // with RDMA_NOMSG, though RFC 8166 allows it with RDMA_MSG.
 func (x *Xprt) readSpecial(t *sched.Task, rq *Rqst, head *RecvCtxt) (err error) {
-	defer t.Call("svc_rdma_read_special")(&err)
+	defer t.Call(kernel.SvcRdmaReadSpecial)(&err)
 	return x.readCallChunk(t, rq, head)
 }
 
@@ -837,7 +839,7 @@ func (x *Xprt) clearRqstPages(t *sched.Task, rq *Rqst, head *RecvCtxt) {
 		head.Pages = append(head.Pages, rq.Pages[i])
 		rq.Pages[i] = nil
 	}
-	t.Point("svc_rdma_clear_rqst_pages", "moved", head.PageCount, "rc_pages", pagesArg(head.Pages))
+	t.Point(kernel.SvcRdmaClearRqstPages, "moved", head.PageCount, "rc_pages", pagesArg(head.Pages))
 }
 
 // processReadList is svc_rdma_process_read_list: build every Read WR the
@@ -849,7 +851,7 @@ func (x *Xprt) clearRqstPages(t *sched.Task, rq *Rqst, head *RecvCtxt) {
 // Errors are those of the read paths (EINVAL, ENOMEM, EIO) and of
 // postChunkCtxt (ENOTCONN).
 func (x *Xprt) processReadList(t *sched.Task, rq *Rqst, head *RecvCtxt) (ret int, err error) {
-	r := t.CallV("svc_rdma_process_read_list", "call_chunks", head.CallPCL.Count(), "read_chunks", head.ReadPCL.Count())
+	r := t.CallV(kernel.SvcRdmaProcessReadList, "call_chunks", head.CallPCL.Count(), "read_chunks", head.ReadPCL.Count())
 	defer func() {
 		if err != nil {
 			r(err)
@@ -859,7 +861,7 @@ func (x *Xprt) processReadList(t *sched.Task, rq *Rqst, head *RecvCtxt) (ret int
 	}()
 	cc := &head.CC
 	x.ccInit(t, cc)
-	cc.CQE = CQE{Name: "svc_rdma_wc_read_done", done: func(t *sched.Task, wc verbs.WC) { x.wcReadDone(t, head, wc) }}
+	cc.CQE = CQE{Name: kernel.SvcRdmaWcReadDone.Name(), done: func(t *sched.Task, wc verbs.WC) { x.wcReadDone(t, head, wc) }}
 	cc.Owner = "read chunk"
 	cc.SQECount = 0
 	head.PageOff, head.CurPage, head.ReadBytes, head.PageCount = 0, 0, 0, 0
@@ -877,7 +879,7 @@ func (x *Xprt) processReadList(t *sched.Task, rq *Rqst, head *RecvCtxt) (ret int
 	if err != nil {
 		return 0, err
 	}
-	t.Point("svcrdma_post_read_chunk", "cid", cc.CID, "sqecount", cc.SQECount)
+	t.Point(kernel.TraceSvcrdmaPostReadChunk, "cid", cc.CID, "sqecount", cc.SQECount)
 	if err := x.postChunkCtxt(t, cc); err != nil {
 		return 0, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
@@ -111,7 +112,7 @@ func pagesPerMR(dev verbs.DeviceAttr) int { return min(dev.MaxFastRegPageListLen
 // rdmaRWCtxInit is rdma_rw_ctx_init: map the SGL and build the WRs of one
 // transfer; it returns the number of WQEs they need.
 func (x *Xprt) rdmaRWCtxInit(t *sched.Task, ctx *RWCtx, sgl []SGE, remote uint64, rkey uint32, dir Dir) (wqes int, err error) {
-	ret := t.CallV("rdma_rw_ctx_init", "sg_cnt", len(sgl), "remote_addr", hex(remote), "rkey", hex32(rkey), "dir", dir)
+	ret := t.CallV(kernel.RdmaRwCtxInit, "sg_cnt", len(sgl), "remote_addr", hex(remote), "rkey", hex32(rkey), "dir", dir)
 	defer func() {
 		if err != nil {
 			ret(err)
@@ -128,7 +129,7 @@ func (x *Xprt) rdmaRWCtxInit(t *sched.Task, ctx *RWCtx, sgl []SGE, remote uint64
 		i++
 	}
 	if i == len(sgl) {
-		t.Pointf("WARN_ON_ONCE", "no SGL entry left after the sg_offset walk (a zero-length entry)")
+		t.Pointf(kernel.WarnOnOnce, "no SGL entry left after the sg_offset walk (a zero-length entry)")
 		return 0, errIO
 	}
 	sgl = sgl[i:]
@@ -138,7 +139,7 @@ func (x *Xprt) rdmaRWCtxInit(t *sched.Task, ctx *RWCtx, sgl []SGE, remote uint64
 		if err == nil || err != errAgain || x.Beh.Has(B10) || x.Dev.IWARP || x.Cfg.ForceMR {
 			return wqes, err
 		}
-		t.Pointf("rdma_rw_ctx_init", "MR pool empty: falling back to direct SGEs (the B10 fix)")
+		t.Pointf(kernel.RdmaRwCtxInit, "MR pool empty: falling back to direct SGEs (the B10 fix)")
 		*ctx = RWCtx{}
 	}
 	if n > 1 {
@@ -158,7 +159,7 @@ func rwOpcode(dir Dir) verbs.WROpcode {
 func (x *Xprt) rdmaRWInitSingleWR(t *sched.Task, ctx *RWCtx, sge SGE, remote uint64, rkey uint32, dir Dir) int {
 	w := &WR{Op: rwOpcode(dir), SGL: []SGE{sge}, RemoteAddr: remote, RKey: rkey}
 	ctx.Type, ctx.NrOps, ctx.WRs = RWSingleWR, 1, []*WR{w}
-	t.Point("rdma_rw_init_single_wr", "wr", w)
+	t.Point(kernel.RdmaRwInitSingleWr, "wr", w)
 	return 1
 }
 
@@ -186,7 +187,7 @@ func (x *Xprt) rdmaRWInitMapWRs(t *sched.Task, ctx *RWCtx, sgl []SGE, remote uin
 		}
 		ctx.WRs = append(ctx.WRs, w)
 	}
-	t.Point("rdma_rw_init_map_wrs", "nr_ops", ctx.NrOps, "max_sge", maxSGE)
+	t.Point(kernel.RdmaRwInitMapWrs, "nr_ops", ctx.NrOps, "max_sge", maxSGE)
 	return ctx.NrOps
 }
 
@@ -201,7 +202,7 @@ func (x *Xprt) rdmaRWInitMRWRs(t *sched.Task, ctx *RWCtx, sgl []SGE, remote uint
 		group := sgl[i:min(i+ppm, len(sgl))]
 		if len(x.mrPool) == 0 {
 			x.putRegsBack(ctx)
-			t.Pointf("ib_mr_pool_get", "MR pool empty")
+			t.Pointf(kernel.IbMrPoolGet, "MR pool empty")
 			return 0, errAgain
 		}
 		var mr *MRState
@@ -212,7 +213,7 @@ func (x *Xprt) rdmaRWInitMRWRs(t *sched.Task, ctx *RWCtx, sgl []SGE, remote uint
 			if (j > 0 && s.Off != 0) || (j < len(group)-1 && s.Off+s.Len != x.PageSize) {
 				x.mrPut(mr)
 				x.putRegsBack(ctx)
-				t.Pointf("ib_map_mr_sg", "entry %d of %d is not page aligned: mapped fewer than asked", j, len(group))
+				t.Pointf(kernel.IbMapMrSg, "entry %d of %d is not page aligned: mapped fewer than asked", j, len(group))
 				return 0, errInval
 			}
 		}
@@ -252,7 +253,7 @@ func (x *Xprt) rdmaRWInitMRWRs(t *sched.Task, ctx *RWCtx, sgl []SGE, remote uint
 		ctx.WRs = append(ctx.WRs, r.reg, r.op)
 		prev = r.op
 		ctx.regs = append(ctx.regs, r)
-		t.Point("rdma_rw_init_one_mr", "mr", mr.ID, "entries", len(group), "bytes", bytes, "local_inv", r.inv != nil)
+		t.Point(kernel.RdmaRwInitOneMr, "mr", mr.ID, "entries", len(group), "bytes", bytes, "local_inv", r.inv != nil)
 	}
 	ctx.Type, ctx.NrOps = RWMR, nrOps
 	return count, nil

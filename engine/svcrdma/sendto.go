@@ -5,6 +5,7 @@ package svcrdma
 import (
 	"fmt"
 
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
@@ -16,7 +17,7 @@ const pullupThresh = 512
 // sendCtxtGet is svc_rdma_send_ctxt_get.
 func (x *Xprt) sendCtxtGet(t *sched.Task) *SendCtxt {
 	if x.Inject.takeFailure(&x.Inject.SendCtxtGet) {
-		t.Pointf("svc_rdma_send_ctxt_get", "allocation failed (injected)")
+		t.Pointf(kernel.SvcRdmaSendCtxtGet, "allocation failed (injected)")
 		return nil
 	}
 	var s *SendCtxt
@@ -25,7 +26,7 @@ func (x *Xprt) sendCtxtGet(t *sched.Task) *SendCtxt {
 	} else {
 		x.sendCreated++
 		s = &SendCtxt{ID: x.sendCreated}
-		s.cqe = CQE{Name: "svc_rdma_wc_send", done: func(t *sched.Task, wc verbs.WC) { x.wcSend(t, s, wc) }}
+		s.cqe = CQE{Name: kernel.SvcRdmaWcSend.Name(), done: func(t *sched.Task, wc verbs.WC) { x.wcSend(t, s, wc) }}
 		x.sends = append(x.sends, s)
 		s.Hdr = &Page{ID: -s.ID, Label: fmt.Sprintf("hdr%d", s.ID), Data: make([]byte, x.Cfg.MaxReqSize)}
 		if addr, err := x.pd.DMAMap(s.Hdr.Data); err == nil {
@@ -43,7 +44,7 @@ func (x *Xprt) sendCtxtGet(t *sched.Task) *SendCtxt {
 	s.Pos = 0
 	s.HdrLen = 0
 	s.Kind = ""
-	t.Point("svc_rdma_send_ctxt_get", "send", s.ID)
+	t.Point(kernel.SvcRdmaSendCtxtGet, "send", s.ID)
 	return s
 }
 
@@ -58,7 +59,7 @@ func (x *Xprt) sendCtxtPut(t *sched.Task, s *SendCtxt) {
 	for _, p := range s.Pages {
 		x.putPage(p)
 	}
-	t.Point("svc_rdma_send_ctxt_put", "send", s.ID, "pages_released", len(s.Pages))
+	t.Point(kernel.SvcRdmaSendCtxtPut, "send", s.ID, "pages_released", len(s.Pages))
 	clear(s.Pages)
 	s.Pages = s.Pages[:0]
 	x.SendCache = pushFront(x.SendCache, s)
@@ -67,19 +68,19 @@ func (x *Xprt) sendCtxtPut(t *sched.Task, s *SendCtxt) {
 // wcSend is svc_rdma_wc_send: SQEs back first, then (the patch) the
 // acknowledged position advances, then the ctxt is released.
 func (x *Xprt) wcSend(t *sched.Task, s *SendCtxt, wc verbs.WC) {
-	defer t.Call("svc_rdma_wc_send", "send", s.ID, "status", wc.Status, "pos", s.Pos)(nil)
+	defer t.Call(kernel.SvcRdmaWcSend, "send", s.ID, "status", wc.Status, "pos", s.Pos)(nil)
 	x.wakeSendWaiters(t, s.SQECount)
 	if wc.Status != verbs.StatusSuccess {
 		if wc.Status == verbs.StatusWRFlushErr {
-			t.Point("svcrdma_wc_send_flush", "send", s.ID)
+			t.Point(kernel.TraceSvcrdmaWcSendFlush, "send", s.ID)
 		} else {
-			t.Point("svcrdma_wc_send_err", "send", s.ID, "status", wc.Status)
+			t.Point(kernel.TraceSvcrdmaWcSendErr, "send", s.ID, "status", wc.Status)
 		}
 		x.sendCtxtPut(t, s)
 		x.deferredClose(t)
 		return
 	}
-	t.Point("svcrdma_wc_send", "send", s.ID)
+	t.Point(kernel.TraceSvcrdmaWcSend, "send", s.ID)
 	if x.Cfg.Positions {
 		x.advanceAcked(t, s.Pos)
 	}
@@ -95,7 +96,7 @@ func (x *Xprt) advanceAcked(t *sched.Task, pos uint64) {
 	if pos > x.AckedPos {
 		x.AckedPos = pos
 	}
-	t.Point("svc_xprt_advance_acked", "pos", pos, "xpt_acked_pos", x.AckedPos, "was", old)
+	t.Point(kernel.SvcXprtAdvanceAcked, "pos", pos, "xpt_acked_pos", x.AckedPos, "was", old)
 }
 
 // AckedPosition is svc_rdma_acked_pos (xpo_acked_pos): what the upper
@@ -106,12 +107,12 @@ func (x *Xprt) AckedPosition() uint64 { return x.AckedPos }
 // and the chain posted under sc_post_lock; *pos is written only when the
 // chain was accepted.
 func (x *Xprt) postSend(t *sched.Task, s *SendCtxt, pos *uint64) (err error) {
-	defer t.Call("svc_rdma_post_send", "send", s.ID, "sqecount", s.SQECount, "sq_avail", x.SQAvail)(&err)
+	defer t.Call(kernel.SvcRdmaPostSend, "send", s.ID, "sqecount", s.SQECount, "sq_avail", x.SQAvail)(&err)
 	first, n := s.WRChain, s.SQECount
 	for !x.Close {
 		if x.SQAvail-n < 0 {
 			x.Counters.SQStarve++
-			t.Point("svcrdma_sq_full", "send", s.ID, "need", n, "avail", x.SQAvail, "sq_starve", x.Counters.SQStarve)
+			t.Point(kernel.TraceSvcrdmaSqFull, "send", s.ID, "need", n, "avail", x.SQAvail, "sq_starve", x.Counters.SQStarve)
 			if n > x.SQDepth {
 				x.Counters.Hung++
 				t.Fault("hung task", "the reply chain needs %d SQEs but sc_sq_depth is %d: this nfsd thread waits forever", n, x.SQDepth)
@@ -121,18 +122,18 @@ func (x *Xprt) postSend(t *sched.Task, s *SendCtxt, pos *uint64) (err error) {
 				if x.SQAvail > 0 {
 					// wait_event(sc_sq_avail > 0) returns at once: the
 					// kernel thread spins through this loop.
-					t.Pointf("svc_rdma_post_send", "sc_sq_avail %d > 0 but %d are needed: the thread spins until enough SQEs are free", x.SQAvail, n)
+					t.Pointf(kernel.SvcRdmaPostSend, "sc_sq_avail %d > 0 but %d are needed: the thread spins until enough SQEs are free", x.SQAvail, n)
 				}
 				t.WaitUntil("wait_event(sc_send_wait)", func() bool { return x.SQAvail >= n || x.Close })
 			} else {
 				t.WaitUntil("svc_rdma_sq_wait", func() bool { return x.SQAvail >= n || x.Close })
 			}
 			x.sendWait--
-			t.Point("svcrdma_sq_retry", "send", s.ID, "avail", x.SQAvail)
+			t.Point(kernel.TraceSvcrdmaSqRetry, "send", s.ID, "avail", x.SQAvail)
 			continue
 		}
 		x.SQAvail -= n
-		t.Point("sc_sq_avail", "reserved", n, "avail", x.SQAvail, "depth", x.SQDepth)
+		t.Point(kernel.ScSqAvail, "reserved", n, "avail", x.SQAvail, "depth", x.SQDepth)
 		var seq uint64
 		if x.Cfg.Positions {
 			if !x.Cfg.NoPostLock {
@@ -141,7 +142,7 @@ func (x *Xprt) postSend(t *sched.Task, s *SendCtxt, pos *uint64) (err error) {
 			x.PostSeq++
 			seq = x.PostSeq
 			s.Pos = seq
-			t.Point("sc_post_seq", "seq", seq, "sc_pos", s.Pos, "locked", !x.Cfg.NoPostLock)
+			t.Point(kernel.ScPostSeq, "seq", seq, "sc_pos", s.Pos, "locked", !x.Cfg.NoPostLock)
 		}
 		bad, perr := x.ibPostSend(t, first, s.Kind, seq)
 		if x.Cfg.Positions && !x.Cfg.NoPostLock {
@@ -162,7 +163,7 @@ func (x *Xprt) postSend(t *sched.Task, s *SendCtxt, pos *uint64) (err error) {
 		}
 		if pos != nil && x.Cfg.Positions {
 			*pos = seq
-			t.Point("rq_reply_pos", "pos", seq)
+			t.Point(kernel.RqReplyPos, "pos", seq)
 		}
 		return nil
 	}
@@ -181,7 +182,7 @@ func (x *Xprt) encodeReplyHeader(t *sched.Task, s *SendCtxt, rctxt *RecvCtxt, rc
 	}
 	if rc := rctxt.ReplyPCL.First(); rc != nil {
 		if rcSize > int(rc.Length) {
-			t.Pointf("svc_rdma_encode_reply_chunk", "reply of %d bytes does not fit the %d-byte Reply chunk", rcSize, rc.Length)
+			t.Pointf(kernel.SvcRdmaEncodeReplyChunk, "reply of %d bytes does not fit the %d-byte Reply chunk", rcSize, rc.Length)
 			return err2Big
 		}
 		rc.PayloadLength = uint32(rcSize)
@@ -194,7 +195,7 @@ func (x *Xprt) encodeReplyHeader(t *sched.Task, s *SendCtxt, rctxt *RecvCtxt, rc
 	}
 	s.HdrLen = len(b)
 	s.XID = rctxt.XID
-	t.Point("svcrdma_encode_reply", "xid", hex32(h.XID), "proc", h.Proc, "hdrlen", s.HdrLen)
+	t.Point(kernel.TraceSvcrdmaEncodeReply, "xid", hex32(h.XID), "proc", h.Proc, "hdrlen", s.HdrLen)
 	return nil
 }
 
@@ -214,7 +215,7 @@ func encodeChunk(c *Chunk, payload uint32) rpcrdma.WriteChunk {
 // Sendto is svc_rdma_sendto: send the reply in rq.Res — Write chunks
 // first, then the Reply chunk chained before the Send.
 func (x *Xprt) Sendto(t *sched.Task, rq *Rqst) (err error) {
-	defer t.Call("svc_rdma_sendto", "xid", hex32(rq.XID), "len", rq.Res.Len)(&err)
+	defer t.Call(kernel.SvcRdmaSendto, "xid", hex32(rq.XID), "len", rq.Res.Len)(&err)
 	rctxt := rq.Ctxt
 	if x.Close || x.Dead || rctxt == nil {
 		return x.sendtoDrop(t)
@@ -276,7 +277,7 @@ func (x *Xprt) sendtoDrop(t *sched.Task) error {
 
 // sendReplyMsg is svc_rdma_send_reply_msg.
 func (x *Xprt) sendReplyMsg(t *sched.Task, rq *Rqst, s *SendCtxt, rctxt *RecvCtxt) (err error) {
-	defer t.Call("svc_rdma_send_reply_msg", "send", s.ID)(&err)
+	defer t.Call(kernel.SvcRdmaSendReplyMsg, "send", s.ID)(&err)
 	if err := x.mapReplyMsg(t, s, &rctxt.WritePCL, &rctxt.ReplyPCL, &rq.Res); err != nil {
 		return err
 	}
@@ -299,17 +300,17 @@ func (x *Xprt) saveIOPages(t *sched.Task, rq *Rqst, s *SendCtxt) {
 			rq.Pages[i] = nil
 		}
 	}
-	t.Point("svc_rdma_save_io_pages", "send", s.ID, "pages", pagesArg(s.Pages))
+	t.Point(kernel.SvcRdmaSaveIoPages, "send", s.ID, "pages", pagesArg(s.Pages))
 }
 
 // mapReplyMsg is svc_rdma_map_reply_msg: the header is SGE 0; without a
 // Reply chunk the rest of the reply is pulled up into the header buffer or
 // mapped as SGEs, except what Write chunks carried.
 func (x *Xprt) mapReplyMsg(t *sched.Task, s *SendCtxt, writePCL, replyPCL *PCL, xdr *XdrBuf) (err error) {
-	defer t.Call("svc_rdma_map_reply_msg", "hdrlen", s.HdrLen, "reply_len", xdr.Len)(&err)
+	defer t.Call(kernel.SvcRdmaMapReplyMsg, "hdrlen", s.HdrLen, "reply_len", xdr.Len)(&err)
 	s.SendWR.SGL = []SGE{{Page: s.Hdr, Off: 0, Len: s.HdrLen}}
 	if !replyPCL.IsEmpty() {
-		t.Pointf("svc_rdma_map_reply_msg", "a Reply chunk carried the reply: the Send holds only the transport header")
+		t.Pointf(kernel.SvcRdmaMapReplyMsg, "a Reply chunk carried the reply: the Send holds only the transport header")
 		return nil
 	}
 	// svc_rdma_pull_up_needed: count what the Send would gather.
@@ -330,11 +331,11 @@ func (x *Xprt) mapReplyMsg(t *sched.Task, s *SendCtxt, writePCL, replyPCL *PCL, 
 		return err
 	}
 	pullup := length < pullupThresh || sges >= x.MaxSendSGEs
-	t.Point("svc_rdma_pull_up_needed", "length", length, "sges", sges, "max_send_sges", x.MaxSendSGEs, "pull_up", pullup)
+	t.Point(kernel.SvcRdmaPullUpNeeded, "length", length, "sges", sges, "max_send_sges", x.MaxSendSGEs, "pull_up", pullup)
 	if pullup {
 		if length > x.Cfg.MaxReqSize {
 			if !x.Beh.Has(B8) {
-				t.Pointf("svc_rdma_check_pull_up", "%d bytes do not fit the %d-byte header buffer", length, x.Cfg.MaxReqSize)
+				t.Pointf(kernel.SvcRdmaCheckPullUp, "%d bytes do not fit the %d-byte header buffer", length, x.Cfg.MaxReqSize)
 				return err2Big
 			}
 			x.fault(t, "heap overflow", "svc_rdma_pull_up_reply_msg copies %d bytes into a %d-byte header buffer: %d bytes past its end (B8)",
@@ -347,7 +348,7 @@ func (x *Xprt) mapReplyMsg(t *sched.Task, s *SendCtxt, writePCL, replyPCL *PCL, 
 			off += len(flat)
 		}
 		s.SendWR.SGL[0].Len = off
-		t.Point("svc_rdma_pull_up_reply_msg", "sge0_len", off)
+		t.Point(kernel.SvcRdmaPullUpReplyMsg, "sge0_len", off)
 		return nil
 	}
 	for _, r := range regions {
@@ -366,7 +367,7 @@ func (x *Xprt) mapReplyMsg(t *sched.Task, s *SendCtxt, writePCL, replyPCL *PCL, 
 			s.SendWR.SGL = append(s.SendWR.SGL, SGE{Page: r.Tail.Page, Off: r.Tail.Off, Len: r.Tail.Len})
 		}
 	}
-	t.Point("svc_rdma_dma_map", "sges", len(s.SendWR.SGL), "sgl", sglArg(s.SendWR.SGL))
+	t.Point(kernel.SvcRdmaDmaMap, "sges", len(s.SendWR.SGL), "sgl", sglArg(s.SendWR.SGL))
 	return nil
 }
 
@@ -382,7 +383,7 @@ func (x *Xprt) pagePieces(b *XdrBuf) int {
 // sendErrorMsg is svc_rdma_send_error_msg: an RDMA_ERROR reply, which
 // carries no reply position.
 func (x *Xprt) sendErrorMsg(t *sched.Task, s *SendCtxt, rctxt *RecvCtxt, status error) {
-	defer t.Call("svc_rdma_send_error_msg", "xid", hex32(rctxt.XID), "status", status)(nil)
+	defer t.Call(kernel.SvcRdmaSendErrorMsg, "xid", hex32(rctxt.XID), "status", status)(nil)
 	code := rpcrdma.ErrCodeChunk
 	if status == errProtoNoSp {
 		code = rpcrdma.ErrCodeVers
@@ -398,7 +399,7 @@ func (x *Xprt) sendErrorMsg(t *sched.Task, s *SendCtxt, rctxt *RecvCtxt, status 
 		s.WRChain = &s.SendWR
 		s.SQECount = 1
 	}
-	t.Point("svcrdma_err_chunk", "xid", hex32(rctxt.XID), "err", code, "hdrlen", s.HdrLen)
+	t.Point(kernel.TraceSvcrdmaErrChunk, "xid", hex32(rctxt.XID), "err", code, "hdrlen", s.HdrLen)
 	if err := x.postSend(t, s, nil); err != nil {
 		x.sendCtxtPut(t, s)
 	}
@@ -417,7 +418,7 @@ func (x *Xprt) sendError(t *sched.Task, rctxt *RecvCtxt, status error) {
 // layer says which bytes of the reply are the next DDP-eligible result, and
 // they go to the next Write chunk.
 func (x *Xprt) ResultPayload(t *sched.Task, rq *Rqst, offset, length int) (err error) {
-	defer t.Call("svc_rdma_result_payload", "offset", offset, "length", length)(&err)
+	defer t.Call(kernel.SvcRdmaResultPayload, "offset", offset, "length", length)(&err)
 	rctxt := rq.Ctxt
 	if length == 0 || rctxt == nil || rctxt.CurResult >= rctxt.WritePCL.Count() {
 		return nil
@@ -429,10 +430,10 @@ func (x *Xprt) ResultPayload(t *sched.Task, rq *Rqst, offset, length int) (err e
 	}
 	if x.Inject.takeFailure(&x.Inject.BadPayload) {
 		offset += rq.Res.Len // a buggy encoder: the region lies outside the reply
-		t.Pointf("svc_rdma_result_payload", "the payload is placed at %d, past the reply's end (injected)", offset)
+		t.Pointf(kernel.SvcRdmaResultPayload, "the payload is placed at %d, past the reply's end (injected)", offset)
 	}
 	c.Position = uint32(offset)
 	c.PayloadLength = uint32(length)
-	t.Point("svc_rdma_result_payload", "chunk", c.Index, "position", c.Position, "payload", c.PayloadLength)
+	t.Point(kernel.SvcRdmaResultPayload, "chunk", c.Index, "position", c.Position, "payload", c.PayloadLength)
 	return nil
 }

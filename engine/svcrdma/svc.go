@@ -6,6 +6,7 @@ package svcrdma
 // sends the reply through xpo_sendto.
 
 import (
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/verbs"
 )
@@ -69,7 +70,7 @@ func (x *Xprt) Serve(t *sched.Task, rq *Rqst, svc Service) {
 	rq.T = t
 	for !x.Dead {
 		x.allocArg(rq)
-		t.WaitUntil("svc_recv", func() bool { return (x.HasWork() && !x.busy) || (x.Close && !x.Dead) })
+		t.WaitUntil(kernel.SvcRecv.Name(), func() bool { return (x.HasWork() && !x.busy) || (x.Close && !x.Dead) })
 		if x.Close {
 			x.detach(t)
 			x.free(t)
@@ -102,7 +103,7 @@ func (x *Xprt) serveOne(t *sched.Task, rq *Rqst, svc Service) {
 	n := x.Recvfrom(t, rq)
 	x.busy = false
 	// svc_xprt_received: another thread may take the next call from here.
-	t.Point("svc_xprt_received", "more_work", x.HasWork())
+	t.Point(kernel.SvcXprtReceived, "more_work", x.HasWork())
 	if n <= 0 {
 		return
 	}
@@ -129,9 +130,9 @@ func (x *Xprt) serveOne(t *sched.Task, rq *Rqst, svc Service) {
 // free is svc_rdma_free: drain the QP, then release the calls still
 // queued and the caches.
 func (x *Xprt) free(t *sched.Task) {
-	defer t.Call("svc_rdma_free", "xpt_id", x.XptID)(nil)
+	defer t.Call(kernel.SvcRdmaFree, "xpt_id", x.XptID)(nil)
 	x.drainQP(t)
-	t.Point("svc_rdma_flush_recv_queues", "read_complete_q", len(x.ReadComplete), "rq_dto_q", len(x.recvQ))
+	t.Point(kernel.SvcRdmaFlushRecvQueues, "read_complete_q", len(x.ReadComplete), "rq_dto_q", len(x.recvQ))
 	for _, rc := range x.ReadComplete {
 		x.recvCtxtPut(t, rc)
 	}
@@ -147,19 +148,19 @@ func (x *Xprt) free(t *sched.Task) {
 // the Receive Queue has completed (flushed, on a QP in ERR), so no
 // completion handler runs on the transport once it is freed.
 func (x *Xprt) drainQP(t *sched.Task) {
-	t.WaitUntil("ib_drain_qp", func() bool { return len(x.posted) == 0 && x.recvPosted == 0 })
-	t.Pointf("ib_drain_qp", "the Send and Receive Queues are empty")
+	t.WaitUntil(kernel.IbDrainQp.Name(), func() bool { return len(x.posted) == 0 && x.recvPosted == 0 })
+	t.Pointf(kernel.IbDrainQp, "the Send and Receive Queues are empty")
 }
 
 // detach is svc_delete_xprt → svc_rdma_detach: disconnect; the provider
 // flushes every outstanding WR, and their completions release what they hold.
 func (x *Xprt) detach(t *sched.Task) {
-	defer t.Call("svc_rdma_detach", "xpt_id", x.XptID)(nil)
+	defer t.Call(kernel.SvcRdmaDetach, "xpt_id", x.XptID)(nil)
 	x.Dead = true
 	if x.qp != nil {
 		if err := x.qp.Modify(verbs.QPAttr{State: verbs.QPSErr}); err != nil {
-			t.Pointf("rdma_disconnect", "%v", err)
+			t.Pointf(kernel.RdmaDisconnect, "%v", err)
 		}
 	}
-	t.Pointf("rdma_disconnect", "QP to ERR: outstanding WRs will complete with WR_FLUSH_ERR")
+	t.Pointf(kernel.RdmaDisconnect, "QP to ERR: outstanding WRs will complete with WR_FLUSH_ERR")
 }

@@ -1,0 +1,28 @@
+package kernel
+
+// net/sunrpc/xprtrdma/svc_rdma_sendto.c: the server sends a reply.
+var (
+	SvcRdmaSendCtxtGet      = declare("svc_rdma_send_ctxt_get", "a send ctxt from the cache, or a new one", "send")
+	SvcRdmaSendCtxtPut      = declare("svc_rdma_send_ctxt_put", "release a send ctxt and the pages it held", "pages_released", "send")
+	SvcRdmaWcSend           = declare("svc_rdma_wc_send", "Send completion: advance xpt_acked_pos", "pos", "send", "status")
+	TraceSvcrdmaWcSend      = declare("svcrdma_wc_send", "trace point: a Send completed", "send")
+	TraceSvcrdmaWcSendFlush = declare("svcrdma_wc_send_flush", "trace point: a Send was flushed", "send")
+	TraceSvcrdmaWcSendErr   = declare("svcrdma_wc_send_err", "trace point: a Send failed", "send", "status")
+	SvcRdmaWakeSendWaiters  = declare("svc_rdma_wake_send_waiters", "give SQEs back and wake threads waiting for them", "avail", "depth", "returned", "waiters")
+	SvcRdmaPostSend         = declare("svc_rdma_post_send", "take a position and post the Send (the patch)", "send", "sq_avail", "sqecount")
+	ScPostSeq               = declare("sc_post_seq", "the Send takes its reply position (sc_post_seq)", "locked", "sc_pos", "seq")
+	RqReplyPos              = declare("rq_reply_pos", "the thread records its reply's position (rq_reply_pos)", "pos")
+	SvcRdmaEncodeReplyChunk = declare("svc_rdma_encode_reply_chunk", "encode the Reply chunk's result in the header")
+	TraceSvcrdmaEncodeReply = declare("svcrdma_encode_reply", "trace point: the reply's transport header is encoded", "credits", "hdrlen", "proc", "xid")
+	SvcRdmaSendto           = declare("svc_rdma_sendto", "send the reply: Write list, Reply chunk, Send", "len", "xid")
+	SvcRdmaSendReplyMsg     = declare("svc_rdma_send_reply_msg", "map the reply and post its Send", "send")
+	SvcRdmaSaveIoPages      = declare("svc_rdma_save_io_pages", "the reply's pages stay with the send ctxt until the Send completes", "pages", "send")
+	SvcRdmaMapReplyMsg      = declare("svc_rdma_map_reply_msg", "build the Send's SGEs (or pull up)", "hdrlen", "reply_len")
+	SvcRdmaPullUpNeeded     = declare("svc_rdma_pull_up_needed", "whether the reply must be copied into the header buffer", "length", "max_send_sges", "pull_up", "sges")
+	SvcRdmaCheckPullUp      = declare("svc_rdma_check_pull_up", "a pulled-up reply must fit the header buffer")
+	SvcRdmaPullUpReplyMsg   = declare("svc_rdma_pull_up_reply_msg", "copy the reply into the header buffer", "sge0_len")
+	SvcRdmaDmaMap           = declare("svc_rdma_dma_map", "DMA-map one piece of the reply as a Send SGE", "sges", "sgl")
+	SvcRdmaSendErrorMsg     = declare("svc_rdma_send_error_msg", "answer with RDMA_ERROR", "err", "status", "xid")
+	TraceSvcrdmaErrChunk    = declare("svcrdma_err_chunk", "trace point: an RDMA_ERROR reply is encoded", "err", "hdrlen", "xid")
+	SvcRdmaResultPayload    = declare("svc_rdma_result_payload", "note where a READ's payload goes (Write chunk)", "chunk", "length", "offset", "payload", "position")
+)
