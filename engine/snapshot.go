@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/snap"
@@ -138,7 +139,7 @@ func (l *Lab) SnapshotWithout(leave Part) snap.Snapshot {
 		if t := l.Sched.Task(rq.Name); t != nil {
 			ts.State, ts.WaitingFor, ts.Frames = t.State().String(), t.WaitingFor(), append([]string(nil), t.Frames()...)
 			ts.Focused = l.Sched.Focused() == t
-			if t.State() == sched.Blocked && t.WaitingFor() == "svc_recv" {
+			if t.State() == sched.Blocked && t.WaitingFor() == kernel.SvcRecv.Name() {
 				ts.State = "idle"
 			}
 		}
@@ -160,6 +161,7 @@ func (l *Lab) SnapshotWithout(leave Part) snap.Snapshot {
 		s.RWCtxts.Cached = append(s.RWCtxts.Cached, c.ID)
 	}
 	s.RWCtxts.Created = x.RWCreated()
+	s.Recent = recentSnap(x)
 	for _, c := range x.OutstandingChains() {
 		cs := snap.Chain{Owner: c.Owner, Task: c.Task, SQECount: c.SQECount, Pos: c.Seq}
 		for w := c.First; w != nil; w = w.Next {
@@ -176,7 +178,7 @@ func (l *Lab) SnapshotWithout(leave Part) snap.Snapshot {
 	}
 	s.SQ = snap.SQ{Depth: x.SQDepth, Avail: x.SQAvail, Starve: x.Counters.SQStarve, MaxSGEs: x.MaxSendSGEs}
 	for _, t := range l.Sched.Tasks() {
-		if w := t.WaitingFor(); w != "" && w != "svc_recv" {
+		if w := t.WaitingFor(); w != "" && w != kernel.SvcRecv.Name() {
 			s.SQ.Waiters = append(s.SQ.Waiters, t.Name+": "+w)
 		}
 	}
@@ -327,4 +329,20 @@ func (l *Lab) Page(name string) (*svcrdma.Page, bool) {
 		}
 	}
 	return nil, false
+}
+
+// recentSnap is what x did lately that its state does not say.
+func recentSnap(x *svcrdma.Xprt) *snap.Recent {
+	r := x.Recent()
+	out := &snap.Recent{RWNew: r.RWNew, RWReused: r.RWReused, SQNeed: r.SQNeed}
+	for _, c := range x.InUseRWCtxts() {
+		if out.RWGot == nil {
+			out.RWGot = map[int]bool{}
+		}
+		out.RWGot[c.ID] = c.Reused
+	}
+	for _, sd := range r.Sends {
+		out.Sends = append(out.Sends, snap.SendDone{Pos: sd.Pos, OK: sd.OK})
+	}
+	return out
 }

@@ -51,7 +51,7 @@ func NewModel(maxEvents int) *Model {
 	if maxEvents < 1 {
 		maxEvents = DefaultEvents
 	}
-	m := &Model{events: trace.NewRing(maxEvents), facts: newFacts()}
+	m := &Model{events: trace.NewRing(maxEvents)}
 	m.View.Selected = layouts(LayoutOverview)[0].cells[0].pane
 	return m
 }
@@ -64,7 +64,6 @@ func (m *Model) Update(s snap.Snapshot, evs []trace.Event) bool {
 	changed := false
 	if m.restarted(s, evs) {
 		m.events.Reset()
-		m.facts = newFacts()
 		m.seen = 0
 		changed = true
 	}
@@ -73,12 +72,12 @@ func (m *Model) Update(s snap.Snapshot, evs []trace.Event) bool {
 			continue
 		}
 		m.events.Push(evs[i])
-		m.facts.observe(m.events.At(m.events.Len() - 1))
 		m.seen = evs[i].Seq
 		changed = true
 	}
 	if !reflect.DeepEqual(m.Snap, s) {
 		m.Snap, m.pages = s, nil
+		m.facts = factsOf(&m.Snap)
 		changed = true
 	}
 	return changed

@@ -560,6 +560,7 @@ func (b *builder) ackedMessages(r *record) (op, string) {
 		if rp == nil {
 			b.ev(taskCQ, trace.Call, 0, kernel.SvcRdmaWcSend, "status", "SUCCESS")
 			b.ev(taskCQ, trace.Return, 0, kernel.SvcRdmaWcSend)
+			o = o.sent(0, true)
 			continue
 		}
 		if rp.acked == 0 {
@@ -571,7 +572,7 @@ func (b *builder) ackedMessages(r *record) (op, string) {
 		b.ev(taskCQ, trace.Call, 0, kernel.SvcRdmaWcSend, "status", "SUCCESS", "pos", rp.pos)
 		b.ev(taskCQ, trace.Point, 1, kernel.SvcXprtAdvanceAcked, "pos", rp.pos, "xpt_acked_pos", now, "was", was)
 		b.ev(taskCQ, trace.Return, 0, kernel.SvcRdmaWcSend)
-		o = o.removeChain(rp.id, rp.owner).acked(rp.pos).setCall(rp.id, callDelivered)
+		o = o.sent(rp.pos, true).removeChain(rp.id, rp.owner).acked(rp.pos).setCall(rp.id, callDelivered)
 	}
 	if len(names) == 0 {
 		return nil, ""

@@ -30,6 +30,7 @@ const (
 	opReadDone                    // the read's done = true
 	opRemoveChain                 // removeChain
 	opAcked                       // ackedPos = max(ackedPos, pos), ackReply(pos)
+	opSent                        // sent: a Send completion, for the order they came back in
 )
 
 func (o op) uint(v uint64) op { return binary.AppendUvarint(o, v) }
@@ -142,6 +143,8 @@ func (o op) removeChain(id int, owner string) op {
 }
 
 func (o op) acked(pos uint64) op { return append(o, opAcked).uint(pos) }
+
+func (o op) sent(pos uint64, ok bool) op { return append(o, opSent).uint(pos).bool(ok) }
 
 // opReader reads an op back; the first short or unknown read sets err.
 type opReader struct{ blockReader }
@@ -298,6 +301,10 @@ func (o op) apply(s *state) error {
 		case opRemoveChain:
 			if id, owner := r.int(), r.str(); r.err == nil {
 				s.removeChain(id, owner)
+			}
+		case opSent:
+			if pos, ok := r.uvarint(), r.bool(); r.err == nil {
+				s.sent(pos, ok)
 			}
 		case opAcked:
 			if pos := r.uvarint(); r.err == nil {

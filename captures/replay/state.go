@@ -115,6 +115,7 @@ type state struct {
 	replies   []replyState
 	rwCreated int
 	call      *snap.CallHeader // the transport header of the newest call
+	sends     []snap.SendDone  // the latest Send completions, oldest first
 }
 
 func newState(pageSize int) *state { return &state{pageSize: pageSize} }
@@ -124,6 +125,7 @@ func (s *state) clone() *state {
 	c.calls = slices.Clone(s.calls)
 	c.chains = slices.Clone(s.chains)
 	c.replies = slices.Clone(s.replies)
+	c.sends = slices.Clone(s.sends)
 	c.reads = slices.Clone(s.reads)
 	for i := range c.reads {
 		// Clipped: an append to either copy cannot write into the other's,
@@ -311,6 +313,16 @@ func (s *state) addReply(r replyState) {
 	s.replies = append(s.replies, r)
 }
 
+// maxSends bounds the Send completions the picture keeps, as the lab's.
+const maxSends = 32
+
+func (s *state) sent(pos uint64, ok bool) {
+	if len(s.sends) == maxSends {
+		s.sends = slices.Delete(s.sends, 0, 1)
+	}
+	s.sends = append(s.sends, snap.SendDone{Pos: pos, OK: ok})
+}
+
 func (s *state) ackReply(pos uint64) {
 	for i := range s.replies {
 		if s.replies[i].pos == pos {
@@ -345,6 +357,9 @@ func (s *state) snapshot() snap.Snapshot {
 	for _, r := range s.replies {
 		pic.Positions.Replies = append(pic.Positions.Replies, snap.Reply{XID: hexXID(r.xid), Proc: r.proc,
 			Pos: r.pos, Acked: r.acked, Inflight: !r.acked})
+	}
+	if len(s.sends) > 0 {
+		pic.Recent = &snap.Recent{Sends: slices.Clone(s.sends)}
 	}
 	for _, c := range s.calls {
 		pic.Calls = append(pic.Calls, snap.Call{XID: hexXID(c.xid), Label: c.label, Proc: c.proc, State: c.state})

@@ -20,6 +20,27 @@ type Snapshot struct {
 	LastEvent   *trace.Event `json:"last_event,omitempty"`
 	XprtClosing bool         `json:"xprt_closing"`
 	XprtDead    bool         `json:"xprt_dead"`
+	Recent      *Recent      `json:"recent,omitempty"` // nil: not known (an older file)
+}
+
+// Recent is what happened lately that the state alone does not say and
+// the view shows: where each R/W context in use came from, what each
+// thread waiting for SQEs needs, and the order Send completions came back
+// in (what a plain store of the acked position would have stepped back
+// on).
+type Recent struct {
+	RWNew    int            `json:"rw_new"`            // rw ctxt gets that allocated (kmalloc_node)
+	RWReused int            `json:"rw_reused"`         // gets the cache served (llist_del_first)
+	RWGot    map[int]bool   `json:"rw_got,omitempty"`  // rw ctxt in use → its last get popped the cache
+	SQNeed   map[string]int `json:"sq_need,omitempty"` // task → the SQEs it waits for (svcrdma_sq_full)
+	Sends    []SendDone     `json:"sends,omitempty"`   // the latest Send completions, oldest first
+}
+
+// SendDone is one Send completion: the reply position its Send carried
+// and whether it succeeded.
+type SendDone struct {
+	Pos uint64 `json:"pos"`
+	OK  bool   `json:"ok"`
 }
 
 // Thread is one nfsd thread.

@@ -28,12 +28,14 @@ func (x *Xprt) getRWCtxt(t *sched.Task, sges int) (ctxt *RWCtxt) {
 	}()
 	if n := len(x.RWCache); n > 0 {
 		ctxt, x.RWCache = popFront(x.RWCache)
-		ctxt.Where = "building"
+		ctxt.Where, ctxt.Reused = "building", true
+		x.recent.RWReused++
 		t.Point(kernel.LlistDelFirst, "rw", ctxt.ID, "cached_left", len(x.RWCache))
 	} else {
 		x.rwCreated++
 		ctxt = &RWCtxt{ID: x.rwCreated, FirstSGLNents: x.Dev.MaxSendSGE, Where: "building"}
 		x.rwAll = append(x.rwAll, ctxt)
+		x.recent.RWNew++
 		t.Point(kernel.KmallocNode, "rw", ctxt.ID, "first_sgl_nents", ctxt.FirstSGLNents)
 	}
 	if sges == 0 && x.Beh.Has(B12) {
@@ -272,6 +274,7 @@ func (x *Xprt) postChunkCtxt(t *sched.Task, cc *ChunkCtxt) (err error) {
 		if fits {
 			x.SQAvail = after
 			cc.PostTime = x.now()
+			x.recent.gotSQ(t.Name)
 			t.Point(kernel.ScSqAvail, "reserved", cc.SQECount, "avail", x.SQAvail, "depth", x.SQDepth)
 			bad, perr := x.ibPostSend(t, first, cc.Owner, 0)
 			if perr == nil {
@@ -287,6 +290,7 @@ func (x *Xprt) postChunkCtxt(t *sched.Task, cc *ChunkCtxt) (err error) {
 			return errNotConn
 		}
 		x.Counters.SQStarve++
+		x.recent.needSQ(t.Name, cc.SQECount)
 		t.Point(kernel.TraceSvcrdmaSqFull, "cid", cc.CID, "need", cc.SQECount, "avail", x.SQAvail, "sq_starve", x.Counters.SQStarve)
 		need := cc.SQECount
 		x.sendWait++
@@ -304,6 +308,7 @@ func (x *Xprt) postChunkCtxt(t *sched.Task, cc *ChunkCtxt) (err error) {
 		if x.Close && !x.Beh.Has(B11) {
 			return errNotConn
 		}
+		x.recent.gotSQ(t.Name)
 		t.Point(kernel.TraceSvcrdmaSqRetry, "cid", cc.CID, "avail", x.SQAvail)
 	}
 }

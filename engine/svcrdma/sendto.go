@@ -68,6 +68,7 @@ func (x *Xprt) sendCtxtPut(t *sched.Task, s *SendCtxt) {
 // wcSend is svc_rdma_wc_send: SQEs back first, then (the patch) the
 // acknowledged position advances, then the ctxt is released.
 func (x *Xprt) wcSend(t *sched.Task, s *SendCtxt, wc verbs.WC) {
+	x.recent.sent(s.Pos, wc.Status == verbs.StatusSuccess)
 	defer t.Call(kernel.SvcRdmaWcSend, "send", s.ID, "status", wc.Status, "pos", s.Pos)(nil)
 	x.wakeSendWaiters(t, s.SQECount)
 	if wc.Status != verbs.StatusSuccess {
@@ -112,6 +113,7 @@ func (x *Xprt) postSend(t *sched.Task, s *SendCtxt, pos *uint64) (err error) {
 	for !x.Close {
 		if x.SQAvail-n < 0 {
 			x.Counters.SQStarve++
+			x.recent.needSQ(t.Name, n)
 			t.Point(kernel.TraceSvcrdmaSqFull, "send", s.ID, "need", n, "avail", x.SQAvail, "sq_starve", x.Counters.SQStarve)
 			if n > x.SQDepth {
 				x.Counters.Hung++
@@ -129,10 +131,12 @@ func (x *Xprt) postSend(t *sched.Task, s *SendCtxt, pos *uint64) (err error) {
 				t.WaitUntil("svc_rdma_sq_wait", func() bool { return x.SQAvail >= n || x.Close })
 			}
 			x.sendWait--
+			x.recent.gotSQ(t.Name)
 			t.Point(kernel.TraceSvcrdmaSqRetry, "send", s.ID, "avail", x.SQAvail)
 			continue
 		}
 		x.SQAvail -= n
+		x.recent.gotSQ(t.Name)
 		t.Point(kernel.ScSqAvail, "reserved", n, "avail", x.SQAvail, "depth", x.SQDepth)
 		var seq uint64
 		if x.Cfg.Positions {

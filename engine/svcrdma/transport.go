@@ -59,6 +59,7 @@ type RWCtxt struct {
 	SGL           []SGE // the table asked for (len = sges)
 	Chained       bool  // the table went past the inline array
 	Where         string
+	Reused        bool // its last get popped the cache (llist_del_first), not kmalloc_node
 	// sglMem is the table's memory, kept across uses as the kernel keeps
 	// the inline array and reuses its chunk pool.
 	sglMem []SGE
@@ -189,6 +190,7 @@ type Xprt struct {
 	MaxPages      int // rq_maxpages
 
 	sendWait     int // tasks waiting on sc_send_wait (for drawing)
+	recent       Recent
 	RWCache      []*RWCtxt
 	rwCreated    int
 	rwAll        []*RWCtxt
