@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine/kernel"
+	"github.com/rdmalab/rdmalab/internal/nearest"
 )
 
 // CheckKind says what a check looks at.
@@ -479,7 +480,7 @@ func knownFunc(fn string, bad func(msg string) error) error {
 		return nil
 	}
 	msg := "no function or trace point of the model is called " + fn
-	if near := kernel.Nearest(fn); near != "" {
+	if near := nearest.Word(fn, kernel.Names(kernel.Traced())); near != "" {
 		msg += " (did you mean " + near + "?)"
 	}
 	return bad(msg)

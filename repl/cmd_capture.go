@@ -22,6 +22,7 @@ import (
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/internal/atomicfile"
 	"github.com/rdmalab/rdmalab/internal/cli"
+	"github.com/rdmalab/rdmalab/internal/nearest"
 	"github.com/rdmalab/rdmalab/proto/safe"
 	"github.com/rdmalab/rdmalab/viz"
 )
@@ -288,7 +289,7 @@ func runCapture(c *Ctx, a Args, out io.Writer) error {
 		return c.captureStop(out)
 	}
 	msg := fmt.Sprintf("unknown action %q: want open, close, save, start or stop", action)
-	if near := nearest(action, []string{"open", "close", "save", "start", "stop"}); near != "" {
+	if near := nearest.Word(action, []string{"open", "close", "save", "start", "stop"}); near != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", near)
 	}
 	return usagef(c.S.byName["capture"], "%s", msg)

@@ -9,6 +9,7 @@ import (
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/verbs"
+	"github.com/rdmalab/rdmalab/internal/nearest"
 )
 
 // injectPoint is one allocation or mapping svcrdma.Inject can fail.
@@ -138,7 +139,7 @@ func runInject(c *Ctx, a Args, out io.Writer) error {
 		return nil
 	}
 	msg := fmt.Sprintf("unknown injection point %q (want %s)", a.Pos[0], strings.Join(names, ", "))
-	if near := nearest(a.Pos[0], names); near != "" {
+	if near := nearest.Word(a.Pos[0], names); near != "" {
 		msg = fmt.Sprintf("unknown injection point %q: did you mean %s?", a.Pos[0], near)
 	}
 	return fmt.Errorf("%s", msg)

@@ -10,6 +10,7 @@ import (
 	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/verbs"
+	"github.com/rdmalab/rdmalab/internal/nearest"
 )
 
 func threadArg() Arg {
@@ -119,7 +120,7 @@ func (s *Session) checkThread(name string) error {
 		names = append(names, rq.Name)
 	}
 	msg := fmt.Sprintf("no thread %q (threads: %s)", name, strings.Join(names, ", "))
-	if near := nearest(name, names); near != "" {
+	if near := nearest.Word(name, names); near != "" {
 		msg += fmt.Sprintf("; did you mean %s?", near)
 	}
 	return fmt.Errorf("%s", msg)
@@ -270,7 +271,7 @@ func runUntil(c *Ctx, a Args, out io.Writer) error {
 	if !c.S.knownFunc(fn) {
 		// Running the lab to idle would only say the same, later.
 		msg := fmt.Sprintf("no function or trace point of the model is called %s", shown(fn))
-		if near := nearest(fn, append(kernel.Names(kernel.Traced()), c.S.funcList...)); near != "" {
+		if near := nearest.Word(fn, append(kernel.Names(kernel.Traced()), c.S.funcList...)); near != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", near)
 		}
 		return errors.New(msg + "; TAB after `until ` lists them")

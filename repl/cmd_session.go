@@ -10,6 +10,7 @@ import (
 	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/engine/verbs"
+	"github.com/rdmalab/rdmalab/internal/nearest"
 )
 
 func sessionCommands() []*Command {
@@ -224,7 +225,7 @@ func runSet(c *Ctx, a Args, out io.Writer) error {
 			names = append(names, st.Name)
 		}
 		msg := fmt.Sprintf("unknown setting %q", a.Pos[0])
-		if near := nearest(normName(a.Pos[0]), names); near != "" {
+		if near := nearest.Word(normName(a.Pos[0]), names); near != "" {
 			return fmt.Errorf("%s: did you mean `set %s`?", msg, near)
 		}
 		return fmt.Errorf("%s (show settings lists them)", msg)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/internal/nearest"
 )
 
 // Group says what a command is for; help lists commands by group, in the
@@ -228,7 +229,7 @@ func (c *Command) parse(words []string) (Args, error) {
 		f := c.flag(name)
 		if f == nil {
 			msg := fmt.Sprintf("unknown option --%s", name)
-			if near := nearest(name, c.flagNames()); near != "" {
+			if near := nearest.Word(name, c.flagNames()); near != "" {
 				msg += fmt.Sprintf(" (did you mean --%s?)", near)
 			}
 			return a, usagef(c, "%s", msg)

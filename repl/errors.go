@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/verbs"
+	"github.com/rdmalab/rdmalab/internal/nearest"
 )
 
 // errnos is every errno the engine names (verbs.Errno's constants).
@@ -77,18 +78,18 @@ func (s *Session) nearestCommand(w []string) string {
 	word := strings.ToLower(w[0])
 	best, bestD := "", 1<<30
 	for _, c := range cands {
-		d := distance(word, c.key)
+		d := nearest.Distance(word, c.key)
 		if len(word) >= 2 && strings.HasPrefix(c.key, word) {
 			d = 0
 		}
 		if len(w) > 1 && strings.Contains(c.phrase, " ") {
-			d = min(d, distance(strings.ToLower(w[0]+" "+w[1]), c.phrase))
+			d = min(d, nearest.Distance(strings.ToLower(w[0]+" "+w[1]), c.phrase))
 		}
 		if d < bestD {
 			best, bestD = c.phrase, d
 		}
 	}
-	if bestD <= tolerance(word) {
+	if bestD <= nearest.Tolerance(word) {
 		return best
 	}
 	return ""

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmalab/rdmalab/internal/nearest"
 	"github.com/rdmalab/rdmalab/lessons"
 )
 
@@ -285,7 +286,7 @@ func runLearn(c *Ctx, a Args, out io.Writer) error {
 		for _, e := range s.lessonCatalog().Entries() {
 			names = append(names, e.Name())
 		}
-		if near := nearest(a.Pos[0], names); near != "" {
+		if near := nearest.Word(a.Pos[0], names); near != "" {
 			return fmt.Errorf("no lesson %q: did you mean `learn %s`?", shown(a.Pos[0]), near)
 		}
 		return fmt.Errorf("no lesson %q (learn lists them)", shown(a.Pos[0]))

@@ -10,6 +10,7 @@ import (
 	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/internal/nearest"
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
@@ -151,7 +152,7 @@ func runShow(c *Ctx, a Args, out io.Writer) error {
 	t, ok := findTarget(a.Pos[0])
 	if !ok {
 		msg := fmt.Sprintf("unknown show target %q", a.Pos[0])
-		if near := nearest(a.Pos[0], targetNames()); near != "" {
+		if near := nearest.Word(a.Pos[0], targetNames()); near != "" {
 			return fmt.Errorf("%s: did you mean `show %s`?", msg, near)
 		}
 		return fmt.Errorf("%s (want one of: %s)", msg, strings.Join(targetNames(), ", "))

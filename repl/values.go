@@ -8,6 +8,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/engine/xprt"
+	"github.com/rdmalab/rdmalab/internal/nearest"
 )
 
 // rangeError is a value outside what a setting or argument accepts.
@@ -193,7 +194,7 @@ func parseStatus(s string) (verbs.Status, error) {
 	for _, x := range verbs.Statuses() {
 		names = append(names, x.String())
 	}
-	if near := nearest(s, names); near != "" {
+	if near := nearest.Word(s, names); near != "" {
 		return 0, fmt.Errorf("unknown completion status %q: did you mean %s?", s, near)
 	}
 	return 0, fmt.Errorf("unknown completion status %q (want one of %s)", s, strings.Join(names, ", "))

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/internal/nearest"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
@@ -113,8 +114,8 @@ func TestNearest(t *testing.T) {
 		"nosuch_function":         "",
 		"pcl_alloc_cal":           "", // mentioned, not traced: until cannot stop there
 	} {
-		if got := Nearest(in); got != want {
-			t.Errorf("Nearest(%q) = %q, want %q", in, got, want)
+		if got := nearest.Word(in, Names(Traced())); got != want {
+			t.Errorf("nearest of %q = %q, want %q", in, got, want)
 		}
 	}
 	if f, ok := Lookup("svc_rdma_sendto"); !ok || f != SvcRdmaSendto || !f.HasArg("xid") {

@@ -1,13 +1,16 @@
-package repl
+// Package nearest finds the word a mistyped one most likely meant: the
+// did-you-mean of every place that takes a name (commands, flags,
+// settings, kernel functions in `until` and in lesson checks).
+package nearest
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// distance is the optimal string alignment distance between a and b:
+// Distance is the optimal string alignment distance between a and b:
 // insertions, deletions, substitutions and swaps of neighbours cost 1.
-func distance(a, b string) int {
+func Distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
@@ -32,9 +35,9 @@ func distance(a, b string) int {
 	return prev[len(rb)]
 }
 
-// tolerance is how many edits a word of this length may be off and still
+// Tolerance is how many edits a word of this length may be off and still
 // get a suggestion.
-func tolerance(w string) int {
+func Tolerance(w string) int {
 	switch n := len(w); {
 	case n <= 2:
 		return 0
@@ -46,15 +49,16 @@ func tolerance(w string) int {
 	return 3
 }
 
-// nearest is the candidate closest to w within tolerance, or "". A
-// candidate that w is a prefix of wins over an edit.
+// Word is the candidate closest to w within a tolerance that grows with
+// w's length, or "", ignoring case. A candidate that w is a prefix of
+// wins over an edit.
 //
 // The distance is at least the difference in length, so a candidate that
 // differs by more than the tolerance is not measured: a mistyped word of
 // 64 KiB cost a pass over it per candidate, and a command a second.
-func nearest(w string, cands []string) string {
+func Word(w string, cands []string) string {
 	w = strings.ToLower(w)
-	tol, n := tolerance(w), utf8.RuneCountInString(w)
+	tol, n := Tolerance(w), utf8.RuneCountInString(w)
 	best, bestD := "", 1<<30
 	for _, c := range cands {
 		c0 := c
@@ -66,7 +70,7 @@ func nearest(w string, cands []string) string {
 		case n-m > tol || m-n > tol:
 			continue
 		default:
-			d = distance(w, c)
+			d = Distance(w, c)
 		}
 		if d < bestD {
 			best, bestD = c0, d
