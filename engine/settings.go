@@ -154,7 +154,9 @@ func (s Settings) deviceAttr() verbs.DeviceAttr {
 	return a
 }
 
-func (s Settings) behaviour() svcrdma.Behaviour {
+// Behaviour is the kernel s makes the server: the profile, and the bugs
+// switched one at a time on top of it.
+func (s Settings) Behaviour() svcrdma.Behaviour {
 	b := svcrdma.NewBehaviour(s.Profile)
 	for _, bug := range svcrdma.AllBugs() {
 		if on, ok := s.Bugs[bug]; ok {
