@@ -231,13 +231,13 @@ func profileSetting() Setting {
 	}
 	return Setting{Name: "profile", Short: "which kernel the model behaves as", Range: "seed|fix2025|new2026",
 		Values: vals,
-		get:    func(s Settings) string { return string(s.Profile) },
+		get:    func(s Settings) string { return s.Profile },
 		set: func(s *Settings, v string) error {
 			p, err := svcrdma.ParseProfile(strings.ToLower(v))
 			if err != nil {
 				return err
 			}
-			s.Profile = p
+			s.Profile = string(p)
 			s.Bugs = nil // the profile's own bugs
 			return nil
 		},
@@ -271,7 +271,7 @@ func bugSetting(b svcrdma.Bug) Setting {
 		Values: []Choice{{"on", "switch the bug on"}, {"off", "switch the bug off"}, {"default", "as the profile has it"}},
 		get: func(s Settings) string {
 			on := s.Behaviour().Has(b)
-			if _, over := s.Bugs[b]; over {
+			if _, over := s.Bugs[name]; over {
 				return OnOff(on)
 			}
 			return OnOff(on) + " (profile)"
@@ -279,16 +279,16 @@ func bugSetting(b svcrdma.Bug) Setting {
 		set: func(s *Settings, v string) error {
 			bugs := maps.Clone(s.Bugs)
 			if bugs == nil {
-				bugs = map[svcrdma.Bug]bool{}
+				bugs = map[string]bool{}
 			}
 			if strings.ToLower(v) == "default" {
-				delete(bugs, b)
+				delete(bugs, name)
 			} else {
 				on, err := ParseOnOff(name, v)
 				if err != nil {
 					return fmt.Errorf("%s: %q is not on, off or default", name, v)
 				}
-				bugs[b] = on
+				bugs[name] = on
 			}
 			s.Bugs = bugs
 			return nil
@@ -464,7 +464,7 @@ type BugState struct {
 func (s Settings) BugStates() (behaviour string, bugs []BugState) {
 	beh := s.Behaviour()
 	for _, b := range svcrdma.AllBugs() {
-		_, over := s.Bugs[b]
+		_, over := s.Bugs[string(b)]
 		bugs = append(bugs, BugState{Bug: string(b), On: beh.Has(b), Override: over, Describe: b.Describe()})
 	}
 	return beh.String(), bugs

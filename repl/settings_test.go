@@ -33,7 +33,7 @@ func TestSettingLiveOrRebuild(t *testing.T) {
 		t.Error("profile seed did not change the running lab's behaviour")
 	}
 	run("set B1 off")
-	if s.lab.Server.Beh.Has(svcrdma.B1) || s.lab.Set.Bugs[svcrdma.B1] {
+	if s.lab.Server.Beh.Has(svcrdma.B1) || s.lab.Set.Bugs[string(svcrdma.B1)] {
 		t.Error("B1 still on")
 	}
 	run("set B9 off") // B9 sizes the SQ: a new transport
