@@ -8,12 +8,12 @@ import (
 )
 
 // Every setting reads back what it was set to, and its name is an
-// engine.Settings JSON name or a bug.
+// Settings JSON name or a bug.
 func TestSettingsRoundTrip(t *testing.T) {
 	for _, st := range SettingsTable() {
 		s := DefaultSettings()
 		if len(st.Values) == 0 {
-			t.Errorf("%s: nothing for Tab to offer", st.Name)
+			t.Errorf("%s: no values to offer", st.Name)
 			continue
 		}
 		v := st.Values[len(st.Values)-1].Text
