@@ -195,7 +195,7 @@ func segs(n int) []xprt.SegSpec { return []xprt.SegSpec{{Len: n}} }
 func TestGC15CallChunkWithReadChunk(t *testing.T) {
 	for _, p := range []svcrdma.Profile{svcrdma.ProfileSeed, svcrdma.ProfileFix2025, svcrdma.ProfileNew2026} {
 		t.Run(string(p), func(t *testing.T) {
-			l := newLab(t, func(s *Settings) { s.Profile = p })
+			l := newLab(t, func(s *Settings) { s.Profile = string(p) })
 			msg, dataPos := writeMsg(l, 8192+3000-124)
 			if dataPos != 124 || len(msg) != 11192 {
 				t.Fatalf("message %d bytes, data at %d", len(msg), dataPos)
@@ -270,8 +270,8 @@ func TestGC13NumbersWriteWhole(t *testing.T) {
 	for _, p := range []svcrdma.Profile{svcrdma.ProfileFix2025, svcrdma.ProfileNew2026} {
 		t.Run(string(p), func(t *testing.T) {
 			l := newLab(t, func(s *Settings) {
-				s.Profile = p
-				s.Bugs = map[svcrdma.Bug]bool{svcrdma.B5: false}
+				s.Profile = string(p)
+				s.Bugs = map[string]bool{string(svcrdma.B5): false}
 			})
 			msg, pos := writeMsg(l, 4200+50-124)
 			k, got := rebuilt(t, l, xprt.CallSpec{Label: "GC-13", Msg: msg, ReadChunks: []xprt.ReadChunkSpec{
@@ -330,7 +330,7 @@ func TestCallStatus(t *testing.T) {
 func TestReadIntoTooSmallWriteChunk(t *testing.T) {
 	for _, p := range []svcrdma.Profile{svcrdma.ProfileFix2025, svcrdma.ProfileNew2026} {
 		t.Run(string(p), func(t *testing.T) {
-			l := newLab(t, func(s *Settings) { s.Profile = p })
+			l := newLab(t, func(s *Settings) { s.Profile = string(p) })
 			if _, err := l.Write(20000, ChunkOpts{}); err != nil {
 				t.Fatal(err)
 			}

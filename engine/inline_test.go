@@ -93,7 +93,7 @@ func TestInlineRunsLikeSteps(t *testing.T) {
 			must(t)(l.Write(200000, ChunkOpts{}))
 			return append(out, run(l, never), run(l, never))
 		}},
-		{"seed profile", func(s *Settings) { s.AutoComplete, s.Profile = true, svcrdma.ProfileSeed }, func(t *testing.T, l *Lab, run runner) []bool {
+		{"seed profile", func(s *Settings) { s.AutoComplete, s.Profile = true, string(svcrdma.ProfileSeed) }, func(t *testing.T, l *Lab, run runner) []bool {
 			must(t)(l.Write(100000, ChunkOpts{Segments: 2}))
 			out := []bool{run(l, never)}
 			must(t)(l.Read(100000, ChunkOpts{}))

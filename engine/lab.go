@@ -139,7 +139,7 @@ func (l *Lab) build(devS, devC verbs.Device) error {
 	if err != nil {
 		return fmt.Errorf("server PD: %w", err)
 	}
-	l.Server, err = svcrdma.NewXprt(devS, pdS, s.xprtConfig(), s.behaviour(), l.xptID, l.Now)
+	l.Server, err = svcrdma.NewXprt(devS, pdS, s.xprtConfig(), s.Behaviour(), l.xptID, l.Now)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func TestRandomSchedulesKeepInvariants(t *testing.T) {
 		name := fmt.Sprintf("seed%d/%s/threads%d/lock%v/faults%v", seed, prof, threads, lock, faults)
 		t.Run(name, func(t *testing.T) {
 			l := newLab(t, func(s *Settings) {
-				s.Seed, s.Profile, s.Threads, s.PostLock = int64(seed), prof, threads, lock
+				s.Seed, s.Profile, s.Threads, s.PostLock = int64(seed), string(prof), threads, lock
 				s.SQDepth = 8 + r.IntN(40) // small enough to starve
 			})
 			var acked uint64

@@ -2,7 +2,7 @@ package engine
 
 import (
 	"fmt"
-	"time"
+	"maps"
 
 	"github.com/rdmalab/rdmalab/engine/sim"
 	"github.com/rdmalab/rdmalab/engine/snap"
@@ -11,80 +11,17 @@ import (
 )
 
 // Settings are what a learner can see and change; Reset applies them.
-// The kernel profile and the bugs are svcrdma's types here; a snapshot
-// carries the same fields as snap.Settings (Snap), with the same JSON
-// names, so settings encode alike either way.
-type Settings struct {
-	Seed int64 `json:"seed"`
-	// Engine is the provider: "" or "sim", or "ibv:DEV[,CLIENT_DEV]" for
-	// real devices (ParseEngine).
-	Engine string `json:"engine,omitempty"`
+// The fields are declared once, as snap.Settings (what a snapshot says
+// the lab was built with): the kernel profile and the bugs are their
+// names there, which Behaviour turns into svcrdma's types. The settings
+// table (settingdefs.go) is what reads and writes them.
+type Settings snap.Settings
 
-	// The device (sim: what rxe reports unless changed).
-	PageSize     int  `json:"page_size"`
-	MaxSendSGE   int  `json:"max_send_sge"`    // device max_send_sge = rw ctxt first_sgl_nents
-	QPMaxSendSGE int  `json:"qp_max_send_sge"` // the least max_send_sge the provider grants a QP (0: what is asked)
-	MaxSGERd     int  `json:"max_sge_rd"`
-	MaxSGLRd     int  `json:"max_sgl_rd"`
-	MaxQPWR      int  `json:"max_qp_wr"`
-	IWARP        bool `json:"iwarp"`
-	ForceMR      bool `json:"force_mr"`
-
-	// The transport.
-	SQDepth         int  `json:"sq_depth"`         // 0: sized as svc_rdma_accept does
-	MaxSendSGEs     int  `json:"max_send_sges"`    // 0: sized as svc_rdma_accept does
-	InlineThreshold int  `json:"inline_threshold"` // svcrdma_max_req_size
-	Credits         int  `json:"credits"`          // svcrdma_max_requests
-	SndWInv         bool `json:"send_with_inv"`
-
-	Profile   svcrdma.Profile      `json:"profile"`
-	Bugs      map[svcrdma.Bug]bool `json:"bugs,omitempty"` // on top of the profile
-	Positions bool                 `json:"positions"`      // the reply-position patch
-	PostLock  bool                 `json:"post_lock"`      // sc_post_lock (off: the race lesson)
-
-	Threads      int           `json:"threads"`
-	AutoComplete bool          `json:"auto_complete"`
-	LinkRate     int64         `json:"link_rate"` // bits/s
-	Latency      time.Duration `json:"latency"`
-	PathMTU      int           `json:"path_mtu"`
-}
-
-// Snap is s as a snapshot carries it: the same fields, the profile and
-// the bugs by name.
+// Snap is s as a snapshot carries it, with a map of bugs of its own.
 func (s Settings) Snap() snap.Settings {
-	var bugs map[string]bool
-	if s.Bugs != nil {
-		bugs = make(map[string]bool, len(s.Bugs))
-		for b, on := range s.Bugs {
-			bugs[string(b)] = on
-		}
-	}
-	return snap.Settings{
-		Seed:            s.Seed,
-		Engine:          s.Engine,
-		PageSize:        s.PageSize,
-		MaxSendSGE:      s.MaxSendSGE,
-		QPMaxSendSGE:    s.QPMaxSendSGE,
-		MaxSGERd:        s.MaxSGERd,
-		MaxSGLRd:        s.MaxSGLRd,
-		MaxQPWR:         s.MaxQPWR,
-		IWARP:           s.IWARP,
-		ForceMR:         s.ForceMR,
-		SQDepth:         s.SQDepth,
-		MaxSendSGEs:     s.MaxSendSGEs,
-		InlineThreshold: s.InlineThreshold,
-		Credits:         s.Credits,
-		SndWInv:         s.SndWInv,
-		Profile:         string(s.Profile),
-		Bugs:            bugs,
-		Positions:       s.Positions,
-		PostLock:        s.PostLock,
-		Threads:         s.Threads,
-		AutoComplete:    s.AutoComplete,
-		LinkRate:        s.LinkRate,
-		Latency:         s.Latency,
-		PathMTU:         s.PathMTU,
-	}
+	c := snap.Settings(s)
+	c.Bugs = maps.Clone(s.Bugs)
+	return c
 }
 
 // DefaultSettings is the lab as `go run .` starts it: the fixed kernel of
@@ -100,7 +37,7 @@ func DefaultSettings() Settings {
 		MaxQPWR:         a.MaxQPWR,
 		InlineThreshold: 4096,
 		Credits:         64,
-		Profile:         svcrdma.ProfileFix2025,
+		Profile:         string(svcrdma.ProfileFix2025),
 		Positions:       true,
 		PostLock:        true,
 		Threads:         1,
@@ -154,10 +91,12 @@ func (s Settings) deviceAttr() verbs.DeviceAttr {
 	return a
 }
 
-func (s Settings) behaviour() svcrdma.Behaviour {
-	b := svcrdma.NewBehaviour(s.Profile)
+// Behaviour is the kernel s makes the server: the profile, and the bugs
+// switched one at a time on top of it.
+func (s Settings) Behaviour() svcrdma.Behaviour {
+	b := svcrdma.NewBehaviour(svcrdma.Profile(s.Profile))
 	for _, bug := range svcrdma.AllBugs() {
-		if on, ok := s.Bugs[bug]; ok {
+		if on, ok := s.Bugs[string(bug)]; ok {
 			b = b.With(bug, on)
 		}
 	}

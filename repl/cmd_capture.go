@@ -586,7 +586,7 @@ func runPackets(c *Ctx, a Args, out io.Writer) error {
 	}
 	from := 0
 	if v, ok := a.Flag("from"); ok {
-		n, err := parseInt("--from", v, 1, 1<<40)
+		n, err := engine.ParseInt("--from", v, 1, 1<<40)
 		if err != nil {
 			return err
 		}

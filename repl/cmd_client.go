@@ -7,9 +7,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/kernel"
-	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/trace"
-	"github.com/rdmalab/rdmalab/engine/xprt"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
@@ -42,7 +40,7 @@ func clientCommands() []*Command {
 			Kernel:  []*trace.Func{kernel.RpcrdmaMarshalReq, kernel.SvcRdmaProcessReadList, kernel.SvcRdmaBuildReadSegment},
 			Args:    []Arg{sizeArg}, Flags: chunkFlags(true),
 			Run: func(c *Ctx, a Args, out io.Writer) error {
-				return c.preset(a, out, "WRITE", 0, c.S.lab.Write)
+				return c.preset(a, out, "WRITE", 0, engine.PresetWrite)
 			},
 		},
 		{
@@ -59,7 +57,7 @@ func clientCommands() []*Command {
 			Flags: append(chunkFlags(true), Flag{Name: "chunk", Value: "LEN",
 				Usage: "a Write chunk of LEN bytes, whatever SIZE (shorter: -E2BIG)", Complete: completeSizes}),
 			Run: func(c *Ctx, a Args, out io.Writer) error {
-				return c.preset(a, out, "READ", 0, c.S.lab.Read)
+				return c.preset(a, out, "READ", 0, engine.PresetRead)
 			},
 		},
 		{
@@ -72,7 +70,7 @@ func clientCommands() []*Command {
 			Kernel:  []*trace.Func{kernel.SvcRdmaPrepareReplyChunk, kernel.SvcRdmaSendReplyMsg},
 			Args:    []Arg{sizeArg}, Flags: chunkFlags(false),
 			Run: func(c *Ctx, a Args, out io.Writer) error {
-				return c.preset(a, out, "READDIR", 512, c.S.lab.Readdir)
+				return c.preset(a, out, "READDIR", 512, engine.PresetReaddir)
 			},
 		},
 		{
@@ -85,7 +83,7 @@ func clientCommands() []*Command {
 			Kernel:  []*trace.Func{kernel.SvcRdmaReadCallChunk, kernel.SvcRdmaReadSpecial},
 			Args:    []Arg{sizeArg}, Flags: chunkFlags(false),
 			Run: func(c *Ctx, a Args, out io.Writer) error {
-				return c.preset(a, out, "long call", 0, c.S.lab.LongCall)
+				return c.preset(a, out, "long call", 0, engine.PresetLongCall)
 			},
 		},
 		callCommand(),
@@ -93,21 +91,21 @@ func clientCommands() []*Command {
 }
 
 // preset runs one of the engine's NFS-shaped presets.
-func (c *Ctx) preset(a Args, out io.Writer, what string, lo int64, f func(int, engine.ChunkOpts) (*xprt.Call, error)) error {
-	n, err := parseSize("SIZE", a.Pos[0], lo, maxIO)
+func (c *Ctx) preset(a Args, out io.Writer, what string, lo int64, p engine.Preset) error {
+	n, err := engine.ParseSize("SIZE", a.Pos[0], lo, maxIO)
 	if err != nil {
 		return err
 	}
 	var o engine.ChunkOpts
 	if v, ok := a.Flag("segments"); ok {
-		k, err := parseInt("--segments", v, 1, 64)
+		k, err := engine.ParseInt("--segments", v, 1, 64)
 		if err != nil {
 			return err
 		}
 		o.Segments = int(k)
 	}
 	if v, ok := a.Flag("pageoff"); ok {
-		k, err := parseInt("--pageoff", v, 0, 4095)
+		k, err := engine.ParseInt("--pageoff", v, 0, 4095)
 		if err != nil {
 			return err
 		}
@@ -115,13 +113,13 @@ func (c *Ctx) preset(a Args, out io.Writer, what string, lo int64, f func(int, e
 	}
 	o.Inline = a.Has("inline")
 	if v, ok := a.Flag("chunk"); ok {
-		k, err := parseSize("--chunk", v, 1, maxIO)
+		k, err := engine.ParseSize("--chunk", v, 1, maxIO)
 		if err != nil {
 			return err
 		}
 		o.ChunkLen = k
 	}
-	k, err := f(n, o)
+	k, err := c.S.lab.Preset(p, n, o)
 	if err != nil {
 		return fmt.Errorf("%s: %w", strings.ToLower(what), err)
 	}
@@ -150,7 +148,7 @@ func callCommand() *Command {
 			"message, or `data` for where the WRITE's data begins (a well-formed WRITE).\n" +
 			"--read may repeat (one Read chunk each), as may --write (one Write chunk each).\n" +
 			fmt.Sprintf("A call carries at most %d MiB in all (its message and every chunk; Read chunks that\n"+
-				"overlap count once each), and the calls not yet answered %d MiB together.", xprt.MaxCallBytes>>20, xprt.MaxLiveBytes>>20),
+				"overlap count once each), and the calls not yet answered %d MiB together.", engine.MaxCallBytes>>20, engine.MaxLiveBytes>>20),
 		Example: "call --read data:4096,4096@100\n" +
 			"call --read data:8192 --read 300:100 --reply 4096\n" +
 			"call --read 0:64 --data 1000",
@@ -167,7 +165,7 @@ func callCommand() *Command {
 }
 
 // chunkLen is how many bytes the call's Read chunk at pos carries.
-func chunkLen(k *xprt.Call, pos int) int {
+func chunkLen(k engine.ClientCall, pos int) int {
 	n := 0
 	for _, s := range k.Segs {
 		if strings.HasPrefix(s.Kind, "read chunk") && int(s.Position) == pos {
@@ -187,48 +185,47 @@ func runCall(c *Ctx, a Args, out io.Writer) error {
 		}
 		r := engine.CustomRead{AtData: p == "data"}
 		if !r.AtData {
-			n, err := parseInt(fmt.Sprintf("read chunk %d position", i), p, 0, maxIO)
+			n, err := engine.ParseInt(fmt.Sprintf("read chunk %d position", i), p, 0, maxIO)
 			if err != nil {
 				return err
 			}
 			r.Pos = int(n)
 		}
 		var err error
-		if r.Segments, _, err = parseSegs(fmt.Sprintf("read chunk %d", i), segs); err != nil {
+		if r.Segments, _, err = engine.ParseSegs(fmt.Sprintf("read chunk %d", i), segs); err != nil {
 			return err
 		}
 		custom.Reads = append(custom.Reads, r)
 	}
 	if v, ok := a.Flag("data"); ok {
 		var err error
-		if custom.Data, err = parseSize("--data", v, 0, maxIO); err != nil {
+		if custom.Data, err = engine.ParseSize("--data", v, 0, maxIO); err != nil {
 			return err
 		}
 	}
 	for i, v := range a.All("write") {
-		segs, _, err := parseSegs(fmt.Sprintf("write chunk %d", i), v)
+		segs, _, err := engine.ParseSegs(fmt.Sprintf("write chunk %d", i), v)
 		if err != nil {
 			return err
 		}
 		custom.Writes = append(custom.Writes, segs)
 	}
 	if v, ok := a.Flag("reply"); ok {
-		segs, _, err := parseSegs("reply chunk", v)
+		segs, _, err := engine.ParseSegs("reply chunk", v)
 		if err != nil {
 			return err
 		}
 		custom.Reply = segs
 	}
-	k, err := l.CustomWrite(custom)
+	k, err := l.CustomCall(custom)
 	if err != nil {
 		return fmt.Errorf("call: %w", err)
 	}
-	_, dataPos := nfsd.WriteCall(l.NFS.Lookup("data").FH, 0, nil)
-	fmt.Fprintf(out, "the WRITE's data starts at XDR position %d; the message is %d bytes\n", dataPos, len(k.Spec.Msg))
-	if k.Header.Proc == rpcrdma.ProcNoMsg {
+	fmt.Fprintf(out, "the WRITE's data starts at XDR position %d; the message is %d bytes\n", l.WriteDataPos(), k.MsgLen)
+	if k.Proc == rpcrdma.ProcNoMsg {
 		fmt.Fprintln(out, "a position-zero chunk: the call goes as RDMA_NOMSG; the chunk carries the\n  message less the other Read chunks")
 	}
-	for i, r := range k.Spec.ReadChunks {
+	for i, r := range k.ReadChunks {
 		if got := chunkLen(k, r.Pos); got > r.Len && r.Pos != 0 {
 			fmt.Fprintf(out, "read chunk %d: its %d bytes end inside the WRITE's data, not at its XDR pad:\n"+
 				"  the server rounds a lone chunk up to %d when it puts it back, so the chunk\n  carries those %d message bytes too\n",

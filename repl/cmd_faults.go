@@ -5,37 +5,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/kernel"
-	"github.com/rdmalab/rdmalab/engine/svcrdma"
 	"github.com/rdmalab/rdmalab/engine/trace"
-	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/internal/nearest"
 )
-
-// injectPoint is one allocation or mapping svcrdma.Inject can fail.
-type injectPoint struct {
-	Name, Func, Desc string
-	counter          func(*svcrdma.Inject) *int
-}
-
-func injectPoints() []injectPoint {
-	return []injectPoint{
-		{"rw_ctxt", kernel.SvcRdmaGetRwCtxt.Name(), "the chained SGL allocation fails (-ENOMEM)",
-			func(in *svcrdma.Inject) *int { return &in.GetRWCtxt }},
-		{"dma_map", kernel.RdmaRwCtxInit.Name(), "the DMA mapping fails (-EIO)",
-			func(in *svcrdma.Inject) *int { return &in.DMAMap }},
-		{"write_info", kernel.SvcRdmaWriteInfoAlloc.Name(), "the write_info allocation fails (-ENOMEM)",
-			func(in *svcrdma.Inject) *int { return &in.WriteInfoAlloc }},
-		{"send_ctxt", kernel.SvcRdmaSendCtxtGet.Name(), "no send ctxt can be allocated (-ENOMEM)",
-			func(in *svcrdma.Inject) *int { return &in.SendCtxtGet }},
-		{"post_send", kernel.IbPostSend.Name(), "the provider rejects the whole chain (-ENOMEM)",
-			func(in *svcrdma.Inject) *int { return &in.PostSend }},
-		{"post_send_tail", kernel.IbPostSend.Name(), "the provider takes all but the chain's last WR",
-			func(in *svcrdma.Inject) *int { return &in.PostSendTail }},
-		{"payload", kernel.SvcRdmaResultPayload.Name(), "the upper layer names a payload past the reply's end (-EMSGSIZE)",
-			func(in *svcrdma.Inject) *int { return &in.BadPayload }},
-	}
-}
 
 func faultCommands() []*Command {
 	return []*Command{
@@ -53,7 +27,7 @@ func faultCommands() []*Command {
 			Kernel:  []*trace.Func{kernel.SvcRdmaWcReadDone, kernel.SvcRdmaWriteDone, kernel.SvcRdmaWcSend, kernel.SvcXprtDeferredClose},
 			Args:    []Arg{{Name: "N", Complete: completeCounts()}, {Name: "STATUS", Complete: completeStatuses}},
 			Run: func(c *Ctx, a Args, out io.Writer) error {
-				n, err := parseInt("N", a.Pos[0], 1, 1_000_000)
+				n, err := engine.ParseInt("N", a.Pos[0], 1, 1_000_000)
 				if err != nil {
 					return err
 				}
@@ -64,11 +38,11 @@ func faultCommands() []*Command {
 				if err := c.S.lab.FailNth(int(n), st); err != nil {
 					return err
 				}
-				if _, declared := c.S.lab.Provider.(verbs.StatusChooser); !declared {
+				if !c.S.lab.Can(engine.DeclaredStatus) {
 					// The device already ran what is posted: only what is
 					// posted from now can be made to fail.
 					what := "RDMA WRITE or READ"
-					if st == verbs.StatusLocProtErr {
+					if st == engine.StatusLocProtErr {
 						what = "work request"
 					}
 					fmt.Fprintf(out, "%s number %d posted from now will fail on the device with %v: %s\n", what, n, st, st.Meaning())
@@ -86,7 +60,7 @@ func faultCommands() []*Command {
 			Kernel:  []*trace.Func{kernel.SvcXprtDeferredClose, kernel.SvcRdmaWcReceive, kernel.TraceSvcrdmaWcReadFlush},
 			Run: func(c *Ctx, a Args, out io.Writer) error {
 				c.S.lab.Disconnect()
-				if _, declared := c.S.lab.Provider.(verbs.StatusChooser); !declared {
+				if !c.S.lab.Can(engine.DeclaredStatus) {
 					fmt.Fprintln(out, "disconnected: both QPs are in ERR on the device; what it had not run completes with WR_FLUSH_ERR, what it had run keeps its status and still waits for complete")
 					return nil
 				}
@@ -110,7 +84,7 @@ func faultCommands() []*Command {
 
 func injectHelp() string {
 	var b strings.Builder
-	for _, p := range injectPoints() {
+	for _, p := range engine.InjectPoints() {
 		fmt.Fprintf(&b, "  %-11s %s: %s\n", p.Name, p.Func, p.Desc)
 	}
 	return b.String()
@@ -118,7 +92,7 @@ func injectHelp() string {
 
 func runInject(c *Ctx, a Args, out io.Writer) error {
 	var names []string
-	for _, p := range injectPoints() {
+	for _, p := range engine.InjectPoints() {
 		names = append(names, p.Name)
 		if p.Name != a.Pos[0] && (p.Func != a.Pos[0] || p.Func == kernel.IbPostSend.Name()) {
 			continue
@@ -126,11 +100,11 @@ func runInject(c *Ctx, a Args, out io.Writer) error {
 		n := int64(1)
 		if len(a.Pos) > 1 {
 			var err error
-			if n, err = parseInt("N", a.Pos[1], 0, 1_000_000); err != nil {
+			if n, err = engine.ParseInt("N", a.Pos[1], 0, 1_000_000); err != nil {
 				return err
 			}
 		}
-		*p.counter(&c.S.lab.Server.Inject) = int(n)
+		c.S.lab.Inject(p, int(n))
 		if n == 0 {
 			fmt.Fprintf(out, "%s will not fail\n", p.Func)
 		} else {

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/trace"
-	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/internal/nearest"
 )
 
@@ -99,11 +99,11 @@ func (s *Session) runThread(thread string, match func(trace.Event) bool) (stop, 
 		if err := s.checkThread(thread); err != nil {
 			return stopIdle, err
 		}
-		prev := s.lab.Sched.Focused()
-		if err := s.lab.Thread(thread); err != nil {
+		restore, err := s.lab.Focus(thread)
+		if err != nil {
 			return stopIdle, err
 		}
-		defer s.lab.Sched.Focus(prev)
+		defer restore()
 	}
 	return s.runTo(func(e trace.Event) bool {
 		return (thread == "" || e.Task == thread) && match(e)
@@ -112,12 +112,9 @@ func (s *Session) runThread(thread string, match func(trace.Event) bool) (stop, 
 
 // checkThread says whether name is an nfsd thread.
 func (s *Session) checkThread(name string) error {
-	var names []string
-	for _, rq := range s.lab.Rqsts {
-		if rq.Name == name {
-			return nil
-		}
-		names = append(names, rq.Name)
+	names := s.lab.Threads()
+	if slices.Contains(names, name) {
+		return nil
 	}
 	msg := fmt.Sprintf("no thread %q (threads: %s)", name, strings.Join(names, ", "))
 	if near := nearest.Word(name, names); near != "" {
@@ -300,14 +297,14 @@ func runComplete(c *Ctx, a Args, out io.Writer) error {
 		if strings.ToLower(a.Pos[0]) == "all" {
 			n = -1
 		} else {
-			v, err := parseInt("N", a.Pos[0], 1, 100_000)
+			v, err := engine.ParseInt("N", a.Pos[0], 1, 100_000)
 			if err != nil {
 				return err
 			}
 			n = int(v)
 		}
 	}
-	var st *verbs.Status
+	var st *engine.Status
 	if v, ok := a.Flag("status"); ok {
 		x, err := parseStatus(v)
 		if err != nil {

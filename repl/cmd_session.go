@@ -6,10 +6,8 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine"
-	"github.com/rdmalab/rdmalab/engine/ibv"
 	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/trace"
-	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/internal/nearest"
 )
 
@@ -134,13 +132,13 @@ func sessionCommands() []*Command {
 
 func toggle(c *Ctx, a Args, out io.Writer, what string, v *bool) error {
 	if len(a.Pos) > 0 {
-		b, err := parseOnOff(what, a.Pos[0])
+		b, err := engine.ParseOnOff(what, a.Pos[0])
 		if err != nil {
 			return err
 		}
 		*v = b
 	}
-	fmt.Fprintf(out, "%s %s\n", what, onOff(*v))
+	fmt.Fprintf(out, "%s %s\n", what, engine.OnOff(*v))
 	return nil
 }
 
@@ -158,7 +156,7 @@ func runEngine(c *Ctx, a Args, out io.Writer) error {
 		}
 	case "ibv":
 		if len(a.Pos) < 2 {
-			devs, err := ibv.Devices()
+			devs, err := engine.Devices()
 			if err != nil {
 				return fmt.Errorf("engine ibv DEVICE: %w", err)
 			}
@@ -167,8 +165,8 @@ func runEngine(c *Ctx, a Args, out io.Writer) error {
 			}
 			return fmt.Errorf("engine ibv DEVICE: which device? present: %s", shown(strings.Join(devs, ", ")))
 		}
-		if !ibv.Built() {
-			return fmt.Errorf("engine ibv %s: %w", shown(a.Pos[1]), ibv.ErrNotBuilt)
+		if !engine.DeviceBuilt() {
+			return fmt.Errorf("engine ibv %s: %w", shown(a.Pos[1]), engine.ErrDeviceNotBuilt)
 		}
 		next = "ibv:" + a.Pos[1]
 		if len(a.Pos) > 2 {
@@ -190,7 +188,7 @@ func runEngine(c *Ctx, a Args, out io.Writer) error {
 	}
 	prev := s.engine
 	s.engine = next
-	if err := s.rebuild(cloneSettings(s.set)); err != nil {
+	if err := s.rebuild(s.set.Clone()); err != nil {
 		s.engine = prev
 		return err
 	}
@@ -202,7 +200,7 @@ func runEngine(c *Ctx, a Args, out io.Writer) error {
 // printEngine says which provider the lab runs on and, for a real device,
 // where it differs from the sim.
 func printEngine(s *Session, out io.Writer) {
-	if _, declared := s.lab.Provider.(verbs.StatusChooser); declared {
+	if s.lab.Can(engine.DeclaredStatus) {
 		fmt.Fprintf(out, "engine sim: the embedded Soft-RoCE (rxe) model, deterministic (seed %d)\n", s.set.Seed)
 		return
 	}
@@ -218,14 +216,14 @@ func runSet(c *Ctx, a Args, out io.Writer) error {
 		v, _ := settingsReportOf(s, s.lab.Snapshot(), "")
 		return c.emit(v, out)
 	}
-	st, ok := findSetting(a.Pos[0])
+	st, ok := engine.FindSetting(a.Pos[0])
 	if !ok {
 		var names []string
-		for _, st := range settingsTable() {
+		for _, st := range engine.SettingsTable() {
 			names = append(names, st.Name)
 		}
 		msg := fmt.Sprintf("unknown setting %q", a.Pos[0])
-		if near := nearest.Word(normName(a.Pos[0]), names); near != "" {
+		if near := nearest.Word(engine.NormSettingName(a.Pos[0]), names); near != "" {
 			return fmt.Errorf("%s: did you mean `set %s`?", msg, near)
 		}
 		return fmt.Errorf("%s (show settings lists them)", msg)
@@ -233,12 +231,12 @@ func runSet(c *Ctx, a Args, out io.Writer) error {
 	if len(a.Pos) == 1 {
 		how := "rebuilds the lab"
 		switch {
-		case st.unlessLive != "":
-			how = "changes the running lab,\n  unless " + st.unlessLive + ": then it rebuilds the lab"
-		case st.live != nil:
+		case st.UnlessLive() != "":
+			how = "changes the running lab,\n  unless " + st.UnlessLive() + ": then it rebuilds the lab"
+		case st.Live():
 			how = "changes the running lab"
 		}
-		fmt.Fprintf(out, "%s = %s\n  %s\n  accepts %s; changing it %s\n", st.Name, st.get(s.set), st.Short, st.accepts(s.set), how)
+		fmt.Fprintf(out, "%s = %s\n  %s\n  accepts %s; changing it %s\n", st.Name, st.Get(s.set), st.Short, st.Accepts(s.set), how)
 		return nil
 	}
 	return s.applySetting(st, a.Pos[1], out)
@@ -246,14 +244,14 @@ func runSet(c *Ctx, a Args, out io.Writer) error {
 
 func runReset(c *Ctx, a Args, out io.Writer) error {
 	s := c.S
-	set := cloneSettings(s.set)
+	set := s.set.Clone()
 	if a.Has("defaults") {
 		set = defaultSettings()
 	}
 	if err := s.rebuild(set); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "a new lab: %s, %d nfsd thread(s), seed %d\n", behaviourOf(set), set.Threads, set.Seed)
+	fmt.Fprintf(out, "a new lab: %s, %d nfsd thread(s), seed %d\n", set.Behaviour(), set.Threads, set.Seed)
 	return nil
 }
 
@@ -261,7 +259,7 @@ func runHistory(c *Ctx, a Args, out io.Writer) error {
 	n := int64(20)
 	if len(a.Pos) > 0 {
 		var err error
-		if n, err = parseInt("N", a.Pos[0], 1, 100_000); err != nil {
+		if n, err = engine.ParseInt("N", a.Pos[0], 1, 100_000); err != nil {
 			return err
 		}
 	}

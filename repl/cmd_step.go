@@ -111,7 +111,7 @@ func runStep(c *Ctx, a Args, out io.Writer) error {
 	n := int64(1)
 	if len(a.Pos) > 0 {
 		var err error
-		if n, err = parseInt("N", a.Pos[0], 1, maxRunSteps); err != nil {
+		if n, err = engine.ParseInt("N", a.Pos[0], 1, maxRunSteps); err != nil {
 			return err
 		}
 	}
@@ -165,7 +165,7 @@ func runThreadCmd(c *Ctx, a Args, out io.Writer) error {
 	}
 	name := a.Pos[0]
 	if name == "none" {
-		s.lab.Sched.Focus(nil)
+		_ = s.lab.Thread("")
 		fmt.Fprintln(out, "no thread is focused: the scheduler picks")
 		return nil
 	}
@@ -194,7 +194,7 @@ func runInterleave(c *Ctx, a Args, out io.Writer) error {
 		n := int64(1)
 		if has {
 			var err error
-			if n, err = parseInt(name+" event count", cnt, 1, 100_000); err != nil {
+			if n, err = engine.ParseInt(name+" event count", cnt, 1, 100_000); err != nil {
 				return err
 			}
 		}

@@ -7,8 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rdmalab/rdmalab/engine/ibv"
-	"github.com/rdmalab/rdmalab/engine/verbs"
+	"github.com/rdmalab/rdmalab/engine"
 )
 
 // The completers of arguments and option values. Each reads the session's
@@ -77,7 +76,7 @@ func completeThreadsOrNone(s *Session, prev []string) []Suggestion {
 
 func completeStatuses(*Session, []string) []Suggestion {
 	var out []Suggestion
-	for _, st := range verbs.Statuses() {
+	for _, st := range engine.Statuses() {
 		out = append(out, Suggestion{st.String(), st.Meaning()})
 	}
 	return out
@@ -87,7 +86,7 @@ func completeEngines(s *Session, prev []string) []Suggestion {
 	if len(prev) == 0 {
 		inUse := map[bool]string{true: " (in use)"}
 		ibvNote := "a real device (rxe or an HCA) through libibverbs"
-		if !ibv.Built() {
+		if !engine.DeviceBuilt() {
 			ibvNote += ": not in this binary (go build -tags ibv)"
 		}
 		return []Suggestion{{"sim", "the embedded Soft-RoCE model" + inUse[s.engine == ""]},
@@ -96,7 +95,7 @@ func completeEngines(s *Session, prev []string) []Suggestion {
 	if len(prev) > 2 || !strings.EqualFold(prev[0], "ibv") {
 		return nil
 	}
-	devs, _ := ibv.Devices()
+	devs, _ := engine.Devices()
 	var out []Suggestion
 	for _, d := range devs {
 		note := "the server's and the client's QP"
@@ -164,7 +163,7 @@ func completeSettingNames(s *Session, prev []string) []Suggestion {
 		return nil
 	}
 	var out []Suggestion
-	for _, st := range settingsTable() {
+	for _, st := range engine.SettingsTable() {
 		out = append(out, Suggestion{st.Name, st.Short})
 	}
 	return out
@@ -174,14 +173,15 @@ func completeSettingValue(s *Session, prev []string) []Suggestion {
 	if len(prev) == 0 {
 		return nil
 	}
-	st, ok := findSetting(prev[0])
+	st, ok := engine.FindSetting(prev[0])
 	if !ok {
 		return nil
 	}
-	cur := st.get(s.set)
+	cur := st.Get(s.set)
 	out := []Suggestion{}
 	seen := false
-	for _, v := range st.Values {
+	for _, c := range st.Values {
+		v := Suggestion(c)
 		if strings.HasPrefix(cur, v.Text) && (len(cur) == len(v.Text) || cur[len(v.Text)] == ' ') {
 			v.Desc = strings.TrimSpace("current " + v.Desc)
 			seen = true
@@ -196,7 +196,7 @@ func completeSettingValue(s *Session, prev []string) []Suggestion {
 
 func completeInjectPoints(_ *Session, prev []string) []Suggestion {
 	var out []Suggestion
-	for _, p := range injectPoints() {
+	for _, p := range engine.InjectPoints() {
 		out = append(out, Suggestion{p.Name, p.Func + ": " + p.Desc})
 	}
 	return out

@@ -6,25 +6,8 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine"
-	"github.com/rdmalab/rdmalab/engine/verbs"
 	"github.com/rdmalab/rdmalab/internal/nearest"
 )
-
-// errnos is every errno the engine names (verbs.Errno's constants).
-func errnos() []verbs.Errno {
-	return []verbs.Errno{verbs.EPERM, verbs.EIO, verbs.E2BIG, verbs.EAGAIN, verbs.ENOMEM, verbs.EFAULT,
-		verbs.EBUSY, verbs.EINVAL, verbs.ENOSPC, verbs.EMSGSIZE, verbs.EPROTONOSUPPORT, verbs.EOPNOTSUPP, verbs.ENOTCONN}
-}
-
-// errnoByName finds an errno by its name ("EINVAL").
-func errnoByName(name string) (verbs.Errno, bool) {
-	for _, e := range errnos() {
-		if e.Error() == name {
-			return e, true
-		}
-	}
-	return 0, false
-}
 
 // Explain renders a command's error for the user: an engine errno gets
 // its generic text (a command's errno comes from the provider or the
@@ -32,7 +15,7 @@ func errnoByName(name string) (verbs.Errno, bool) {
 // a missing completion gets a hint.
 func Explain(err error) string {
 	msg := err.Error()
-	var e verbs.Errno
+	var e engine.Errno
 	switch {
 	case errors.As(err, &e):
 		if strings.HasSuffix(msg, e.Error()) {
@@ -72,7 +55,7 @@ func (s *Session) nearestCommand(w []string) string {
 			cands = append(cands, cand{"show " + t.Name, a})
 		}
 	}
-	for _, st := range settingsTable() {
+	for _, st := range engine.SettingsTable() {
 		cands = append(cands, cand{"set " + st.Name, st.Name})
 	}
 	word := strings.ToLower(w[0])

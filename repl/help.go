@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
@@ -61,8 +62,8 @@ func help(c *Ctx, a Args, out io.Writer) error {
 			writeTargetHelp(out, t)
 			return nil
 		}
-		if st, ok := findSetting(topic); ok {
-			fmt.Fprintf(out, "set %s VALUE\n  %s\n  accepts %s\n", st.Name, st.Short, st.accepts(s.set))
+		if st, ok := engine.FindSetting(topic); ok {
+			fmt.Fprintf(out, "set %s VALUE\n  %s\n  accepts %s\n", st.Name, st.Short, st.Accepts(s.set))
 			return nil
 		}
 		msg := fmt.Sprintf("no help for %q", topic)
@@ -79,8 +80,8 @@ func help(c *Ctx, a Args, out io.Writer) error {
 			}
 		}
 		if cmd.Name == "set" {
-			if st, ok := findSetting(a.Pos[1]); ok {
-				fmt.Fprintf(out, "set %s VALUE\n  %s\n  accepts %s\n", st.Name, st.Short, st.accepts(s.set))
+			if st, ok := engine.FindSetting(a.Pos[1]); ok {
+				fmt.Fprintf(out, "set %s VALUE\n  %s\n  accepts %s\n", st.Name, st.Short, st.Accepts(s.set))
 				return nil
 			}
 		}
@@ -150,7 +151,7 @@ func indent(s, pre string) string {
 // settingsHelp lists the settings for `help set`.
 func settingsHelp() string {
 	var b strings.Builder
-	for _, st := range settingsTable() {
+	for _, st := range engine.SettingsTable() {
 		if st.Name[0] == 'B' {
 			continue
 		}

@@ -204,7 +204,7 @@ func writeBanner(w io.Writer, s *Session) {
 	if set.Threads != 1 {
 		threads = fmt.Sprintf("%d nfsd threads", set.Threads)
 	}
-	fmt.Fprintf(w, "engine: sim (rxe model), profile %s, %s, %s\n", behaviourOf(set), threads, comp)
+	fmt.Fprintf(w, "engine: sim (rxe model), profile %s, %s, %s\n", set.Behaviour(), threads, comp)
 	fmt.Fprintln(w, "help lists the commands, Tab completes; first lesson: learn first-write")
 }
 

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/engine"
-	"github.com/rdmalab/rdmalab/engine/sched"
 	"github.com/rdmalab/rdmalab/engine/trace"
 )
 
@@ -72,26 +71,17 @@ func (c *Ctx) reportStop(out io.Writer, why stop, before uint64) {
 
 // why describes, in one line, why nothing can run.
 func (s *Session) why() string {
-	l := s.lab
-	var waits []string
-	for _, t := range l.Sched.Tasks() {
-		if t.Handler {
-			continue
-		}
-		if w := t.WaitingFor(); w != "" && t.State() == sched.Blocked {
-			waits = append(waits, t.Name+" in "+w)
-		}
-	}
+	r := s.lab.RunState()
 	msg := "every thread waits"
-	if len(waits) > 0 {
-		msg += " (" + strings.Join(waits, ", ") + ")"
+	if len(r.Waiting) > 0 {
+		msg += " (" + strings.Join(r.Waiting, ", ") + ")"
 	}
-	switch p := l.Pending(); {
+	switch p := r.Pending; {
 	case len(p) > 0:
 		msg += fmt.Sprintf("; %d operation(s) wait on the wire: complete delivers them", len(p))
-	case l.Server.Dead:
+	case r.Dead:
 		msg += "; the transport is closed: reset starts a new lab"
-	case l.Client.Outstanding() == 0:
+	case r.Outstanding == 0:
 		msg += "; no call is outstanding"
 	}
 	return msg
@@ -99,22 +89,17 @@ func (s *Session) why() string {
 
 // hint says what can happen next, for commands that move the lab.
 func (s *Session) hint() string {
-	l := s.lab
-	var run []string
-	for _, t := range l.Sched.Tasks() {
-		if !t.Handler && t.State() == sched.Runnable {
-			run = append(run, t.Name)
-		}
-	}
+	r := s.lab.RunState()
+	run := r.Runnable
 	var parts []string
 	if len(run) > 0 {
 		parts = append(parts, fmt.Sprintf("%s can run: continue, or step, next, recv, reply", strings.Join(run, ", ")))
 	}
-	if p := l.Pending(); len(p) > 0 {
+	if p := r.Pending; len(p) > 0 {
 		op := p[0]
 		how := "complete"
 		switch {
-		case l.Set.AutoComplete:
+		case s.lab.Set.AutoComplete:
 			how = "continue"
 		case len(p) > 1:
 			how = "complete all, or complete N"
@@ -122,9 +107,9 @@ func (s *Session) hint() string {
 		parts = append(parts, fmt.Sprintf("%d operation(s) on the wire, first %s %v %dB: %s",
 			len(p), op.Node, op.Opcode, op.Bytes, how))
 	}
-	if x := l.Server; x.Close || x.Dead {
+	if r.Closing || r.Dead {
 		closed := "the transport is closed (svc_xprt_deferred_close): no call on it will be answered; reset starts a new lab"
-		if !x.Dead {
+		if !r.Dead {
 			closed = "the transport is closing (XPT_CLOSE is set): a thread will disconnect it; reset starts a new lab"
 		}
 		parts = append(parts, closed)
@@ -132,8 +117,8 @@ func (s *Session) hint() string {
 	switch {
 	case len(parts) > 0:
 		return "next: " + strings.Join(parts, "\n      ")
-	case l.Client.Outstanding() > 0:
-		return fmt.Sprintf("next: %d call(s) outstanding but nothing can run: show threads, show calls", l.Client.Outstanding())
+	case r.Outstanding > 0:
+		return fmt.Sprintf("next: %d call(s) outstanding but nothing can run: show threads, show calls", r.Outstanding)
 	}
 	return "next: idle; issue a call: write 64k, read 64k, readdir 16k"
 }

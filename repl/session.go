@@ -156,8 +156,7 @@ func (s *Session) leaving() bool { return s.leave.Err() != nil }
 func (s *Session) Refresh() {
 	s.snap = s.lab.Snapshot()
 	s.segs = nil
-	calls := s.lab.Client.Calls()
-	for _, k := range calls[max(len(calls)-100, 0):] {
+	for _, k := range s.lab.Calls(100) {
 		cc := chunksOf(k)
 		for _, sg := range cc.Segments {
 			s.segs = append(s.segs, Suggestion{sg.ID, fmt.Sprintf("%s of %s, %d bytes", sg.Kind, cc.Label, sg.Length)})
@@ -181,7 +180,7 @@ func (s *Session) rebuild(set engine.Settings) error {
 	s.lab, s.set = lab, set
 	// The session reads calls through the client's lists only, so the
 	// client may reuse the buffers of calls it has summarized.
-	lab.Client.Recycle = true
+	lab.RecycleCalls()
 	lab.Subscribe(s.onEvent)
 	return nil
 }
@@ -325,7 +324,7 @@ var funcErrnoMeanings = map[[2]string]string{
 // means.
 func (s *Session) explainErrnos(c *Ctx) {
 	for _, r := range c.errnos {
-		e, ok := errnoByName(r.errno)
+		e, ok := engine.ErrnoByName(r.errno)
 		switch {
 		case !ok:
 		case r.from != "":

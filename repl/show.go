@@ -227,7 +227,7 @@ func eventsReportOf(s *Session, _ snap.Snapshot, arg string) (report, error) {
 	n := int64(20)
 	if arg != "" {
 		var err error
-		if n, err = parseInt("N", arg, 1, 100_000); err != nil {
+		if n, err = engine.ParseInt("N", arg, 1, 100_000); err != nil {
 			return nil, err
 		}
 	}

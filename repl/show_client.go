@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/snap"
-	"github.com/rdmalab/rdmalab/engine/xprt"
 )
 
 // segJSON is one segment a client call advertised (RFC 8166 names).
@@ -36,20 +36,10 @@ type chunksReport struct {
 	Calls []callChunks `json:"calls"`
 }
 
-func callState(k *xprt.Call) string {
-	switch {
-	case k.Done:
-		return "answered"
-	case k.Sent:
-		return "sent"
-	}
-	return "prepared"
-}
-
 func xidString(x uint32) string { return fmt.Sprintf("0x%x", x) }
 
-func chunksOf(k *xprt.Call) callChunks {
-	cc := callChunks{XID: xidString(k.XID), Label: k.Spec.Label, Proc: k.Header.Proc.String(), State: callState(k), Inline: len(k.Inline)}
+func chunksOf(k engine.ClientCall) callChunks {
+	cc := callChunks{XID: xidString(k.XID), Label: k.Label, Proc: k.Proc.String(), State: k.State, Inline: k.Inline}
 	for i, s := range k.Segs {
 		sj := segJSON{ID: fmt.Sprintf("%s/%d", cc.XID, i), Kind: s.Kind, Handle: fmt.Sprintf("0x%x", s.Handle),
 			Length: s.Length, Offset: fmt.Sprintf("0x%x", s.Offset), PageOff: s.PageOff}
@@ -63,15 +53,15 @@ func chunksOf(k *xprt.Call) callChunks {
 }
 
 // findCall finds a client call by XID ("0x5eed0010" or decimal).
-func findCall(s *Session, x string) (*xprt.Call, error) {
+func findCall(s *Session, x string) (engine.ClientCall, error) {
 	v, err := strconv.ParseUint(x, 0, 32)
 	if err != nil {
-		return nil, fmt.Errorf("%q is not an XID (try 0x5eed0010)", x)
+		return engine.ClientCall{}, fmt.Errorf("%q is not an XID (try 0x5eed0010)", x)
 	}
-	if k := s.lab.Client.CallByXID(uint32(v)); k != nil {
+	if k, ok := s.lab.CallByXID(uint32(v)); ok {
 		return k, nil
 	}
-	return nil, fmt.Errorf("no call has xid %s (show calls lists them)", x)
+	return engine.ClientCall{}, fmt.Errorf("no call has xid %s (show calls lists them)", x)
 }
 
 func chunksReportOf(s *Session, _ snap.Snapshot, arg string) (report, error) {
@@ -84,7 +74,7 @@ func chunksReportOf(s *Session, _ snap.Snapshot, arg string) (report, error) {
 		v.Calls = append(v.Calls, chunksOf(k))
 		return v, nil
 	}
-	for _, k := range s.lab.Client.Calls() {
+	for _, k := range s.lab.Calls(-1) {
 		v.Calls = append(v.Calls, chunksOf(k))
 	}
 	return v, nil
@@ -139,16 +129,15 @@ func segmentReportOf(s *Session, _ snap.Snapshot, arg string) (report, error) {
 	if err != nil {
 		return nil, err
 	}
-	i, err := parseInt("segment index", n, 0, int64(max(len(k.Segs)-1, 0)))
+	i, err := engine.ParseInt("segment index", n, 0, int64(max(len(k.Segs)-1, 0)))
 	if err != nil || len(k.Segs) == 0 {
 		if len(k.Segs) == 0 {
 			return nil, fmt.Errorf("xid %s advertised no segments", x)
 		}
 		return nil, err
 	}
-	seg := k.Segs[i]
-	data := seg.Data()
-	return segmentReport{Segment: chunksOf(k).Segments[i], Head: hex.EncodeToString(data[:min(64, len(data))]), call: k.Spec.Label}, nil
+	data := k.SegData(int(i))
+	return segmentReport{Segment: chunksOf(k).Segments[i], Head: hex.EncodeToString(data[:min(64, len(data))]), call: k.Label}, nil
 }
 
 func (v segmentReport) writeText(w io.Writer) {

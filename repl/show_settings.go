@@ -7,7 +7,6 @@ import (
 
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/snap"
-	"github.com/rdmalab/rdmalab/engine/svcrdma"
 )
 
 type settingRow struct {
@@ -26,18 +25,11 @@ type settingsReport struct {
 
 func settingsReportOf(s *Session, snap snap.Snapshot, _ string) (report, error) {
 	v := settingsReport{Engine: "sim", Settings: s.set, Behaviour: snap.Behaviour}
-	for _, st := range settingsTable() {
+	for _, st := range engine.SettingsTable() {
 		if st.Name[0] == 'B' {
 			continue // show bugs lists them
 		}
-		val := st.get(s.set)
-		if st.effective != nil {
-			// "auto", or a value the lab does not use as given.
-			if eff := st.effective(s.lab); val == "0" || eff != val {
-				val += " (" + eff + ")"
-			}
-		}
-		v.rows = append(v.rows, settingRow{st.Name, val, st.accepts(s.set), st.Short, st.live != nil && st.unlessLive == "", st.unlessLive != ""})
+		v.rows = append(v.rows, settingRow{st.Name, st.InUse(s.set, s.lab), st.Accepts(s.set), st.Short, st.Live() && st.UnlessLive() == "", st.UnlessLive() != ""})
 	}
 	return v, nil
 }
@@ -74,11 +66,10 @@ type bugsReport struct {
 }
 
 func bugsReportOf(s *Session, _ snap.Snapshot, _ string) (report, error) {
-	beh := behaviourOf(s.set)
-	v := bugsReport{Behaviour: beh.String()}
-	for _, b := range svcrdma.AllBugs() {
-		_, over := s.set.Bugs[b]
-		v.Bugs = append(v.Bugs, bugRow{Bug: string(b), On: beh.Has(b), Override: over, Describe: b.Describe()})
+	beh, bugs := s.set.BugStates()
+	v := bugsReport{Behaviour: beh}
+	for _, b := range bugs {
+		v.Bugs = append(v.Bugs, bugRow(b))
 	}
 	return v, nil
 }
@@ -88,7 +79,7 @@ func (v bugsReport) writeText(out io.Writer) {
 	defer func() { fmt.Fprint(out, fitText(w.String(), textWidth)) }()
 	fmt.Fprintf(&w, "behaviour %s (set profile seed|fix2025|new2026; set B4 on|off|default)\n", v.Behaviour)
 	for _, b := range v.Bugs {
-		state := onOff(b.On)
+		state := engine.OnOff(b.On)
 		if b.Override {
 			state += " (set)"
 		}

@@ -3,9 +3,10 @@ package snap
 import "time"
 
 // Settings are the lab's settings as data: what a snapshot says the lab
-// was built with. engine.Settings holds the same fields, typed for the
-// model, and converts to this; the kernel profile and the bugs are their
-// names here ("fix2025", "B1").
+// was built with. They are declared here once: engine.Settings is this
+// type with the lab's methods (validation, the settings table), so the
+// picture needs no simulator. The kernel profile and the bugs are their
+// names ("fix2025", "B1").
 type Settings struct {
 	Seed   int64  `json:"seed"`
 	Engine string `json:"engine,omitempty"` // the provider: "" (the sim) or "ibv:DEV[,DEV]"
