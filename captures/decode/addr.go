@@ -3,6 +3,8 @@ package decode
 import (
 	"net"
 	"net/netip"
+
+	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 )
 
 // Addr is where a packet comes from or goes to: an IP address (RoCEv2), a
@@ -23,7 +25,7 @@ func (a Addr) appendTo(b []byte) []byte {
 	case a.IP.IsValid():
 		return a.IP.Unmap().AppendTo(b)
 	case a.LID != 0:
-		return appendUint(append(b, "LID:"...), uint64(a.LID))
+		return appendtext.Uint(append(b, "LID:"...), uint64(a.LID))
 	}
 	return append(b, '?')
 }
@@ -50,7 +52,7 @@ func (k FlowKey) appendTo(b []byte) []byte {
 	} else {
 		b = append(b, " QP "...)
 	}
-	return append0x(b, uint64(k.QP), 6)
+	return appendtext.Hex0x(b, uint64(k.QP), 6)
 }
 
 // addrFrom converts a gopacket IP (a slice of the frame) without

@@ -1,6 +1,10 @@
 package decode
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
+)
 
 // Columns is a packet's one-line summary split into tshark's default
 // columns, for a list that aligns them under a header row.
@@ -17,7 +21,7 @@ func ColumnsOf(p *Packet) Columns {
 		src, dst = linkAddr(nil, p, true), linkAddr(nil, p, false)
 	}
 	info, proto := appendInfo(nil, p)
-	return Columns{Time: string(appendSeconds(nil, p.Rel, 6)), Source: string(src), Destination: string(dst),
+	return Columns{Time: string(appendtext.Seconds(nil, p.Rel, 6)), Source: string(src), Destination: string(dst),
 		Protocol: proto, Length: strconv.Itoa(p.WireLen), Info: string(info)}
 }
 

@@ -1,6 +1,7 @@
 // Package decode is rdmalab's capture decoder: it reads a pcap or pcapng
 // file (gzip-compressed or not) of RoCEv1, RoCEv2 or native InfiniBand
-// traffic, decodes every frame with the gopacket layers of proto/ib,
+// traffic, decodes every frame with the gopacket layers of proto/ib (and,
+// for the frames beside them, package netlayer's Linux SLL, ARP and IPv6),
 // checks the ICRC and VCRC, and analyses the transport:
 //
 //	file ──► pcapfile.Reader ──► Decoder.Decode ──► Packet (frame.go: layers,
@@ -47,7 +48,7 @@
 // size in bounded memory, --rpc printing each RPC once it is answered and
 // acknowledged (captures/bench/compare.sh measures it). The text outputs
 // are appended into buffers reused from packet to packet, without fmt on
-// the common lines (appendtext.go). A large capture whose CRCs are checked
+// the common lines (package appendtext). A large capture whose CRCs are checked
 // is read ahead on a second goroutine, which also computes the ICRCs
 // (readahead.go); the decoding, analysis and output stay on one.
 package decode

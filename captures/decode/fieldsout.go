@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
@@ -166,7 +167,7 @@ func (f *FieldDef) AppendValue(b []byte, v dfilter.Value) []byte {
 			b = append(b, '0', 'x')
 			return appendHex(b, v.U, (f.Bits+3)/4)
 		}
-		return appendUint(b, v.U)
+		return appendtext.Uint(b, v.U)
 	case dfilter.TypeBool:
 		if v.U != 0 {
 			return append(b, '1')
@@ -179,8 +180,8 @@ func (f *FieldDef) AppendValue(b []byte, v dfilter.Value) []byte {
 				b = append(b, '-')
 				ns = -ns
 			}
-			b = appendUint(b, uint64(ns/1e9))
-			return appendUintPad(append(b, '.'), uint64(ns%1e9), 9)
+			b = appendtext.Uint(b, uint64(ns/1e9))
+			return appendtext.UintPad(append(b, '.'), uint64(ns%1e9), 9)
 		}
 		return strconv.AppendFloat(b, v.F, 'f', -1, 64)
 	case dfilter.TypeIPv4, dfilter.TypeIPv6:

@@ -8,6 +8,7 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
+	"github.com/rdmalab/rdmalab/captures/decode/netlayer"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 	"github.com/rdmalab/rdmalab/proto/safe"
@@ -18,16 +19,16 @@ import (
 type frameDecoder struct {
 	eth   layers.Ethernet
 	dot1q layers.Dot1Q
-	sll   linuxSLL
+	sll   netlayer.LinuxSLL
 	sll2  ib.LinuxSLL2
 	erf   ib.ERF
 	ip4   layers.IPv4
-	ip6   ipv6
+	ip6   netlayer.IPv6
 	icmp4 layers.ICMPv4
 	icmp6 layers.ICMPv6
 	udp   layers.UDP
 	tcp   layers.TCP
-	arp   arp
+	arp   netlayer.ARP
 	lrh   ib.LRH
 	grh   ib.GRH
 	rwh   ib.RWH

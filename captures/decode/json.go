@@ -12,6 +12,7 @@ package decode
 import (
 	"slices"
 
+	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/nfs"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
@@ -49,17 +50,17 @@ func appendJSON(w *jsonw, p *Packet) {
 // packet has, their keys with the separators around them.
 func jsonFrame(w *jsonw, p *Packet) {
 	b := append(w.b, `{"frame.number":`...)
-	b = appendInt(b, p.Frame)
+	b = appendtext.Int(b, p.Frame)
 	b = append(b, `,"frame.time_epoch":`...)
 	b = w.epochSec.appendEpoch(b, p.Time.Unix(), p.Time.Nanosecond())
 	b = append(b, `,"frame.time_relative":`...)
 	b = w.relSec.appendDuration(b, p.Rel)
 	b = append(b, `,"frame.len":`...)
-	b = appendInt(b, p.WireLen)
+	b = appendtext.Int(b, p.WireLen)
 	b = append(b, `,"frame.cap_len":`...)
-	b = appendInt(b, p.CapLen)
+	b = appendtext.Int(b, p.CapLen)
 	b = append(b, `,"rdmalab.frame.offset":`...)
-	w.b, w.comma = appendInt(b, int(p.Offset)), true
+	w.b, w.comma = appendtext.Int(b, int(p.Offset)), true
 }
 
 var encapJSON = [...]string{"", "RoCEv2", "RoCEv1", "InfiniBand"}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
@@ -44,11 +45,11 @@ func (t *secText) appendEpoch(b []byte, sec int64, nsec int) []byte {
 		if sec < 0 {
 			t.text = append(t.text, '-')
 		}
-		t.text = appendUint(t.text, uint64(max(sec, -sec)))
+		t.text = appendtext.Uint(t.text, uint64(max(sec, -sec)))
 		t.sec, t.ok = sec, true
 	}
 	b = append(b, t.text...)
-	return appendUintPad(append(b, '.'), uint64(nsec), 9)
+	return appendtext.UintPad(append(b, '.'), uint64(nsec), 9)
 }
 
 // appendDuration appends d in seconds as a float64 of d.Seconds() prints
@@ -150,8 +151,8 @@ func (w *jsonw) endObject()             { w.close('}') }
 func (w *jsonw) beginArray(key string)  { w.sep(key); w.open('[') }
 func (w *jsonw) endArray()              { w.close(']') }
 
-func (w *jsonw) uint(key string, v uint64) { w.sep(key); w.b = appendUint(w.b, v) }
-func (w *jsonw) int(key string, v int)     { w.sep(key); w.b = appendInt(w.b, v) }
+func (w *jsonw) uint(key string, v uint64) { w.sep(key); w.b = appendtext.Uint(w.b, v) }
+func (w *jsonw) int(key string, v int)     { w.sep(key); w.b = appendtext.Int(w.b, v) }
 func (w *jsonw) str(key, v string)         { w.sep(key); w.b = safe.AppendJSON(w.b, v) }
 
 func (w *jsonw) float(key string, v float64) {

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/oncrpc"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
@@ -47,10 +48,10 @@ func appendLine(b []byte, p *Packet) []byte {
 // appendFrameTime appends the number and time columns.
 func appendFrameTime(b []byte, p *Packet) []byte {
 	at := len(b)
-	b = padLeft(appendInt(b, p.Frame), at, 5)
+	b = appendtext.PadLeft(appendtext.Int(b, p.Frame), at, 5)
 	b = append(b, ' ')
 	at = len(b)
-	b = padLeft(appendSeconds(b, p.Rel, 6), at, 11)
+	b = appendtext.PadLeft(appendtext.Seconds(b, p.Rel, 6), at, 11)
 	return append(b, ' ')
 }
 
@@ -62,7 +63,7 @@ func appendAddrs(b []byte, p *Packet) []byte {
 	} else {
 		b = linkAddr(b, p, true)
 	}
-	b = padLeft(b, at, 15)
+	b = appendtext.PadLeft(b, at, 15)
 	b = append(b, " → "...)
 	at = len(b)
 	if p.Src.IsValid() {
@@ -70,17 +71,17 @@ func appendAddrs(b []byte, p *Packet) []byte {
 	} else {
 		b = linkAddr(b, p, false)
 	}
-	b = padRight(b, at, 15)
+	b = appendtext.PadRight(b, at, 15)
 	return append(b, ' ')
 }
 
 // appendProtoLen appends the protocol and length columns.
 func appendProtoLen(b []byte, proto string, wireLen int) []byte {
 	start := len(b)
-	b = padRight(append(b, proto...), start, 8)
+	b = appendtext.PadRight(append(b, proto...), start, 8)
 	b = append(b, ' ')
 	at := len(b)
-	b = padLeft(appendInt(b, wireLen), at, 5)
+	b = appendtext.PadLeft(appendtext.Int(b, wireLen), at, 5)
 	return append(b, ' ')
 }
 
@@ -177,11 +178,11 @@ func appendInfo(b []byte, p *Packet) ([]byte, string) {
 		b = appendAnalysisInfo(b, p)
 	case p.UDP != nil:
 		proto = "UDP"
-		b = appendUint(b, uint64(p.SrcPort))
+		b = appendtext.Uint(b, uint64(p.SrcPort))
 		b = append(b, " → "...)
-		b = appendUint(b, uint64(p.DstPort))
+		b = appendtext.Uint(b, uint64(p.DstPort))
 		b = append(b, " Len="...)
-		b = appendInt(b, len(p.UDP.Payload))
+		b = appendtext.Int(b, len(p.UDP.Payload))
 	default:
 		// Frames beside the RDMA traffic: few, and other.go's.
 		var sb strings.Builder
@@ -204,7 +205,7 @@ func appendFaults(b []byte, p *Packet) []byte {
 		b = append(b, " [malformed: "...)
 		b = append(b, p.Err.Layer...)
 		b = append(b, " at offset "...)
-		b = appendInt(b, p.Err.Offset)
+		b = appendtext.Int(b, p.Err.Offset)
 		b = append(b, ": "...)
 		b = append(b, p.Err.Msg...)
 		b = append(b, ']')
@@ -225,9 +226,9 @@ func appendBTInfo(b []byte, p *Packet) []byte {
 		b = append(b, "MAD "...)
 		b = append(b, m.MgmtClass.String()...)
 		b = append(b, " method "...)
-		b = append0x(b, uint64(m.Method), 2)
+		b = appendtext.Hex0x(b, uint64(m.Method), 2)
 		b = append(b, " attribute "...)
-		return append0x(b, uint64(m.AttributeID), 4)
+		return appendtext.Hex0x(b, uint64(m.AttributeID), 4)
 	}
 	return appendBTTail(appendBTHead(b, t), t)
 }
@@ -237,45 +238,45 @@ func appendBTInfo(b []byte, p *Packet) []byte {
 func appendBTHead(b []byte, t *ib.BTH) []byte {
 	b = t.Opcode.AppendInfo(b)
 	b = append(b, " QP="...)
-	b = append0x(b, uint64(t.DestQP), 6)
+	b = appendtext.Hex0x(b, uint64(t.DestQP), 6)
 	return append(b, " PSN="...)
 }
 
 // appendBTTail appends the rest: the PSN and the extended headers.
 func appendBTTail(b []byte, t *ib.BTH) []byte {
-	b = appendUint(b, uint64(t.PSN))
+	b = appendtext.Uint(b, uint64(t.PSN))
 	h := t.Headers
 	if h&ib.HasRDETH != 0 {
 		b = append(b, " EEC="...)
-		b = append0x(b, uint64(t.RDETH.EECnxt), 6)
+		b = appendtext.Hex0x(b, uint64(t.RDETH.EECnxt), 6)
 	}
 	if h&ib.HasRETH != 0 {
 		b = append(b, " VA="...)
-		b = append0x(b, t.RETH.VA, 0)
+		b = appendtext.Hex0x(b, t.RETH.VA, 0)
 		b = append(b, " R_Key="...)
-		b = append0x(b, uint64(t.RETH.RKey), 8)
+		b = appendtext.Hex0x(b, uint64(t.RETH.RKey), 8)
 		b = append(b, " Len="...)
-		b = appendUint(b, uint64(t.RETH.DMALen))
+		b = appendtext.Uint(b, uint64(t.RETH.DMALen))
 	}
 	if h&ib.HasAtomicETH != 0 {
 		b = append(b, " VA="...)
-		b = append0x(b, t.AtomicETH.VA, 0)
+		b = appendtext.Hex0x(b, t.AtomicETH.VA, 0)
 		b = append(b, " R_Key="...)
-		b = append0x(b, uint64(t.AtomicETH.RKey), 8)
+		b = appendtext.Hex0x(b, uint64(t.AtomicETH.RKey), 8)
 	}
 	if h&ib.HasAETH != 0 {
 		b = append(b, ' ')
 		b = t.AETH.Syndrome.AppendText(b)
 		b = append(b, " MSN="...)
-		b = appendUint(b, uint64(t.AETH.MSN))
+		b = appendtext.Uint(b, uint64(t.AETH.MSN))
 	}
 	if h&ib.HasImmDt != 0 {
 		b = append(b, " Imm="...)
-		b = append0x(b, uint64(t.ImmDt.Data), 8)
+		b = appendtext.Hex0x(b, uint64(t.ImmDt.Data), 8)
 	}
 	if h&ib.HasIETH != 0 {
 		b = append(b, " Inv R_Key="...)
-		b = append0x(b, uint64(t.IETH.RKey), 8)
+		b = appendtext.Hex0x(b, uint64(t.IETH.RKey), 8)
 	}
 	return b
 }
@@ -284,9 +285,9 @@ func appendCMInfo(b []byte, p *Packet) []byte {
 	switch c := p.CM.(type) {
 	case *ib.CMReq:
 		b = append(b, " QPN="...)
-		b = append0x(b, uint64(c.LocalQPN), 6)
+		b = appendtext.Hex0x(b, uint64(c.LocalQPN), 6)
 		b = append(b, " PSN="...)
-		b = appendUint(b, uint64(c.StartingPSN))
+		b = appendtext.Uint(b, uint64(c.StartingPSN))
 		if ip, ok := c.IPCM(); ok {
 			b = append(b, ' ')
 			b = netip.AddrPortFrom(ip.Src, ip.SrcPort).AppendTo(b)
@@ -295,12 +296,12 @@ func appendCMInfo(b []byte, p *Packet) []byte {
 		}
 	case *ib.CMRep:
 		b = append(b, " QPN="...)
-		b = append0x(b, uint64(c.LocalQPN), 6)
+		b = appendtext.Hex0x(b, uint64(c.LocalQPN), 6)
 		b = append(b, " PSN="...)
-		b = appendUint(b, uint64(c.StartingPSN))
+		b = appendtext.Uint(b, uint64(c.StartingPSN))
 	case *ib.CMRej:
 		b = append(b, " reason "...)
-		b = appendUint(b, uint64(c.Reason))
+		b = appendtext.Uint(b, uint64(c.Reason))
 	}
 	return b
 }
@@ -322,28 +323,28 @@ func appendRPCInfo(b []byte, m *RPCMessage) []byte {
 	case r == nil:
 		b = append(b, h.Proc.String()...)
 		b = append(b, " XID "...)
-		b = append0x(b, uint64(h.XID), 8)
+		b = appendtext.Hex0x(b, uint64(h.XID), 8)
 	case m.Call:
 		b = append(b, r.CallSummary...)
 	default:
 		b = append(b, r.ReplySummary...)
 		if r.Call != nil {
 			b = append(b, " (call in "...)
-			b = appendInt(b, r.Call.Frame)
+			b = appendtext.Int(b, r.Call.Frame)
 			b = append(b, ')')
 		}
 	}
 	b = append(b, " ["...)
 	b = append(b, h.Proc.String()...)
 	b = append(b, " XID "...)
-	b = append0x(b, uint64(h.XID), 8)
+	b = appendtext.Hex0x(b, uint64(h.XID), 8)
 	b = append(b, " credits "...)
-	b = appendUint(b, uint64(h.Credit))
+	b = appendtext.Uint(b, uint64(h.Credit))
 	if h.Proc == rpcrdma.ProcMsgp {
 		b = append(b, " padded to "...)
-		b = appendUint(b, uint64(h.Align))
+		b = appendtext.Uint(b, uint64(h.Align))
 		b = append(b, " above "...)
-		b = appendUint(b, uint64(h.Thresh))
+		b = appendtext.Uint(b, uint64(h.Thresh))
 		b = append(b, " (RFC 5666, obsolete)"...)
 	}
 	b = appendChunkCounts(b, h)
@@ -352,13 +353,13 @@ func appendRPCInfo(b []byte, m *RPCMessage) []byte {
 
 func appendChunkCounts(b []byte, h *rpcrdma.Header) []byte {
 	if n := len(h.ReadList); n > 0 {
-		b = appendInt(append(b, " read list "...), n)
+		b = appendtext.Int(append(b, " read list "...), n)
 	}
 	if n := len(h.WriteList); n > 0 {
-		b = appendInt(append(b, " write list "...), n)
+		b = appendtext.Int(append(b, " write list "...), n)
 	}
 	if h.ReplyChunk != nil {
-		b = appendInt(append(b, " reply chunk "...), len(h.ReplyChunk.Segments))
+		b = appendtext.Int(append(b, " reply chunk "...), len(h.ReplyChunk.Segments))
 	}
 	return b
 }
@@ -378,7 +379,7 @@ func swapText(m *Message) string {
 func appendMsgName(b []byte, m *Message) []byte {
 	b = append(b, m.Kind.String()...)
 	b = append(b, " #"...)
-	return appendInt(b, m.Seq)
+	return appendtext.Int(b, m.Seq)
 }
 
 // appendAnalysisInfo appends rdmalab's findings in brackets.
@@ -388,24 +389,24 @@ func appendAnalysisInfo(b []byte, p *Packet) []byte {
 		switch {
 		case p.BTH.Opcode.Kind() == ib.KindReadResponse:
 			b = append(b, " [response "...)
-			b = appendInt(b, an.MsgIndex+1)
+			b = appendtext.Int(b, an.MsgIndex+1)
 			b = append(b, " to the READ in "...)
-			b = appendInt(b, m.FirstFrame)
+			b = appendtext.Int(b, m.FirstFrame)
 			b = append(b, ']')
 		case p.BTH.Opcode.Kind() == ib.KindAtomicAck:
 			b = append(b, " [answers the "...)
 			b = m.Opcode.AppendInfo(b)
 			b = append(b, " in "...)
-			b = appendInt(b, m.FirstFrame)
+			b = appendtext.Int(b, m.FirstFrame)
 			b = append(b, ": original "...)
-			b = append0x(b, m.Orig, 0)
+			b = appendtext.Hex0x(b, m.Orig, 0)
 			b = append(b, swapText(m)...)
 			b = append(b, ']')
 		case m.Kind != ib.KindReadRequest && p.BTH.Opcode.Position() != ib.PosOnly:
 			b = append(b, " ["...)
 			b = appendMsgName(b, m)
 			b = append(b, " packet "...)
-			b = appendInt(b, an.MsgIndex+1)
+			b = appendtext.Int(b, an.MsgIndex+1)
 			b = append(b, ']')
 		}
 	}
@@ -415,33 +416,33 @@ func appendAnalysisInfo(b []byte, p *Packet) []byte {
 			b = append(b, " [acks "...)
 			b = appendMsgName(b, first)
 			b = append(b, " (frame "...)
-			b = appendInt(b, first.FirstFrame)
+			b = appendtext.Int(b, first.FirstFrame)
 			b = append(b, ")]"...)
 		} else {
 			b = append(b, " [acks "...)
-			b = appendInt(b, len(ak.Acked))
+			b = appendtext.Int(b, len(ak.Acked))
 			b = append(b, " messages: "...)
 			b = appendMsgName(b, first)
 			b = append(b, " (frame "...)
-			b = appendInt(b, first.FirstFrame)
+			b = appendtext.Int(b, first.FirstFrame)
 			b = append(b, ") to "...)
 			b = appendMsgName(b, last)
 			b = append(b, " (frame "...)
-			b = appendInt(b, last.FirstFrame)
+			b = appendtext.Int(b, last.FirstFrame)
 			b = append(b, ")]"...)
 		}
 	}
 	if c := an.Chunk; c.RPC != nil {
 		b = append(b, " [XID "...)
-		b = append0x(b, uint64(c.RPC.XID), 8)
+		b = appendtext.Hex0x(b, uint64(c.RPC.XID), 8)
 		b = append(b, ' ')
 		b = append(b, c.Kind.String()...)
 		b = append(b, " chunk "...)
-		b = appendInt(b, c.Chunk)
+		b = appendtext.Int(b, c.Chunk)
 		b = append(b, " segment "...)
-		b = appendInt(b, c.Segment)
+		b = appendtext.Int(b, c.Segment)
 		b = append(b, " +"...)
-		b = appendUint(b, c.Offset)
+		b = appendtext.Uint(b, c.Offset)
 		b = append(b, ']')
 	}
 	if an.Short {

@@ -22,38 +22,6 @@ import (
 	"github.com/google/gopacket/layers"
 )
 
-// ipv6 is gopacket's IPv6 layer with its hop-by-hop header handled as the
-// RFC has it: the payload length counts the extension headers, so an MLD
-// report behind a hop-by-hop header is neither cut short nor called
-// truncated (gopacket v1.1.19 compares the length with what follows the
-// extension header).
-type ipv6 struct{ layers.IPv6 }
-
-// truncFlag records whether a layer said the frame was cut.
-type truncFlag bool
-
-func (t *truncFlag) SetTruncated() { *t = true }
-
-// DecodeFromBytes decodes the header and sets the payload to what the
-// payload length covers after the hop-by-hop header.
-func (l *ipv6) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	var cut truncFlag
-	err := l.IPv6.DecodeFromBytes(data, &cut)
-	if err != nil || l.HopByHop == nil || l.Length == 0 {
-		if cut {
-			df.SetTruncated()
-		}
-		return err
-	}
-	start, end := 40+len(l.HopByHop.Contents), 40+int(l.Length)
-	if end > len(data) {
-		df.SetTruncated()
-		end = len(data)
-	}
-	l.Payload = data[min(start, end):end]
-	return nil
-}
-
 // otherInfo writes the info of a frame that carries no InfiniBand
 // transport and returns its protocol column.
 func otherInfo(p *Packet, sb *strings.Builder) string {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
@@ -30,9 +31,9 @@ func writeRPCTable(w io.Writer, rpcs []*RPC) error {
 // not formatted with fmt: --rpc prints a block for every RPC of a capture.
 func appendRPCBlock(b []byte, r *RPC) []byte {
 	b = append(b, "RPC "...)
-	b = appendInt(b, r.ID)
+	b = appendtext.Int(b, r.ID)
 	b = append(b, "  XID "...)
-	b = append0x(b, uint64(r.XID), 8)
+	b = appendtext.Hex0x(b, uint64(r.XID), 8)
 	b = append(b, "  "...)
 	b = r.Client.appendTo(b)
 	b = append(b, " → "...)
@@ -69,14 +70,14 @@ func appendRPCBlock(b []byte, r *RPC) []byte {
 func appendMessageLine(b []byte, head string, m *RPCMessage, summary string, credits bool) []byte {
 	b = append(b, head...)
 	at := len(b)
-	b = padRight(appendInt(b, m.Frame), at, 6)
+	b = appendtext.PadRight(appendtext.Int(b, m.Frame), at, 6)
 	b = append(b, ' ')
 	b = append(b, tableSummary(summary)...)
 	b = append(b, "  ["...)
 	b = append(b, m.Header.Proc.String()...)
 	if credits {
 		b = append(b, ", credits "...)
-		b = appendUint(b, uint64(m.Header.Credit))
+		b = appendtext.Uint(b, uint64(m.Header.Credit))
 	}
 	if m.Msg == nil || m.Msg.AckFrame == 0 {
 		return append(b, ", not acknowledged in the capture"...)
@@ -86,7 +87,7 @@ func appendMessageLine(b []byte, head string, m *RPCMessage, summary string, cre
 
 // appendAcked appends ", acknowledged in FRAME".
 func appendAcked(b []byte, frame int) []byte {
-	return appendInt(append(b, ", acknowledged in "...), frame)
+	return appendtext.Int(append(b, ", acknowledged in "...), frame)
 }
 
 // maxTableSummary bounds an NFS summary in the RPC table: a READDIR
@@ -132,13 +133,13 @@ func appendChunkLines(b []byte, ops map[segName][]*Message, c *Chunk) []byte {
 	switch c.Kind {
 	case ChunkRead:
 		b = append(b, "  read chunk "...)
-		b = appendInt(b, c.Index)
+		b = appendtext.Int(b, c.Index)
 		b = append(b, " at position "...)
-		b = appendUint(b, uint64(c.Position))
+		b = appendtext.Uint(b, uint64(c.Position))
 		b = append(b, '\n')
 	case ChunkWrite:
 		b = append(b, "  write chunk "...)
-		b = appendInt(b, c.Index)
+		b = appendtext.Int(b, c.Index)
 		b = append(b, '\n')
 	case ChunkReply:
 		b = append(b, "  reply chunk\n"...)
@@ -149,19 +150,19 @@ func appendChunkLines(b []byte, ops map[segName][]*Message, c *Chunk) []byte {
 	}
 	for j, s := range c.Segments {
 		b = append(b, "    segment "...)
-		b = appendInt(b, j)
+		b = appendtext.Int(b, j)
 		b = append(b, ": handle "...)
-		b = append0x(b, uint64(s.Handle), 8)
+		b = appendtext.Hex0x(b, uint64(s.Handle), 8)
 		b = append(b, ", "...)
-		b = appendUint(b, uint64(s.Length))
+		b = appendtext.Uint(b, uint64(s.Length))
 		b = append(b, " bytes at "...)
-		b = append0x(b, s.Offset, 16)
+		b = appendtext.Hex0x(b, s.Offset, 16)
 		b = append(b, ": "...)
-		b = appendInt(b, s.Placed)
+		b = appendtext.Int(b, s.Placed)
 		b = append(b, " bytes seen"...)
 		if s.HasWritten {
 			b = append(b, ", reply says "...)
-			b = appendUint(b, uint64(s.Written))
+			b = appendtext.Uint(b, uint64(s.Written))
 			b = append(b, " written"...)
 		}
 		b = append(b, '\n')
@@ -172,28 +173,28 @@ func appendChunkLines(b []byte, ops map[segName][]*Message, c *Chunk) []byte {
 			b = append(b, "      "...)
 			b = append(b, verb...)
 			b = append(b, " in "...)
-			b = appendInt(b, m.FirstFrame)
+			b = appendtext.Int(b, m.FirstFrame)
 			if c.Kind == ChunkRead {
 				b = append(b, " (+"...)
-				b = appendUint(b, uint64(m.Chunk.Offset))
+				b = appendtext.Uint(b, uint64(m.Chunk.Offset))
 				b = append(b, ", "...)
-				b = appendUint(b, uint64(m.DMALen))
+				b = appendtext.Uint(b, uint64(m.DMALen))
 				b = append(b, " bytes), responses "...)
-				b = appendInt(b, m.RespFirstFrame)
+				b = appendtext.Int(b, m.RespFirstFrame)
 				b = append(b, "–"...)
-				b = appendInt(b, m.RespLastFrame)
+				b = appendtext.Int(b, m.RespLastFrame)
 				b = append(b, ": "...)
-				b = appendInt(b, m.RespBytes)
+				b = appendtext.Int(b, m.RespBytes)
 				b = append(b, " bytes"...)
 			} else {
 				b = append(b, "–"...)
-				b = appendInt(b, m.LastFrame)
+				b = appendtext.Int(b, m.LastFrame)
 				b = append(b, " (+"...)
-				b = appendUint(b, uint64(m.Chunk.Offset))
+				b = appendtext.Uint(b, uint64(m.Chunk.Offset))
 				b = append(b, "): "...)
-				b = appendInt(b, m.Len)
+				b = appendtext.Int(b, m.Len)
 				b = append(b, " bytes in "...)
-				b = appendInt(b, m.Packets)
+				b = appendtext.Int(b, m.Packets)
 				b = append(b, " packets"...)
 			}
 			if m.AckFrame != 0 {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/nfs"
 	"github.com/rdmalab/rdmalab/proto/oncrpc"
@@ -107,14 +108,14 @@ func (t *tree) packet(p *Packet) {
 	at := &t.at
 	none := span{}
 	b := t.begin(0, at.frame)
-	b = appendInt(append(b, "Frame "...), p.Frame)
-	b = appendInt(append(b, ": "...), p.WireLen)
-	b = appendInt(append(b, " bytes on wire, "...), p.CapLen)
-	b = appendUint(append(b, " bytes captured, at file offset "...), uint64(p.Offset))
+	b = appendtext.Int(append(b, "Frame "...), p.Frame)
+	b = appendtext.Int(append(b, ": "...), p.WireLen)
+	b = appendtext.Int(append(b, " bytes on wire, "...), p.CapLen)
+	b = appendtext.Uint(append(b, " bytes captured, at file offset "...), uint64(p.Offset))
 	t.end(b)
 	b = append(t.begin(1, none), "Arrival Time: "...)
 	t.end(p.Time.AppendFormat(b, "2006-01-02 15:04:05.000000000 UTC"))
-	b = appendSeconds(append(t.begin(1, none), "[Time since first frame: "...), p.Rel, 9)
+	b = appendtext.Seconds(append(t.begin(1, none), "[Time since first frame: "...), p.Rel, 9)
 	t.end(append(b, " seconds]"...))
 	if t.linkStr == "" || t.link != p.LinkType {
 		t.link, t.linkStr = p.LinkType, p.LinkType.String()
@@ -131,10 +132,10 @@ func (t *tree) packet(p *Packet) {
 			e.Type, e.Flags, e.RLen, e.LCtr, e.WLen)
 	}
 	if e := p.Eth; e != nil {
-		b := appendMAC(append(t.begin(0, at.of(e.Contents)), "Ethernet II, Src: "...), e.SrcMAC)
-		b = appendMAC(append(b, ", Dst: "...), e.DstMAC)
+		b := appendtext.MAC(append(t.begin(0, at.of(e.Contents)), "Ethernet II, Src: "...), e.SrcMAC)
+		b = appendtext.MAC(append(b, ", Dst: "...), e.DstMAC)
 		b = append(append(b, ", Type: "...), e.EthernetType.String()...)
-		b = append0x(append(b, " ("...), uint64(e.EthernetType), 4)
+		b = appendtext.Hex0x(append(b, " ("...), uint64(e.EthernetType), 4)
 		t.end(append(b, ')'))
 	}
 	switch {
@@ -143,10 +144,10 @@ func (t *tree) packet(p *Packet) {
 		hdr := at.of(ip.Contents)
 		b := p.Src.appendTo(append(t.begin(0, hdr), "Internet Protocol Version 4, Src: "...))
 		t.end(p.Dst.appendTo(append(b, ", Dst: "...)))
-		b = append0x(append(t.begin(1, hdr), "Differentiated Services Field: "...), uint64(ip.TOS), 2)
-		b = appendUint(append(b, ", Total Length: "...), uint64(ip.Length))
-		b = append0x(append(b, ", Identification: "...), uint64(ip.Id), 4)
-		b = appendUint(append(b, ", TTL: "...), uint64(ip.TTL))
+		b = appendtext.Hex0x(append(t.begin(1, hdr), "Differentiated Services Field: "...), uint64(ip.TOS), 2)
+		b = appendtext.Uint(append(b, ", Total Length: "...), uint64(ip.Length))
+		b = appendtext.Hex0x(append(b, ", Identification: "...), uint64(ip.Id), 4)
+		b = appendtext.Uint(append(b, ", TTL: "...), uint64(ip.TTL))
 		t.end(append(append(b, ", Protocol: "...), ip.Protocol.String()...))
 	case p.IPv6 != nil:
 		ip := p.IPv6
@@ -161,10 +162,10 @@ func (t *tree) packet(p *Packet) {
 	}
 	t.other(p)
 	if u := p.UDP; u != nil {
-		b := appendUint(append(t.begin(0, at.of(u.Contents)), "User Datagram Protocol, Src Port: "...), uint64(p.SrcPort))
-		b = appendUint(append(b, ", Dst Port: "...), uint64(p.DstPort))
-		b = appendUint(append(b, ", Length: "...), uint64(u.Length))
-		t.end(append0x(append(b, ", Checksum: "...), uint64(u.Checksum), 4))
+		b := appendtext.Uint(append(t.begin(0, at.of(u.Contents)), "User Datagram Protocol, Src Port: "...), uint64(p.SrcPort))
+		b = appendtext.Uint(append(b, ", Dst Port: "...), uint64(p.DstPort))
+		b = appendtext.Uint(append(b, ", Length: "...), uint64(u.Length))
+		t.end(appendtext.Hex0x(append(b, ", Checksum: "...), uint64(u.Checksum), 4))
 	}
 	if p.LRH != nil || p.GRH != nil || p.BTH != nil {
 		t.text(0, at.ib, "InfiniBand")
@@ -241,7 +242,7 @@ func (t *tree) infiniband(p *Packet) {
 	}
 	t.text(1, at.bth, "Base Transport Header")
 	l := b.Opcode.AppendName(append(t.begin(2, at.bth.sub(0, 1)), "Opcode: "...))
-	l = appendUint(append(l, " ("...), uint64(b.Opcode))
+	l = appendtext.Uint(append(l, " ("...), uint64(b.Opcode))
 	t.end(append(l, ')'))
 	// The flags one per line with their bits, as tshark shows them.
 	var raw [ib.BTHLen]byte
@@ -250,14 +251,14 @@ func (t *tree) infiniband(p *Packet) {
 	t.flag(at.bth, raw[1], 1, 0x40, "MigReq: ", title(b.M), 0, false)
 	t.flag(at.bth, raw[1], 1, 0x30, "Pad Count: ", "", uint64(b.PadCnt), true)
 	t.flag(at.bth, raw[1], 1, 0x0f, "Header Version: ", "", uint64(b.TVer), true)
-	t.end(appendUint(append(t.begin(2, at.bth.sub(2, 4)), "Partition Key: "...), uint64(b.PKey)))
+	t.end(appendtext.Uint(append(t.begin(2, at.bth.sub(2, 4)), "Partition Key: "...), uint64(b.PKey)))
 	t.flag(at.bth, raw[4], 4, 0x80, "FECN: ", title(b.FECN), 0, false)
 	t.flag(at.bth, raw[4], 4, 0x40, "BECN: ", title(b.BECN), 0, false)
 	t.flag(at.bth, raw[4], 4, 0x3f, "Reserved (6 bits): ", "", uint64(raw[4]&0x3f), true)
-	t.end(append0x(append(t.begin(2, at.bth.sub(5, 8)), "Destination Queue Pair: "...), uint64(b.DestQP), 6))
+	t.end(appendtext.Hex0x(append(t.begin(2, at.bth.sub(5, 8)), "Destination Queue Pair: "...), uint64(b.DestQP), 6))
 	t.flag(at.bth, raw[8], 8, 0x80, "Acknowledge Request: ", title(b.A), 0, false)
 	t.flag(at.bth, raw[8], 8, 0x7f, "Reserved (7 bits): ", "", uint64(raw[8]&0x7f), true)
-	t.end(appendUint(append(t.begin(2, at.bth.sub(9, 12)), "Packet Sequence Number: "...), uint64(b.PSN)))
+	t.end(appendtext.Uint(append(t.begin(2, at.bth.sub(9, 12)), "Packet Sequence Number: "...), uint64(b.PSN)))
 	h := b.Headers
 	if h&ib.HasRDETH != 0 {
 		eth := at.ext.of(ib.HasRDETH)
@@ -282,9 +283,9 @@ func (t *tree) infiniband(p *Packet) {
 	if h&ib.HasRETH != 0 {
 		eth := at.ext.of(ib.HasRETH)
 		t.text(1, eth, "RETH - RDMA Extended Transport Header")
-		l := append0x(append(t.begin(2, eth), "Virtual Address: "...), b.RETH.VA, 16)
-		l = append0x(append(l, ", Remote Key: "...), uint64(b.RETH.RKey), 8)
-		t.end(appendUint(append(l, ", DMA Length: "...), uint64(b.RETH.DMALen)))
+		l := appendtext.Hex0x(append(t.begin(2, eth), "Virtual Address: "...), b.RETH.VA, 16)
+		l = appendtext.Hex0x(append(l, ", Remote Key: "...), uint64(b.RETH.RKey), 8)
+		t.end(appendtext.Uint(append(l, ", DMA Length: "...), uint64(b.RETH.DMALen)))
 	}
 	if h&ib.HasAtomicETH != 0 {
 		a, eth := b.AtomicETH, at.ext.of(ib.HasAtomicETH)
@@ -295,9 +296,9 @@ func (t *tree) infiniband(p *Packet) {
 	if h&ib.HasAETH != 0 {
 		eth := at.ext.of(ib.HasAETH)
 		t.text(1, eth, "AETH - ACK Extended Transport Header")
-		l := append0x(append(t.begin(2, eth), "Syndrome: "...), uint64(b.AETH.Syndrome), 2)
+		l := appendtext.Hex0x(append(t.begin(2, eth), "Syndrome: "...), uint64(b.AETH.Syndrome), 2)
 		l = b.AETH.Syndrome.AppendText(append(l, " ("...))
-		t.end(appendUint(append(l, "), Message Sequence Number: "...), uint64(b.AETH.MSN)))
+		t.end(appendtext.Uint(append(l, "), Message Sequence Number: "...), uint64(b.AETH.MSN)))
 	}
 	if h&ib.HasAtomicAckETH != 0 {
 		eth := at.ext.of(ib.HasAtomicAckETH)
@@ -313,10 +314,10 @@ func (t *tree) infiniband(p *Packet) {
 		t.line(2, eth, "RKey: 0x%08x", b.IETH.RKey)
 	}
 	if p.MAD == nil && len(b.Payload) > 0 {
-		l := appendInt(append(t.begin(1, at.payload), "Payload: "...), len(b.Payload))
+		l := appendtext.Int(append(t.begin(1, at.payload), "Payload: "...), len(b.Payload))
 		l = append(l, " bytes"...)
 		if b.PadCnt != 0 {
-			l = append(appendUint(append(l, " (+"...), uint64(b.PadCnt)), " pad)"...)
+			l = append(appendtext.Uint(append(l, " (+"...), uint64(b.PadCnt)), " pad)"...)
 		}
 		t.end(l)
 	}
@@ -331,7 +332,7 @@ func (t *tree) flag(bth span, v byte, i int, mask byte, label, word string, n ui
 	l := appendBitPattern(t.begin(2, bth.sub(i, i+1)), v, mask)
 	l = append(append(l, " = "...), label...)
 	if num {
-		l = appendUint(l, n)
+		l = appendtext.Uint(l, n)
 	} else {
 		l = append(l, word...)
 	}
@@ -368,7 +369,7 @@ func title(b bool) string {
 func (t *tree) crc(name string, c CRCCheck, width int, at span) {
 	switch c.State {
 	case CRCGood:
-		l := append0x(append(append(t.begin(1, at), name...), ": "...), uint64(c.Wire), width)
+		l := appendtext.Hex0x(append(append(t.begin(1, at), name...), ": "...), uint64(c.Wire), width)
 		t.end(append(l, " [correct]"...))
 	case CRCBad:
 		t.line(1, at, "%s: 0x%0*x [incorrect, should be 0x%0*x]", name, width, c.Wire, width, c.Computed)
@@ -531,11 +532,11 @@ func (t *tree) analysis(p *Packet) {
 	}
 	t.text(0, none, "[rdmalab analysis]")
 	if f := an.Flow; f != nil {
-		l := appendInt(append(t.begin(1, none), "Flow "...), f.ID)
+		l := appendtext.Int(append(t.begin(1, none), "Flow "...), f.ID)
 		l = f.Key.appendTo(append(l, ": "...))
 		l = append(l, ", peer "...)
 		if f.Peer != nil {
-			l = appendInt(append(l, "flow "...), f.Peer.ID)
+			l = appendtext.Int(append(l, "flow "...), f.Peer.ID)
 			if f.Inferred {
 				l = append(l, " (inferred)"...)
 			}
@@ -573,18 +574,18 @@ func (t *tree) analysis(p *Packet) {
 			}
 		default:
 			l := appendMsgName(append(t.begin(1, none), "Message: "...), m)
-			l = appendInt(append(l, ", first packet in frame "...), m.FirstFrame)
-			l = appendInt(append(l, ", packet "...), an.MsgIndex+1)
-			l = appendInt(append(l, ", "...), m.Len)
+			l = appendtext.Int(append(l, ", first packet in frame "...), m.FirstFrame)
+			l = appendtext.Int(append(l, ", packet "...), an.MsgIndex+1)
+			l = appendtext.Int(append(l, ", "...), m.Len)
 			t.end(append(append(l, " bytes so far, "...), state...))
 		}
 		if m.AckFrame != 0 {
-			t.end(appendInt(append(t.begin(2, none), "Acknowledged in frame "...), m.AckFrame))
+			t.end(appendtext.Int(append(t.begin(2, none), "Acknowledged in frame "...), m.AckFrame))
 		}
 	}
 	if an.PSN.Status != PSNNotChecked {
 		l := append(append(t.begin(1, at.bth.sub(8, 12)), "PSN: "...), an.PSN.Status.String()...)
-		l = appendUint(append(l, " (expected "...), uint64(an.PSN.Expected))
+		l = appendtext.Uint(append(l, " (expected "...), uint64(an.PSN.Expected))
 		t.end(append(l, ')'))
 	}
 	if ak := an.Ack; ak != nil {
@@ -606,15 +607,15 @@ func (t *tree) analysis(p *Packet) {
 			data = at.ext.of(ib.HasRETH)
 		}
 		sg := c.segment()
-		l := append0x(append(t.begin(1, data), "RPC XID "...), uint64(c.RPC.XID), 8)
+		l := appendtext.Hex0x(append(t.begin(1, data), "RPC XID "...), uint64(c.RPC.XID), 8)
 		l = append(append(append(l, ", "...), c.Kind.String()...), " chunk "...)
-		l = appendInt(l, c.Chunk)
-		l = appendInt(append(l, ", segment "...), c.Segment)
-		l = append0x(append(l, " (handle "...), uint64(sg.Handle), 8)
-		l = appendUint(append(l, ", "...), uint64(sg.Length))
-		l = append0x(append(l, " bytes at "...), sg.Offset, 16)
-		l = appendUint(append(l, "), offset "...), c.Offset)
-		l = appendInt(append(l, ", "...), c.Len)
+		l = appendtext.Int(l, c.Chunk)
+		l = appendtext.Int(append(l, ", segment "...), c.Segment)
+		l = appendtext.Hex0x(append(l, " (handle "...), uint64(sg.Handle), 8)
+		l = appendtext.Uint(append(l, ", "...), uint64(sg.Length))
+		l = appendtext.Hex0x(append(l, " bytes at "...), sg.Offset, 16)
+		l = appendtext.Uint(append(l, "), offset "...), c.Offset)
+		l = appendtext.Int(append(l, ", "...), c.Len)
 		t.end(append(l, " bytes"...))
 	}
 	if an.NotRPC != "" {

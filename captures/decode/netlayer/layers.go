@@ -1,4 +1,8 @@
-package decode
+// Package netlayer holds the gopacket decoding layers the decoder uses in
+// place of gopacket's own for frames beside the InfiniBand ones: Linux SLL
+// and ARP, their lengths checked before they slice, and IPv6, its
+// hop-by-hop header counted as the RFC has it.
+package netlayer
 
 import (
 	"encoding/binary"
@@ -23,10 +27,10 @@ const (
 	sllAddrMax = 8  // the address field's size
 )
 
-// linuxSLL is layers.LinuxSLL, decoded with its lengths checked.
-type linuxSLL struct{ layers.LinuxSLL }
+// LinuxSLL is layers.LinuxSLL, decoded with its lengths checked.
+type LinuxSLL struct{ layers.LinuxSLL }
 
-func (l *linuxSLL) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+func (l *LinuxSLL) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	l.LinuxSLL = layers.LinuxSLL{}
 	const name = "Linux SLL"
 	if len(data) < sllLen {
@@ -49,10 +53,10 @@ func (l *linuxSLL) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) erro
 // arpFixed is the ARP header before its addresses.
 const arpFixed = 8
 
-// arp is layers.ARP, decoded with its lengths checked.
-type arp struct{ layers.ARP }
+// ARP is layers.ARP, decoded with its lengths checked.
+type ARP struct{ layers.ARP }
 
-func (a *arp) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+func (a *ARP) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	a.ARP = layers.ARP{}
 	if len(data) < arpFixed {
 		df.SetTruncated()
@@ -78,5 +82,37 @@ func (a *arp) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	a.SourceHwAddress, a.SourceProtAddress = next(hw), next(pr)
 	a.DstHwAddress, a.DstProtAddress = next(hw), next(pr)
 	a.BaseLayer = layers.BaseLayer{Contents: data[:need], Payload: data[need:]}
+	return nil
+}
+
+// IPv6 is gopacket's IPv6 layer with its hop-by-hop header handled as the
+// RFC has it: the payload length counts the extension headers, so an MLD
+// report behind a hop-by-hop header is neither cut short nor called
+// truncated (gopacket v1.1.19 compares the length with what follows the
+// extension header).
+type IPv6 struct{ layers.IPv6 }
+
+// truncFlag records whether a layer said the frame was cut.
+type truncFlag bool
+
+func (t *truncFlag) SetTruncated() { *t = true }
+
+// DecodeFromBytes decodes the header and sets the payload to what the
+// payload length covers after the hop-by-hop header.
+func (l *IPv6) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	var cut truncFlag
+	err := l.IPv6.DecodeFromBytes(data, &cut)
+	if err != nil || l.HopByHop == nil || l.Length == 0 {
+		if cut {
+			df.SetTruncated()
+		}
+		return err
+	}
+	start, end := 40+len(l.HopByHop.Contents), 40+int(l.Length)
+	if end > len(data) {
+		df.SetTruncated()
+		end = len(data)
+	}
+	l.Payload = data[min(start, end):end]
 	return nil
 }

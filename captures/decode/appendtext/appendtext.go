@@ -1,8 +1,8 @@
-package decode
-
-// Append-only text helpers for the outputs' hot paths: what fmt's verbs
-// do for the few shapes the lines and trees use, into a reused buffer,
-// without fmt's interfaces and allocations.
+// Package appendtext appends text for the decoder's outputs' hot paths:
+// what fmt's verbs do for the few shapes the lines and trees use, into a
+// reused buffer, without fmt's interfaces and allocations. Each function
+// names the verb it replaces, and its tests hold it to that verb.
+package appendtext
 
 import (
 	"slices"
@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 )
 
-// padLeft right-aligns b[start:] in width columns (fmt's %Nd, %Ns).
-func padLeft(b []byte, start, width int) []byte { return fillLeft(b, start, width, ' ') }
+// PadLeft right-aligns b[start:] in width columns (fmt's %Nd, %Ns).
+func PadLeft(b []byte, start, width int) []byte { return fillLeft(b, start, width, ' ') }
 
 // fillLeft puts fill before b[start:] until it takes width columns.
 func fillLeft(b []byte, start, width int, fill byte) []byte {
@@ -30,8 +30,8 @@ func fillLeft(b []byte, start, width int, fill byte) []byte {
 	return b
 }
 
-// padRight left-aligns b[start:] in width columns (fmt's %-Ns).
-func padRight(b []byte, start, width int) []byte {
+// PadRight left-aligns b[start:] in width columns (fmt's %-Ns).
+func PadRight(b []byte, start, width int) []byte {
 	for n := width - columns(b[start:]); n > 0; n-- {
 		b = append(b, ' ')
 	}
@@ -49,29 +49,29 @@ func columns(b []byte) int {
 	return len(b)
 }
 
-// appendInt is fmt's %d.
-func appendInt(b []byte, v int) []byte {
+// Int is fmt's %d.
+func Int(b []byte, v int) []byte {
 	if v < 0 {
-		return appendUint(append(b, '-'), uint64(-int64(v)))
+		return Uint(append(b, '-'), uint64(-int64(v)))
 	}
-	return appendUint(b, uint64(v))
+	return Uint(b, uint64(v))
 }
 
-// appendUint is fmt's %d for unsigned values. It writes the digits in
+// Uint is fmt's %d for unsigned values. It writes the digits in
 // place, two at a time: strconv formats into a scratch array and copies,
 // which costs more than the digits on the outputs' many small numbers.
-func appendUint(b []byte, v uint64) []byte {
+func Uint(b []byte, v uint64) []byte {
 	if v < 10 {
 		return append(b, byte('0'+v))
 	}
-	return appendUintPad(b, v, 0)
+	return UintPad(b, v, 0)
 }
 
-// appendUintPad is fmt's %0Nd for unsigned values: at least width digits.
+// UintPad is fmt's %0Nd for unsigned values: at least width digits.
 // It splits v into groups of eight and four digits whose pairs do not wait
 // on each other's divisions, rather than taking two digits at a time off
 // the end, each division waiting on the one before.
-func appendUintPad(b []byte, v uint64, width int) []byte {
+func UintPad(b []byte, v uint64, width int) []byte {
 	n := max(decimalLen(v), width)
 	b = slices.Grow(b, n)
 	start := len(b)
@@ -170,16 +170,16 @@ func appendHexPad(b []byte, v uint64, width int) []byte {
 	return append(b, d[i:]...)
 }
 
-// append0x is fmt's 0x%0Nx.
-func append0x(b []byte, v uint64, width int) []byte {
+// Hex0x is fmt's 0x%0Nx.
+func Hex0x(b []byte, v uint64, width int) []byte {
 	return appendHexPad(append(b, '0', 'x'), v, width)
 }
 
-// appendSeconds is fmt's %.Nf of d.Seconds(). It works in integers except
+// Seconds is fmt's %.Nf of d.Seconds(). It works in integers except
 // where the float's rounding decides: a value exactly halfway between
 // two printed ones, which float64 may hold a little above or below, and
 // past 11 days, where a float64 of seconds no longer holds nanoseconds.
-func appendSeconds(b []byte, d time.Duration, prec int) []byte {
+func Seconds(b []byte, d time.Duration, prec int) []byte {
 	if prec != 6 || d < 0 || d >= 1e6*time.Second {
 		return strconv.AppendFloat(b, d.Seconds(), 'f', prec, 64)
 	}
@@ -190,7 +190,7 @@ func appendSeconds(b []byte, d time.Duration, prec int) []byte {
 	case rest > 500:
 		us++
 	}
-	b = appendUint(b, uint64(us/1e6))
+	b = Uint(b, uint64(us/1e6))
 	frac := int64(us % 1e6)
 	return append(b, '.', byte('0'+frac/1e5), byte('0'+frac/1e4%10), byte('0'+frac/1e3%10),
 		byte('0'+frac/100%10), byte('0'+frac/10%10), byte('0'+frac%10))
@@ -199,8 +199,8 @@ func appendSeconds(b []byte, d time.Duration, prec int) []byte {
 // appendBool is fmt's %v of a bool.
 func appendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
 
-// appendMAC is a net.HardwareAddr's String: "02:00:00:00:00:01".
-func appendMAC(b []byte, m []byte) []byte {
+// MAC is a net.HardwareAddr's String: "02:00:00:00:00:01".
+func MAC(b []byte, m []byte) []byte {
 	const digits = "0123456789abcdef"
 	for i, c := range m {
 		if i > 0 {
