@@ -32,15 +32,20 @@ type ClientSeg struct {
 // ChunkSpan is a Read chunk asked for: its XDR position and length.
 type ChunkSpan struct{ Pos, Len int }
 
-// clientCall is k as a front end lists it.
-func clientCall(k *xprt.Call) ClientCall {
-	st := "prepared"
+// callState is where call k is: prepared, sent or answered.
+func callState(k *xprt.Call) string {
 	switch {
 	case k.Done:
-		st = "answered"
+		return "answered"
 	case k.Sent:
-		st = "sent"
+		return "sent"
 	}
+	return "prepared"
+}
+
+// clientCall is k as a front end lists it.
+func clientCall(k *xprt.Call) ClientCall {
+	st := callState(k)
 	c := ClientCall{XID: k.XID, Label: k.Spec.Label, Proc: k.Header.Proc, State: st, Inline: len(k.Inline),
 		MsgLen: len(k.Spec.Msg), k: k}
 	if len(k.Segs) > 0 {

@@ -278,13 +278,7 @@ func (l *Lab) snapCalls() []snap.Call {
 
 // callSnap is call k as a snapshot shows it.
 func (l *Lab) callSnap(k *xprt.Call) snap.Call {
-	st := "prepared"
-	switch {
-	case k.Done:
-		st = "answered"
-	case k.Sent:
-		st = "sent"
-	}
+	st := callState(k)
 	errText := k.Err
 	if why, ok := l.Server.DropOf(k.XID); ok && !k.Done {
 		st, errText = "dropped", "dropped by "+why
