@@ -384,7 +384,7 @@ func (s *Session) startPaced(e *lessons.Entry, out io.Writer) error {
 	} else {
 		fmt.Fprintln(out, "a fresh lab with the lesson's settings is ready")
 	}
-	fmt.Fprintln(out, "Enter runs the proposed command; type any command to look around; skip, back, hint, again, quit")
+	fmt.Fprintln(out, "Enter (or the command typed) runs the proposed step; any other command looks around; skip, back, hint, again, quit")
 	s.propose(out)
 	return nil
 }
@@ -471,9 +471,9 @@ func (s *Session) remind(out io.Writer) {
 	fmt.Fprintf(out, "  ⏎ %s\n", shown(s.lesson.tutor.Current().Command))
 }
 
-// LessonInput handles a line typed while a paced lesson runs: Enter runs
-// the proposed command, and skip, back, hint, again and quit steer the
-// lesson. Any other line is left to the session (it returns false), and
+// LessonInput handles a line typed while a paced lesson runs: Enter, or
+// the proposed command typed as it is, runs the step, and skip, back,
+// hint, again and quit steer the lesson. Any other line is left to the session (it returns false), and
 // the proposal is repeated after it.
 func (s *Session) LessonInput(line string, out, errw io.Writer) bool {
 	r := s.lesson
@@ -481,19 +481,29 @@ func (s *Session) LessonInput(line string, out, errw io.Writer) bool {
 		return false
 	}
 	t := r.tutor
-	switch strings.TrimSpace(line) {
+	typed := strings.TrimSpace(line)
+	if typed != "" && !t.Done() && sameCommand(typed, t.Current().Command) {
+		typed = "" // the proposed command, typed: it is the step
+	}
+	switch typed {
 	case "":
 		st := t.Current()
-		fmt.Fprintf(out, "> %s\n", shown(st.Command))
+		if line == "" {
+			fmt.Fprintf(out, "> %s\n", shown(st.Command))
+		}
 		res, v := t.Run()
 		if res.Err != nil {
 			fmt.Fprintf(errw, "error: %s\n", shownLines(Explain(res.Err)))
 		}
 		writeVerdicts(out, st, v)
+		if len(failedOnly(v)) > 0 && !t.Done() {
+			fmt.Fprintf(out, "  a check did not hold: back takes step %d again on a fresh lab, hint helps with the next, again shows it again\n", t.Index())
+		}
 		r.last = summarize(st, v)
 		s.propose(out)
 	case "skip":
 		fmt.Fprintf(out, "skipped: %s (the checks after it may not hold)\n", shown(t.Current().Command))
+		r.last = fmt.Sprintf("skipped step %d (%s)", t.Index()+1, t.Current().Command)
 		t.Skip()
 		s.propose(out)
 	case "back":
@@ -503,6 +513,7 @@ func (s *Session) LessonInput(line string, out, errw io.Writer) bool {
 			return true
 		}
 		fmt.Fprintf(out, "a fresh lab, the steps before step %d run again\n", t.Index()+1)
+		r.last = fmt.Sprintf("back to step %d: a fresh lab, the steps before it ran again", t.Index()+1)
 		s.propose(out)
 	case "hint":
 		if h := t.Current().Hint; h != "" {
@@ -559,6 +570,12 @@ func writeNarration(out io.Writer, text, prefix string) {
 	for _, ln := range strings.Split(fitText(shownLines(lessons.Plain(text)), textWidth-len(prefix)), "\n") {
 		fmt.Fprintln(out, strings.TrimRight(prefix+ln, " "))
 	}
+}
+
+// sameCommand reports whether typed is the proposed command, spaces
+// aside.
+func sameCommand(typed, proposed string) bool {
+	return strings.Join(strings.Fields(typed), " ") == strings.Join(strings.Fields(proposed), " ")
 }
 
 // summarize says in one line how a step went, for the views.

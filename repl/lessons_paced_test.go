@@ -199,3 +199,66 @@ func TestLessonCheckUnstartableWithTranscript(t *testing.T) {
 		}
 	}
 }
+
+// The proposed command typed as it is counts as the step: its checks run,
+// the lesson moves on, and the next Enter runs the next step, not this
+// one again. Any other command is the learner looking around.
+func TestPacedLessonTypedCommandIsTheStep(t *testing.T) {
+	s, out := pacedSession(t, Options{})
+	s.Exec("learn first-write", Pos{}, out)
+	got := input(t, s, out, "write   10000 ")
+	if s.lesson.tutor.Index() != 1 || !strings.Contains(got, "✓ calls[0].state is \"sent\"") || !strings.Contains(got, "── step 2 of 7 ──") {
+		t.Fatalf("the typed command did not count as step 1 (at step %d):\n%s", s.lesson.tutor.Index()+1, got)
+	}
+	if n := len(s.lab.Client.Calls()); n != 1 {
+		t.Errorf("%d calls after the typed step, want 1", n)
+	}
+	got = input(t, s, out, "")
+	if !strings.Contains(got, "> complete") || strings.Contains(got, "✗") || s.lesson.tutor.Index() != 2 {
+		t.Errorf("Enter after the typed step:\n%s", got)
+	}
+	// Looking around: the step waits.
+	input(t, s, out, "show sq")
+	if s.lesson.tutor.Index() != 2 {
+		t.Errorf("show sq moved the lesson to step %d", s.lesson.tutor.Index()+1)
+	}
+}
+
+// back and skip replace the views' "last step" line: it never shows the
+// verdict of a step the lesson has gone back over.
+func TestPacedLessonBackRefreshesTheViews(t *testing.T) {
+	s, out := pacedSession(t, Options{})
+	s.Exec("learn first-write", Pos{}, out)
+	input(t, s, out, "")
+	if n := s.shared.Narration(); !strings.Contains(n, "last step (write 10000)") {
+		t.Fatalf("after step 1: %q", n)
+	}
+	input(t, s, out, "back")
+	n := s.shared.Narration()
+	if strings.Contains(n, "last step (write 10000)") || !strings.Contains(n, "back to step 1") || !strings.Contains(n, "step 1 of 7") {
+		t.Errorf("after back the views say %q", n)
+	}
+	input(t, s, out, "again")
+	if got := s.shared.Narration(); got != n {
+		t.Errorf("again changed the views' text:\n%q\n%q", n, got)
+	}
+	input(t, s, out, "skip")
+	if n := s.shared.Narration(); !strings.Contains(n, "skipped step 1 (write 10000)") {
+		t.Errorf("after skip the views say %q", n)
+	}
+}
+
+// After a check that did not hold the lesson says how to go on.
+func TestPacedLessonSaysHowToGoOnAfterAFailure(t *testing.T) {
+	dir := t.TempDir()
+	text := "---\nname: wrong\ntitle: W\nsummary: s\nlevel: beginner\n---\nOne.\n\n```rdmalab\nwrite 100\nexpect positions.xpt_acked_pos == 5\n```\n\nTwo.\n\n```rdmalab\ncomplete\n```\n"
+	if err := os.WriteFile(filepath.Join(dir, "wrong.md"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, out := pacedSession(t, Options{LessonDirs: []string{dir}})
+	s.Exec("learn wrong", Pos{}, out)
+	got := input(t, s, out, "")
+	if !strings.Contains(got, "✗ positions.xpt_acked_pos") || !strings.Contains(got, "back takes step 1 again on a fresh lab") {
+		t.Errorf("after a ✗:\n%s", got)
+	}
+}
