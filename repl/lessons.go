@@ -441,9 +441,27 @@ func (s *Session) narrate(st *lessons.Step) {
 		if last != "" {
 			b.WriteString(last + "\n")
 		}
-		b.WriteString(reflow(lessons.Plain(narration)))
+		b.WriteString(reflow(keepLists(lessons.Plain(narration))))
 		return b.String()
 	})
+}
+
+// keepLists indents the items of a list so reflow keeps each on its own
+// line.
+func keepLists(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "* ") || listNumber(l) {
+			lines[i] = " " + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// listNumber reports whether l starts as an item of a numbered list: "1. ".
+func listNumber(l string) bool {
+	d := strings.TrimLeft(l, "0123456789")
+	return len(d) < len(l) && strings.HasPrefix(d, ". ")
 }
 
 // setNarration hands the views a lesson's text, built when one reads it
@@ -542,15 +560,34 @@ func (s *Session) endPaced(out io.Writer) {
 	writeNarration(out, l.Outro, "")
 	r.end(s)
 	s.lesson = nil
+	var result string
 	switch {
 	case t.Passed():
-		fmt.Fprintf(out, "lesson %s finished: every check held\n", l.Name)
-		s.lessonPassed(l.Name, out)
+		result = fmt.Sprintf("lesson %s finished: every check held", l.Name)
 	case t.Skipped > 0:
-		fmt.Fprintf(out, "lesson %s ended with %d step(s) skipped; learn %s takes it again\n", l.Name, t.Skipped, l.Name)
+		result = fmt.Sprintf("lesson %s ended with %d step(s) skipped; learn %s takes it again", l.Name, t.Skipped, l.Name)
 	default:
-		fmt.Fprintf(out, "lesson %s ended with %d check(s) that did not hold; learn %s takes it again\n", l.Name, t.Failed, l.Name)
+		result = fmt.Sprintf("lesson %s ended with %d check(s) that did not hold; learn %s takes it again", l.Name, t.Failed, l.Name)
 	}
+	fmt.Fprintln(out, result)
+	if t.Passed() {
+		s.lessonPassed(l.Name, out)
+	}
+	// The views keep the closing summary until the next command.
+	title, last, outro := l.Title, r.last, l.Outro
+	s.setNarration(func() string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s · the end\n", title)
+		if last != "" {
+			b.WriteString(last + "\n")
+		}
+		b.WriteString(result + "\n")
+		if strings.TrimSpace(outro) != "" {
+			b.WriteString("\n" + reflow(keepLists(lessons.Plain(outro))))
+		}
+		return b.String()
+	})
+	s.closing = true
 }
 
 // lessonPassed records a finished lesson.

@@ -88,8 +88,14 @@ func TestPacedLessonNarratesAndFinishes(t *testing.T) {
 	if s.lesson != nil || !strings.Contains(out.String(), "lesson first-write finished: every check held") {
 		t.Fatalf("the end:\n%s", out)
 	}
+	// The views show how it ended, with the closing text, until the next
+	// command.
+	if n := s.shared.Narration(); !strings.Contains(n, "the end") || !strings.Contains(n, "lesson first-write finished: every check held") {
+		t.Errorf("the views' closing summary: %q", n)
+	}
+	s.Exec("show sq", Pos{}, out)
 	if n := s.shared.Narration(); n != "" {
-		t.Errorf("narration left after the lesson: %q", n)
+		t.Errorf("narration left after the next command: %q", n)
 	}
 	if p, err := lessons.LoadProgress(s.progress.Path()); err != nil || !p.Done("first-write") {
 		t.Errorf("progress not recorded: %v", err)
