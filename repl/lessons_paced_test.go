@@ -268,3 +268,34 @@ func TestPacedLessonSaysHowToGoOnAfterAFailure(t *testing.T) {
 		t.Errorf("after a ✗:\n%s", got)
 	}
 }
+
+// Inside a lesson, help on the lesson's words says what they do there;
+// outside one, help quit is the command's.
+func TestPacedLessonHelpOnItsWords(t *testing.T) {
+	s, out := pacedSession(t, Options{})
+	s.Exec("learn first-write", Pos{}, out)
+	for word, want := range map[string]string{
+		"quit":  "in lesson first-write, quit leaves the lesson at this step",
+		"skip":  "in lesson first-write, skip goes on to the next step",
+		"back":  "in lesson first-write, back goes back one step",
+		"again": "in lesson first-write, again shows the step again",
+		"hint":  "in lesson first-write, hint says what the step's author left",
+	} {
+		if got := input(t, s, out, "help "+word); !strings.Contains(got, want) {
+			t.Errorf("help %s in a lesson:\n%s", word, got)
+		}
+	}
+	input(t, s, out, "quit")
+	if got := input(t, s, out, "help quit"); strings.Contains(got, "in lesson") || !strings.Contains(got, "usage: quit") {
+		t.Errorf("help quit outside a lesson:\n%s", got)
+	}
+}
+
+// help history says exactly what Ctrl-R does, since it is not readline's.
+func TestHelpHistorySaysWhatCtrlRDoes(t *testing.T) {
+	s, out := pacedSession(t, Options{})
+	s.Exec("help history", Pos{}, out)
+	if got := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(got, "not readline's incremental search") || !strings.Contains(got, "type part of a line first, then Ctrl-R") {
+		t.Errorf("help history:\n%s", out)
+	}
+}
