@@ -297,7 +297,15 @@ func runLearn(c *Ctx, a Args, out io.Writer) error {
 	if s.lesson != nil {
 		return fmt.Errorf("lesson %s is running: quit it first", s.lesson.entry.Name())
 	}
-	if s.tty && c.Pos.File == "" && s.depth == 0 {
+	paced := s.tty && c.Pos.File == "" && s.depth == 0
+	if sh := s.lessonCatalog().Shadowed(e.Name()); sh != nil {
+		prefix := ""
+		if !paced {
+			prefix = "# "
+		}
+		fmt.Fprintf(out, "%snote: this lesson %s is %s, in place of the one %s\n", prefix, e.Name(), lessonSource(e), lessonSource(sh))
+	}
+	if paced {
 		return s.startPaced(e, out)
 	}
 	return s.runLessonThrough(e, out)
@@ -325,6 +333,9 @@ func (s *Session) listLessons(out io.Writer) {
 		from := ""
 		if e.Dir.Name != "shipped" {
 			from = " (" + shown(e.Dir.Name) + ")"
+			if sh := s.lessonCatalog().Shadowed(l.Name); sh != nil {
+				from = " (" + shown(e.Dir.Name) + ", in place of the one " + lessonSource(sh) + ")"
+			}
 		}
 		fmt.Fprintf(out, "  %s %-16s %s%s\n", mark, l.Name, shown(l.Title), from)
 		if l.Summary != "" {

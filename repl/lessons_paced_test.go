@@ -177,7 +177,9 @@ func TestLessonCheckNamesTheCheck(t *testing.T) {
 		t.Fatalf("%d failed, %v", failed, err)
 	}
 	want := filepath.Join(dir, "wrong.md") + ":9:8: positions.xpt_acked_pos is 0, expected 5 (hint: Nothing was acknowledged yet.)"
-	if strings.TrimSpace(e.String()) != want {
+	// Its steps have no narration: warnings come first, the fault last.
+	lines := strings.Split(strings.TrimSpace(e.String()), "\n")
+	if lines[len(lines)-1] != want {
 		t.Errorf("got %q\nwant %q", e.String(), want)
 	}
 }
@@ -297,5 +299,73 @@ func TestHelpHistorySaysWhatCtrlRDoes(t *testing.T) {
 	s.Exec("help history", Pos{}, out)
 	if got := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(got, "not readline's incremental search") || !strings.Contains(got, "type part of a line first, then Ctrl-R") {
 		t.Errorf("help history:\n%s", out)
+	}
+}
+
+// A trainer's lesson with a shipped lesson's name takes its place: lesson
+// check warns, the list and learn say which one runs.
+func TestTrainerLessonShadowsAShippedOne(t *testing.T) {
+	dir := t.TempDir()
+	text := "---\nname: first-write\ntitle: Mine\nsummary: a trainer's\nlevel: beginner\n---\nHello.\n\n```rdmalab\nwrite 100\nexpect calls[0].state == sent\n```\n"
+	if err := os.WriteFile(filepath.Join(dir, "fw.md"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var o, e bytes.Buffer
+	failed, err := CheckLessons(LessonCheckOptions{Targets: []string{dir}, Dirs: []string{dir}, Out: &o, Err: &e})
+	want := "warning: lesson first-write has the name of the lesson shipped with rdmalab (01-first-write.md): learn first-write runs in " + filepath.Join(dir, "fw.md")
+	if err != nil || failed != 0 || !strings.Contains(e.String(), want) {
+		t.Errorf("lesson check: %d failed, %v\n%s", failed, err, e.String())
+	}
+	s, out := pacedSession(t, Options{LessonDirs: []string{dir}})
+	s.Exec("learn", Pos{}, out)
+	if !strings.Contains(out.String(), "in place of the one shipped with rdmalab (01-first-write.md)") {
+		t.Errorf("the list does not say it:\n%s", out)
+	}
+	out.Reset()
+	s.Exec("learn first-write", Pos{}, out)
+	if !strings.Contains(out.String(), "note: this lesson first-write is in "+filepath.Join(dir, "fw.md")+", in place of the one shipped") ||
+		!strings.Contains(out.String(), "lesson first-write: Mine") {
+		t.Errorf("learn does not say which one it runs:\n%s", out)
+	}
+}
+
+// lesson check refuses a kernel name events cannot carry, in each form a
+// check names one, with FILE:LINE:COL and the name most likely meant; a
+// step with no narration is warned of.
+func TestLessonCheckRefusesUnknownFunctions(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"expect event svc_rdma_wc_recieve", ":11:14: no function or trace point of the model is called svc_rdma_wc_recieve (did you mean svc_rdma_wc_receive?)"},
+		{"expect no event svc_rdma_buld_read_segment", ":11:17: no function or trace point of the model is called svc_rdma_buld_read_segment (did you mean svc_rdma_build_read_segment?)"},
+		{"expect errno EIO from svc_rdma_recvfrm", ":11:23: no function or trace point of the model is called svc_rdma_recvfrm (did you mean svc_rdma_recvfrom?)"},
+		// Declared, but the model emits no event for it: until refuses it too.
+		{"expect event svc_rdma_accept", ":11:14: no function or trace point of the model is called svc_rdma_accept"},
+	} {
+		dir := t.TempDir()
+		text := "---\nname: typo\ntitle: T\nsummary: s\nlevel: beginner\n---\nOne.\n\n```rdmalab\nwrite 100\n" + c.line + "\n```\n\n```rdmalab\ncomplete\n```\n"
+		file := filepath.Join(dir, "typo.md")
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var o, e bytes.Buffer
+		failed, err := CheckLessons(LessonCheckOptions{Targets: []string{file}, Out: &o, Err: &e})
+		if err != nil || failed != 1 || !strings.Contains(e.String(), file+c.want) {
+			t.Errorf("%s: %d failed, %v\n%s", c.line, failed, err, e.String())
+		}
+		s, out := pacedSession(t, Options{})
+		fn := strings.Fields(c.line)[len(strings.Fields(c.line))-1]
+		if err := s.Exec("until "+fn, Pos{}, out); err == nil {
+			t.Errorf("until %s is accepted, the lesson check refuses it", fn)
+		}
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bare.md")
+	text := "---\nname: bare\ntitle: T\nsummary: s\nlevel: beginner\n---\nOne.\n\n```rdmalab\nwrite 100\n```\n\n```rdmalab\ncomplete\n```\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var o, e bytes.Buffer
+	if failed, _ := CheckLessons(LessonCheckOptions{Targets: []string{file}, Out: &o, Err: &e}); failed != 0 ||
+		!strings.Contains(e.String(), file+":14:1: warning: step 2 (complete) has no narration") {
+		t.Errorf("no warning of a step without narration: %d failed\n%s", failed, e.String())
 	}
 }
