@@ -369,3 +369,18 @@ func TestLessonCheckRefusesUnknownFunctions(t *testing.T) {
 		t.Errorf("no warning of a step without narration: %d failed\n%s", failed, e.String())
 	}
 }
+
+// Every step of a shipped lesson has narration: lesson check warns of
+// none.
+func TestShippedLessonsNarrateEveryStep(t *testing.T) {
+	s, _ := pacedSession(t, Options{})
+	for _, e := range s.lessonCatalog().Entries() {
+		if e.Lesson == nil {
+			t.Errorf("%s: %v", e.File, e.Err)
+			continue
+		}
+		for _, w := range e.Lesson.Warnings() {
+			t.Error(w)
+		}
+	}
+}
