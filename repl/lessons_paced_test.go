@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -381,6 +382,48 @@ func TestShippedLessonsNarrateEveryStep(t *testing.T) {
 		}
 		for _, w := range e.Lesson.Warnings() {
 			t.Error(w)
+		}
+	}
+}
+
+// pageNumber is "page 0" and the like, not rc_curpage 1.
+var pageNumber = regexp.MustCompile(`(?:^|[^\w])pages? [0-9]`)
+
+// read-segment asks for `show pages` only once the Reads have landed, and
+// its narration names the pages as the output does (pg1 is rq_pages[0]).
+func TestReadSegmentShowPagesAfterTheReads(t *testing.T) {
+	s, _ := pacedSession(t, Options{})
+	e, err := s.lessonCatalog().Find("read-segment")
+	if err != nil {
+		t.Fatal(err)
+	}
+	landed := -1
+	for i, st := range e.Lesson.Steps {
+		if st.Command == "complete all" {
+			landed = i
+		}
+	}
+	if landed < 0 {
+		t.Fatal("no complete all in read-segment")
+	}
+	shown := false
+	for i, st := range e.Lesson.Steps {
+		if strings.Contains(st.Narration, "show pages") && i <= landed {
+			t.Errorf("step %d (%s) asks for show pages before the Reads land (step %d)", i+1, st.Command, landed+1)
+		}
+		shown = shown || (i > landed && st.Command == "show pages")
+	}
+	if !shown {
+		t.Error("no show pages step after the Reads land")
+	}
+	for _, name := range []string{"read-segment", "long-call", "bug-b1"} {
+		e, _ := s.lessonCatalog().Find(name)
+		for i, st := range e.Lesson.Steps {
+			for _, text := range []string{st.Narration, st.Hint} {
+				if w := pageNumber.FindString(text); w != "" {
+					t.Errorf("%s step %d says %q where the output says pg1, pg2, …", name, i+1, w)
+				}
+			}
 		}
 	}
 }

@@ -211,7 +211,7 @@ func (s *Session) onEvent(ev trace.Event) {
 		c.events = append(c.events, ev)
 		return
 	}
-	s.line = append(ev.Append(s.line[:0]), '\n')
+	s.line = append(summariseEvent(ev.Append(s.line[:0])), '\n')
 	c.out.Write(s.line)
 }
 
