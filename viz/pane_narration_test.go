@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/rdmalab/rdmalab/engine/snap"
 )
 
 // lessonText is a lesson's narration as the REPL hands it to the views:
@@ -76,6 +78,34 @@ func TestReplayNarrationStaysInEvents(t *testing.T) {
 	for _, p := range placed {
 		if p.Pane == PaneNarration {
 			t.Fatal("a replay's narration got the lesson pane")
+		}
+	}
+}
+
+// The R/W contexts pane's counters never contradict each other: a lab
+// says how its gets went, a replay (which sees no cache) and an older
+// file without the counts say only how many were created.
+func TestRWCountersAgree(t *testing.T) {
+	lab := stateRead3(t).Snapshot()
+	replay := lab
+	replay.Recent = &snap.Recent{Sends: []snap.SendDone{{Pos: 1, OK: true}}}
+	old := lab
+	old.Recent = nil
+	created := lab.RWCtxts.Created
+	for name, c := range map[string]struct {
+		s    snap.Snapshot
+		want string
+	}{
+		"lab":      {lab, fmt.Sprintf("created %d · got %d new, 0 reused", created, created)},
+		"replay":   {replay, fmt.Sprintf("created %d\n", created)},
+		"old file": {old, fmt.Sprintf("created %d\n", created)},
+	} {
+		m := NewModel(0)
+		m.Update(c.s, nil)
+		m.View.Zoomed, m.View.Selected = true, PaneRW
+		_, got := render(t, m, NewTheme(256), 80, 24)
+		if text := strings.Join(got, "\n") + "\n"; !strings.Contains(text, c.want) {
+			t.Errorf("%s: no %q:\n%s", name, c.want, text)
 		}
 	}
 }
