@@ -435,8 +435,8 @@ func (s *Session) propose(out io.Writer) {
 
 // narrate shows the lesson's current step in the views, this session's
 // and every attached one, so a class follows at the trainer's pace: the
-// step and its command first, for a short pane, then its narration, then
-// how the last step went. The text is built when a view reads it, from
+// step and its command first (a pane's title row), the lesson's title,
+// how the last step went, then its narration. The text is built when a view reads it, from
 // values taken now: with no view attached no work is done.
 func (s *Session) narrate(st *lessons.Step) {
 	r := s.lesson
@@ -448,7 +448,7 @@ func (s *Session) narrate(st *lessons.Step) {
 	command, narration := st.Command, st.Narration
 	s.setNarration(func() string {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s · step %d of %d · ⏎ %s\n", title, at, steps, command)
+		fmt.Fprintf(&b, "step %d of %d · ⏎ %s\n%s\n", at, steps, command, title)
 		if last != "" {
 			b.WriteString(last + "\n")
 		}
@@ -588,7 +588,7 @@ func (s *Session) endPaced(out io.Writer) {
 	title, last, outro := l.Title, r.last, l.Outro
 	s.setNarration(func() string {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s · the end\n", title)
+		fmt.Fprintf(&b, "the end of the lesson\n%s\n", title)
 		if last != "" {
 			b.WriteString(last + "\n")
 		}
