@@ -526,7 +526,7 @@ func (s *Session) LessonInput(line string, out, errw io.Writer) bool {
 		}
 		writeVerdicts(out, st, v)
 		if len(failedOnly(v)) > 0 && !t.Done() {
-			fmt.Fprintf(out, "  a check did not hold: back takes step %d again on a fresh lab, hint helps with the next, again shows it again\n", t.Index())
+			fmt.Fprintf(out, "  a check did not hold: back redoes step %d on a fresh lab; Enter goes on to step %d (hint and again help with it)\n", t.Index(), t.Index()+1)
 		}
 		r.last = summarize(st, v)
 		s.propose(out)

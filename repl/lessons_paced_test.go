@@ -267,7 +267,7 @@ func TestPacedLessonSaysHowToGoOnAfterAFailure(t *testing.T) {
 	s, out := pacedSession(t, Options{LessonDirs: []string{dir}})
 	s.Exec("learn wrong", Pos{}, out)
 	got := input(t, s, out, "")
-	if !strings.Contains(got, "✗ positions.xpt_acked_pos") || !strings.Contains(got, "back takes step 1 again on a fresh lab") {
+	if !strings.Contains(got, "✗ positions.xpt_acked_pos") || !strings.Contains(got, "back redoes step 1 on a fresh lab; Enter goes on to step 2") {
 		t.Errorf("after a ✗:\n%s", got)
 	}
 }
