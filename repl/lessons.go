@@ -450,7 +450,7 @@ func (s *Session) narrate(st *lessons.Step) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "step %d of %d · ⏎ %s\n%s\n", at, steps, command, title)
 		if last != "" {
-			b.WriteString(last + "\n")
+			b.WriteString(last + "\n\n")
 		}
 		b.WriteString(reflow(keepLists(lessons.Plain(narration))))
 		return b.String()
@@ -590,7 +590,7 @@ func (s *Session) endPaced(out io.Writer) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "the end of the lesson\n%s\n", title)
 		if last != "" {
-			b.WriteString(last + "\n")
+			b.WriteString(last + "\n\n")
 		}
 		b.WriteString(result + "\n")
 		if strings.TrimSpace(outro) != "" {
@@ -626,7 +626,8 @@ func sameCommand(typed, proposed string) bool {
 	return strings.Join(strings.Fields(typed), " ") == strings.Join(strings.Fields(proposed), " ")
 }
 
-// summarize says in one line how a step went, for the views.
+// summarize says how a step went, for the views: one line, then each
+// check's verdict.
 func summarize(st *lessons.Step, v []lessons.Verdict) string {
 	held, failed := 0, ""
 	for _, x := range v {
@@ -636,10 +637,21 @@ func summarize(st *lessons.Step, v []lessons.Verdict) string {
 			failed = x.Say
 		}
 	}
+	var b strings.Builder
 	if failed != "" {
-		return fmt.Sprintf("last step (%s): ✗ %s", st.Command, failed)
+		fmt.Fprintf(&b, "last step (%s): ✗ %s", st.Command, failed)
+	} else {
+		fmt.Fprintf(&b, "last step (%s): ✓ %d check(s) held", st.Command, held)
 	}
-	return fmt.Sprintf("last step (%s): ✓ %d check(s) held", st.Command, held)
+	// Then every verdict, for the class to read.
+	for _, x := range v {
+		mark := "✓"
+		if !x.OK {
+			mark = "✗"
+		}
+		fmt.Fprintf(&b, "\n  %s %s", mark, x.Say)
+	}
+	return b.String()
 }
 
 // failedOnly keeps the verdicts that did not hold.

@@ -74,7 +74,7 @@ func TestPacedLessonNarratesAndFinishes(t *testing.T) {
 		!strings.Contains(got, "── step 2 of 7 ──") {
 		t.Errorf("Enter:\n%s", got)
 	}
-	if n := s.shared.Narration(); !strings.Contains(n, "step 2 of 7 · ⏎ complete") || !strings.Contains(n, "last step (write 10000): ✓ 3 check(s) held") {
+	if n := s.shared.Narration(); !strings.Contains(n, "step 2 of 7 · ⏎ complete") || !strings.Contains(n, "last step (write 10000): ✓ 3 check(s) held\n  ✓ calls[0].state is \"sent\"\n") {
 		t.Errorf("the views' narration after a step: %q", n)
 	}
 
