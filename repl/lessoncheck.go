@@ -40,8 +40,9 @@ func CheckLessons(o LessonCheckOptions) (failed int, err error) {
 	if len(entries) == 0 {
 		return 0, errors.New("no lessons to check")
 	}
+	known := knownLessons(o.Dirs)
 	for _, e := range entries {
-		for _, w := range lessonWarnings(e, o.Dirs) {
+		for _, w := range lessonWarnings(e, known) {
 			fmt.Fprintln(o.Err, shownLines(w))
 		}
 		if !checkOneLesson(e, o) {
@@ -94,24 +95,24 @@ func lessonTargets(o LessonCheckOptions) ([]*lessons.Entry, error) {
 }
 
 // lessonWarnings are what lesson check says of e without failing it: its
-// steps without narration, and the lesson of the same name it takes the
-// place of in the catalog `learn` reads (with the folders dirs).
-func lessonWarnings(e *lessons.Entry, dirs []string) []string {
+// steps without narration, and the lesson of the same name in known (the
+// catalog `learn` reads) that e would take the place of, or that would
+// run instead of e.
+func lessonWarnings(e *lessons.Entry, known *lessons.Catalog) []string {
 	if e.Lesson == nil {
 		return nil
 	}
 	out := e.Lesson.Warnings()
-	if other := shadowedBy(e, dirs); other != "" {
+	if other := shadowedBy(e, known); other != "" {
 		out = append(out, fmt.Sprintf("%s: warning: lesson %s has the name of %s: learn %s runs %s",
 			e.Lesson.File, e.Lesson.Name, other, e.Lesson.Name, lessonSource(e)))
 	}
 	return out
 }
 
-// shadowedBy names the other lesson of e's name, in the shipped lessons
-// and dirs, that a catalog holding both would not run (or run instead
-// of e), when its text differs from e's; "" when none.
-func shadowedBy(e *lessons.Entry, dirs []string) string {
+// knownLessons is the catalog of the shipped lessons and dirs, unvetted:
+// what a lesson checked may share a name with; nil when it cannot load.
+func knownLessons(dirs []string) *lessons.Catalog {
 	list := []lessons.Dir{{FS: lessons.Shipped(), Name: "shipped"}}
 	for _, d := range dirs {
 		if dir, err := lessons.OpenDir(d); err == nil {
@@ -120,6 +121,16 @@ func shadowedBy(e *lessons.Entry, dirs []string) string {
 	}
 	c, err := lessons.Load(nil, list...)
 	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// shadowedBy names the other lesson of e's name in c, one a catalog
+// holding both would not run (or run instead of e), when its text
+// differs from e's; "" when none.
+func shadowedBy(e *lessons.Entry, c *lessons.Catalog) string {
+	if c == nil {
 		return ""
 	}
 	name := e.Lesson.Name
