@@ -67,6 +67,7 @@ func (e *Entry) CopyFile(name string, w io.Writer) error {
 // earlier one takes its place: a trainer may rewrite a shipped lesson.
 type Catalog struct {
 	entries []*Entry
+	shadows map[string]*Entry // by name: the earlier lesson a later one replaced
 }
 
 // Load reads the *.md files at the top of each folder, in name order.
@@ -87,6 +88,12 @@ func Load(validate Validator, dirs ...Dir) (*Catalog, error) {
 			}
 			e := LoadEntry(d, n, validate)
 			if i, dup := byName[e.Name()]; dup {
+				if c.shadows == nil {
+					c.shadows = map[string]*Entry{}
+				}
+				if _, again := c.shadows[e.Name()]; !again {
+					c.shadows[e.Name()] = c.entries[i] // the first one the name had
+				}
 				c.entries[i] = e
 				continue
 			}
@@ -122,6 +129,10 @@ func readLimited(fsys fs.FS, name string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// Shadowed is the lesson of that name an entry of a later folder took
+// the place of (the shipped one, when it was one), or nil.
+func (c *Catalog) Shadowed(name string) *Entry { return c.shadows[name] }
 
 // Entries lists the catalog in order.
 func (c *Catalog) Entries() []*Entry { return c.entries }

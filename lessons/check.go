@@ -472,11 +472,11 @@ func show(x any) string {
 	return fmt.Sprint(x)
 }
 
-// knownFunc is nil when events can name fn (engine/kernel declares it, or
-// it is an NFSv3 procedure), else bad of why, with the name most likely
-// meant: a misspelt name in a check would only ever fail.
+// knownFunc is nil when events can name fn (kernel.Emits: what `until`
+// accepts), else bad of why, with the name most likely meant: a misspelt
+// name in a check would only ever fail.
 func knownFunc(fn string, bad func(msg string) error) error {
-	if _, ok := kernel.Lookup(fn); ok || strings.HasPrefix(fn, "nfsd3_proc_") {
+	if kernel.Emits(fn) {
 		return nil
 	}
 	msg := "no function or trace point of the model is called " + fn

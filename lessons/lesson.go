@@ -81,3 +81,18 @@ func (l *Lesson) Describe() string {
 	}
 	return strings.TrimSpace(s)
 }
+
+// Warnings are what lesson check points out without failing the lesson:
+// a step the learner would meet with its command and no word of why.
+func (l *Lesson) Warnings() []string {
+	var out []string
+	for i := range l.Steps {
+		st := &l.Steps[i]
+		if st.Quiet || strings.TrimSpace(st.Narration) != "" {
+			continue
+		}
+		at := Pos{l.File, st.Line, st.Col}
+		out = append(out, fmt.Sprintf("%s: warning: step %d (%s) has no narration: the learner sees only its command", at, i+1, st.Command))
+	}
+	return out
+}

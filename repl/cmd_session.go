@@ -121,8 +121,13 @@ func sessionCommands() []*Command {
 		},
 		{
 			Name: "history", Group: GroupSession,
-			Usage:   "history [N]",
-			Short:   "lines entered at the prompt; Ctrl-R searches them",
+			Usage: "history [N]",
+			Short: "lines entered at the prompt; Ctrl-R searches them",
+			Long: "Ctrl-R is not readline's incremental search (the line editor has none): type part of\n" +
+				"a line first, then Ctrl-R puts the newest line of the history that contains it on the\n" +
+				"prompt, and each Ctrl-R after it the next older one. Enter runs the line shown;\n" +
+				"Ctrl-U or Ctrl-C clears it. On an empty line Ctrl-R walks back through every line,\n" +
+				"as Up does.",
 			Example: "history 5",
 			Args:    []Arg{{Name: "N", Optional: true, Complete: completeCounts("10", "50")}},
 			Run:     runHistory,

@@ -52,6 +52,10 @@ func help(c *Ctx, a Args, out io.Writer) error {
 		return nil
 	}
 	topic := a.Pos[0]
+	if w, ok := lessonWords[topic]; ok && s.lesson != nil && len(a.Pos) == 1 {
+		writeLessonWordHelp(out, s, topic, w)
+		return nil
+	}
 	if topic == "tour" {
 		fmt.Fprint(out, reflow(tour))
 		return nil
@@ -89,6 +93,27 @@ func help(c *Ctx, a Args, out io.Writer) error {
 	}
 	writeCommandHelp(out, cmd)
 	return nil
+}
+
+// lessonWords are what the words a paced lesson takes for its own mean
+// there; `help WORD` says so while a lesson runs.
+var lessonWords = map[string]string{
+	"skip":  "goes on to the next step without running this one; the checks after it may not hold.",
+	"back":  "goes back one step: a fresh lab, and the steps before it run again, so the step can be taken again.",
+	"again": "shows the step again: its narration and the command Enter runs.",
+	"hint":  "says what the step's author left as a hint, when there is one.",
+	"quit":  "leaves the lesson at this step; the lab stays as it is and the session goes on.",
+	"exit":  "leaves the lesson at this step, as quit does; the session goes on.",
+}
+
+// writeLessonWordHelp says what word does in the running lesson, and
+// where the command of that name, if any, is explained.
+func writeLessonWordHelp(out io.Writer, s *Session, word, what string) {
+	fmt.Fprintf(out, "in lesson %s, %s %s\n", s.lesson.entry.Name(), word, what)
+	fmt.Fprintln(out, "Enter, or the proposed command typed as it is, runs the step; any other command looks around and the step waits.")
+	if cmd := s.lookup(word); cmd != nil {
+		fmt.Fprintf(out, "Outside a lesson, %s is the command: %s\n", word, cmd.Short)
+	}
 }
 
 // writeHelpList lists the commands by group.

@@ -1,9 +1,11 @@
 package repl
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,7 +40,11 @@ func CheckLessons(o LessonCheckOptions) (failed int, err error) {
 	if len(entries) == 0 {
 		return 0, errors.New("no lessons to check")
 	}
+	known := knownLessons(o.Dirs)
 	for _, e := range entries {
+		for _, w := range lessonWarnings(e, known) {
+			fmt.Fprintln(o.Err, shownLines(w))
+		}
 		if !checkOneLesson(e, o) {
 			failed++
 		}
@@ -86,6 +92,71 @@ func lessonTargets(o LessonCheckOptions) ([]*lessons.Entry, error) {
 		}
 	}
 	return out, nil
+}
+
+// lessonWarnings are what lesson check says of e without failing it: its
+// steps without narration, and the lesson of the same name in known (the
+// catalog `learn` reads) that e would take the place of, or that would
+// run instead of e.
+func lessonWarnings(e *lessons.Entry, known *lessons.Catalog) []string {
+	if e.Lesson == nil {
+		return nil
+	}
+	out := e.Lesson.Warnings()
+	if other := shadowedBy(e, known); other != "" {
+		out = append(out, fmt.Sprintf("%s: warning: lesson %s has the name of %s: learn %s runs %s",
+			e.Lesson.File, e.Lesson.Name, other, e.Lesson.Name, lessonSource(e)))
+	}
+	return out
+}
+
+// knownLessons is the catalog of the shipped lessons and dirs, unvetted:
+// what a lesson checked may share a name with; nil when it cannot load.
+func knownLessons(dirs []string) *lessons.Catalog {
+	list := []lessons.Dir{{FS: lessons.Shipped(), Name: "shipped"}}
+	for _, d := range dirs {
+		if dir, err := lessons.OpenDir(d); err == nil {
+			list = append(list, dir)
+		}
+	}
+	c, err := lessons.Load(nil, list...)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// shadowedBy names the other lesson of e's name in c, one a catalog
+// holding both would not run (or run instead of e), when its text
+// differs from e's; "" when none.
+func shadowedBy(e *lessons.Entry, c *lessons.Catalog) string {
+	if c == nil {
+		return ""
+	}
+	name := e.Lesson.Name
+	for _, x := range append([]*lessons.Entry{c.Shadowed(name)}, c.Entries()...) {
+		if x == nil || x.Name() != name || sameLessonText(x, e) {
+			continue
+		}
+		return "the lesson " + lessonSource(x)
+	}
+	return ""
+}
+
+// sameLessonText reports whether two entries read the same file text.
+func sameLessonText(a, b *lessons.Entry) bool {
+	ta, errA := fs.ReadFile(a.Dir.FS, a.File)
+	tb, errB := fs.ReadFile(b.Dir.FS, b.File)
+	return errA == nil && errB == nil && bytes.Equal(ta, tb)
+}
+
+// lessonSource says where a lesson comes from: "shipped (FILE)" or the
+// file's path in a trainer's folder.
+func lessonSource(e *lessons.Entry) string {
+	if e.Dir.Name == "shipped" {
+		return "shipped with rdmalab (" + e.File + ")"
+	}
+	return "in " + shown(filepath.Join(e.Dir.Name, e.File))
 }
 
 func checkOneLesson(e *lessons.Entry, o LessonCheckOptions) bool {

@@ -297,7 +297,15 @@ func runLearn(c *Ctx, a Args, out io.Writer) error {
 	if s.lesson != nil {
 		return fmt.Errorf("lesson %s is running: quit it first", s.lesson.entry.Name())
 	}
-	if s.tty && c.Pos.File == "" && s.depth == 0 {
+	paced := s.tty && c.Pos.File == "" && s.depth == 0
+	if sh := s.lessonCatalog().Shadowed(e.Name()); sh != nil {
+		prefix := ""
+		if !paced {
+			prefix = "# "
+		}
+		fmt.Fprintf(out, "%snote: this lesson %s is %s, in place of the one %s\n", prefix, e.Name(), lessonSource(e), lessonSource(sh))
+	}
+	if paced {
 		return s.startPaced(e, out)
 	}
 	return s.runLessonThrough(e, out)
@@ -325,6 +333,9 @@ func (s *Session) listLessons(out io.Writer) {
 		from := ""
 		if e.Dir.Name != "shipped" {
 			from = " (" + shown(e.Dir.Name) + ")"
+			if sh := s.lessonCatalog().Shadowed(l.Name); sh != nil {
+				from = " (" + shown(e.Dir.Name) + ", in place of the one " + lessonSource(sh) + ")"
+			}
 		}
 		fmt.Fprintf(out, "  %s %-16s %s%s\n", mark, l.Name, shown(l.Title), from)
 		if l.Summary != "" {
@@ -384,7 +395,7 @@ func (s *Session) startPaced(e *lessons.Entry, out io.Writer) error {
 	} else {
 		fmt.Fprintln(out, "a fresh lab with the lesson's settings is ready")
 	}
-	fmt.Fprintln(out, "Enter runs the proposed command; type any command to look around; skip, back, hint, again, quit")
+	fmt.Fprintln(out, "Enter (or the command typed) runs the proposed step; any other command looks around; skip, back, hint, again, quit")
 	s.propose(out)
 	return nil
 }
@@ -424,8 +435,8 @@ func (s *Session) propose(out io.Writer) {
 
 // narrate shows the lesson's current step in the views, this session's
 // and every attached one, so a class follows at the trainer's pace: the
-// step and its command first, for a short pane, then its narration, then
-// how the last step went. The text is built when a view reads it, from
+// step and its command first (a pane's title row), the lesson's title,
+// how the last step went, then its narration. The text is built when a view reads it, from
 // values taken now: with no view attached no work is done.
 func (s *Session) narrate(st *lessons.Step) {
 	r := s.lesson
@@ -437,13 +448,31 @@ func (s *Session) narrate(st *lessons.Step) {
 	command, narration := st.Command, st.Narration
 	s.setNarration(func() string {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s · step %d of %d · ⏎ %s\n", title, at, steps, command)
+		fmt.Fprintf(&b, "step %d of %d · ⏎ %s\n%s\n", at, steps, command, title)
 		if last != "" {
-			b.WriteString(last + "\n")
+			b.WriteString(last + "\n\n")
 		}
-		b.WriteString(reflow(lessons.Plain(narration)))
+		b.WriteString(reflow(keepLists(lessons.Plain(narration))))
 		return b.String()
 	})
+}
+
+// keepLists indents the items of a list so reflow keeps each on its own
+// line.
+func keepLists(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "* ") || listNumber(l) {
+			lines[i] = " " + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// listNumber reports whether l starts as an item of a numbered list: "1. ".
+func listNumber(l string) bool {
+	d := strings.TrimLeft(l, "0123456789")
+	return len(d) < len(l) && strings.HasPrefix(d, ". ")
 }
 
 // setNarration hands the views a lesson's text, built when one reads it
@@ -471,9 +500,9 @@ func (s *Session) remind(out io.Writer) {
 	fmt.Fprintf(out, "  ⏎ %s\n", shown(s.lesson.tutor.Current().Command))
 }
 
-// LessonInput handles a line typed while a paced lesson runs: Enter runs
-// the proposed command, and skip, back, hint, again and quit steer the
-// lesson. Any other line is left to the session (it returns false), and
+// LessonInput handles a line typed while a paced lesson runs: Enter, or
+// the proposed command typed as it is, runs the step, and skip, back,
+// hint, again and quit steer the lesson. Any other line is left to the session (it returns false), and
 // the proposal is repeated after it.
 func (s *Session) LessonInput(line string, out, errw io.Writer) bool {
 	r := s.lesson
@@ -481,19 +510,29 @@ func (s *Session) LessonInput(line string, out, errw io.Writer) bool {
 		return false
 	}
 	t := r.tutor
-	switch strings.TrimSpace(line) {
+	typed := strings.TrimSpace(line)
+	if typed != "" && !t.Done() && sameCommand(typed, t.Current().Command) {
+		typed = "" // the proposed command, typed: it is the step
+	}
+	switch typed {
 	case "":
 		st := t.Current()
-		fmt.Fprintf(out, "> %s\n", shown(st.Command))
+		if line == "" {
+			fmt.Fprintf(out, "> %s\n", shown(st.Command))
+		}
 		res, v := t.Run()
 		if res.Err != nil {
 			fmt.Fprintf(errw, "error: %s\n", shownLines(Explain(res.Err)))
 		}
 		writeVerdicts(out, st, v)
+		if len(failedOnly(v)) > 0 && !t.Done() {
+			fmt.Fprintf(out, "  a check did not hold: back redoes step %d on a fresh lab; Enter goes on to step %d (hint and again help with it)\n", t.Index(), t.Index()+1)
+		}
 		r.last = summarize(st, v)
 		s.propose(out)
 	case "skip":
 		fmt.Fprintf(out, "skipped: %s (the checks after it may not hold)\n", shown(t.Current().Command))
+		r.last = fmt.Sprintf("skipped step %d (%s)", t.Index()+1, t.Current().Command)
 		t.Skip()
 		s.propose(out)
 	case "back":
@@ -503,6 +542,7 @@ func (s *Session) LessonInput(line string, out, errw io.Writer) bool {
 			return true
 		}
 		fmt.Fprintf(out, "a fresh lab, the steps before step %d run again\n", t.Index()+1)
+		r.last = fmt.Sprintf("back to step %d: a fresh lab, the steps before it ran again", t.Index()+1)
 		s.propose(out)
 	case "hint":
 		if h := t.Current().Hint; h != "" {
@@ -531,15 +571,34 @@ func (s *Session) endPaced(out io.Writer) {
 	writeNarration(out, l.Outro, "")
 	r.end(s)
 	s.lesson = nil
+	var result string
 	switch {
 	case t.Passed():
-		fmt.Fprintf(out, "lesson %s finished: every check held\n", l.Name)
-		s.lessonPassed(l.Name, out)
+		result = fmt.Sprintf("lesson %s finished: every check held", l.Name)
 	case t.Skipped > 0:
-		fmt.Fprintf(out, "lesson %s ended with %d step(s) skipped; learn %s takes it again\n", l.Name, t.Skipped, l.Name)
+		result = fmt.Sprintf("lesson %s ended with %d step(s) skipped; learn %s takes it again", l.Name, t.Skipped, l.Name)
 	default:
-		fmt.Fprintf(out, "lesson %s ended with %d check(s) that did not hold; learn %s takes it again\n", l.Name, t.Failed, l.Name)
+		result = fmt.Sprintf("lesson %s ended with %d check(s) that did not hold; learn %s takes it again", l.Name, t.Failed, l.Name)
 	}
+	fmt.Fprintln(out, result)
+	if t.Passed() {
+		s.lessonPassed(l.Name, out)
+	}
+	// The views keep the closing summary until the next command.
+	title, last, outro := l.Title, r.last, l.Outro
+	s.setNarration(func() string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "the end of the lesson\n%s\n", title)
+		if last != "" {
+			b.WriteString(last + "\n\n")
+		}
+		b.WriteString(result + "\n")
+		if strings.TrimSpace(outro) != "" {
+			b.WriteString("\n" + reflow(keepLists(lessons.Plain(outro))))
+		}
+		return b.String()
+	})
+	s.closing = true
 }
 
 // lessonPassed records a finished lesson.
@@ -561,7 +620,14 @@ func writeNarration(out io.Writer, text, prefix string) {
 	}
 }
 
-// summarize says in one line how a step went, for the views.
+// sameCommand reports whether typed is the proposed command, spaces
+// aside.
+func sameCommand(typed, proposed string) bool {
+	return strings.Join(strings.Fields(typed), " ") == strings.Join(strings.Fields(proposed), " ")
+}
+
+// summarize says how a step went, for the views: one line, then each
+// check's verdict.
 func summarize(st *lessons.Step, v []lessons.Verdict) string {
 	held, failed := 0, ""
 	for _, x := range v {
@@ -571,10 +637,21 @@ func summarize(st *lessons.Step, v []lessons.Verdict) string {
 			failed = x.Say
 		}
 	}
+	var b strings.Builder
 	if failed != "" {
-		return fmt.Sprintf("last step (%s): ✗ %s", st.Command, failed)
+		fmt.Fprintf(&b, "last step (%s): ✗ %s", st.Command, failed)
+	} else {
+		fmt.Fprintf(&b, "last step (%s): ✓ %d check(s) held", st.Command, held)
 	}
-	return fmt.Sprintf("last step (%s): ✓ %d check(s) held", st.Command, held)
+	// Then every verdict, for the class to read.
+	for _, x := range v {
+		mark := "✓"
+		if !x.OK {
+			mark = "✗"
+		}
+		fmt.Fprintf(&b, "\n  %s %s", mark, x.Say)
+	}
+	return b.String()
 }
 
 // failedOnly keeps the verdicts that did not hold.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -73,7 +74,7 @@ func TestPacedLessonNarratesAndFinishes(t *testing.T) {
 		!strings.Contains(got, "── step 2 of 7 ──") {
 		t.Errorf("Enter:\n%s", got)
 	}
-	if n := s.shared.Narration(); !strings.Contains(n, "step 2 of 7 · ⏎ complete") || !strings.Contains(n, "last step (write 10000): ✓ 3 check(s) held") {
+	if n := s.shared.Narration(); !strings.Contains(n, "step 2 of 7 · ⏎ complete") || !strings.Contains(n, "last step (write 10000): ✓ 3 check(s) held\n  ✓ calls[0].state is \"sent\"\n") {
 		t.Errorf("the views' narration after a step: %q", n)
 	}
 
@@ -88,8 +89,14 @@ func TestPacedLessonNarratesAndFinishes(t *testing.T) {
 	if s.lesson != nil || !strings.Contains(out.String(), "lesson first-write finished: every check held") {
 		t.Fatalf("the end:\n%s", out)
 	}
+	// The views show how it ended, with the closing text, until the next
+	// command.
+	if n := s.shared.Narration(); !strings.Contains(n, "the end") || !strings.Contains(n, "lesson first-write finished: every check held") {
+		t.Errorf("the views' closing summary: %q", n)
+	}
+	s.Exec("show sq", Pos{}, out)
 	if n := s.shared.Narration(); n != "" {
-		t.Errorf("narration left after the lesson: %q", n)
+		t.Errorf("narration left after the next command: %q", n)
 	}
 	if p, err := lessons.LoadProgress(s.progress.Path()); err != nil || !p.Done("first-write") {
 		t.Errorf("progress not recorded: %v", err)
@@ -171,7 +178,9 @@ func TestLessonCheckNamesTheCheck(t *testing.T) {
 		t.Fatalf("%d failed, %v", failed, err)
 	}
 	want := filepath.Join(dir, "wrong.md") + ":9:8: positions.xpt_acked_pos is 0, expected 5 (hint: Nothing was acknowledged yet.)"
-	if strings.TrimSpace(e.String()) != want {
+	// Its steps have no narration: warnings come first, the fault last.
+	lines := strings.Split(strings.TrimSpace(e.String()), "\n")
+	if lines[len(lines)-1] != want {
 		t.Errorf("got %q\nwant %q", e.String(), want)
 	}
 }
@@ -196,6 +205,225 @@ func TestLessonCheckUnstartableWithTranscript(t *testing.T) {
 		failed, err := CheckLessons(opts)
 		if err != nil || failed != 1 || !strings.Contains(e.String(), "no such file") {
 			t.Errorf("transcript %v: %d failed, %v\n%s", tr != nil, failed, err, e.String())
+		}
+	}
+}
+
+// The proposed command typed as it is counts as the step: its checks run,
+// the lesson moves on, and the next Enter runs the next step, not this
+// one again. Any other command is the learner looking around.
+func TestPacedLessonTypedCommandIsTheStep(t *testing.T) {
+	s, out := pacedSession(t, Options{})
+	s.Exec("learn first-write", Pos{}, out)
+	got := input(t, s, out, "write   10000 ")
+	if s.lesson.tutor.Index() != 1 || !strings.Contains(got, "✓ calls[0].state is \"sent\"") || !strings.Contains(got, "── step 2 of 7 ──") {
+		t.Fatalf("the typed command did not count as step 1 (at step %d):\n%s", s.lesson.tutor.Index()+1, got)
+	}
+	if n := len(s.lab.Client.Calls()); n != 1 {
+		t.Errorf("%d calls after the typed step, want 1", n)
+	}
+	got = input(t, s, out, "")
+	if !strings.Contains(got, "> complete") || strings.Contains(got, "✗") || s.lesson.tutor.Index() != 2 {
+		t.Errorf("Enter after the typed step:\n%s", got)
+	}
+	// Looking around: the step waits.
+	input(t, s, out, "show sq")
+	if s.lesson.tutor.Index() != 2 {
+		t.Errorf("show sq moved the lesson to step %d", s.lesson.tutor.Index()+1)
+	}
+}
+
+// back and skip replace the views' "last step" line: it never shows the
+// verdict of a step the lesson has gone back over.
+func TestPacedLessonBackRefreshesTheViews(t *testing.T) {
+	s, out := pacedSession(t, Options{})
+	s.Exec("learn first-write", Pos{}, out)
+	input(t, s, out, "")
+	if n := s.shared.Narration(); !strings.Contains(n, "last step (write 10000)") {
+		t.Fatalf("after step 1: %q", n)
+	}
+	input(t, s, out, "back")
+	n := s.shared.Narration()
+	if strings.Contains(n, "last step (write 10000)") || !strings.Contains(n, "back to step 1") || !strings.Contains(n, "step 1 of 7") {
+		t.Errorf("after back the views say %q", n)
+	}
+	input(t, s, out, "again")
+	if got := s.shared.Narration(); got != n {
+		t.Errorf("again changed the views' text:\n%q\n%q", n, got)
+	}
+	input(t, s, out, "skip")
+	if n := s.shared.Narration(); !strings.Contains(n, "skipped step 1 (write 10000)") {
+		t.Errorf("after skip the views say %q", n)
+	}
+}
+
+// After a check that did not hold the lesson says how to go on.
+func TestPacedLessonSaysHowToGoOnAfterAFailure(t *testing.T) {
+	dir := t.TempDir()
+	text := "---\nname: wrong\ntitle: W\nsummary: s\nlevel: beginner\n---\nOne.\n\n```rdmalab\nwrite 100\nexpect positions.xpt_acked_pos == 5\n```\n\nTwo.\n\n```rdmalab\ncomplete\n```\n"
+	if err := os.WriteFile(filepath.Join(dir, "wrong.md"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, out := pacedSession(t, Options{LessonDirs: []string{dir}})
+	s.Exec("learn wrong", Pos{}, out)
+	got := input(t, s, out, "")
+	if !strings.Contains(got, "✗ positions.xpt_acked_pos") || !strings.Contains(got, "back redoes step 1 on a fresh lab; Enter goes on to step 2") {
+		t.Errorf("after a ✗:\n%s", got)
+	}
+}
+
+// Inside a lesson, help on the lesson's words says what they do there;
+// outside one, help quit is the command's.
+func TestPacedLessonHelpOnItsWords(t *testing.T) {
+	s, out := pacedSession(t, Options{})
+	s.Exec("learn first-write", Pos{}, out)
+	for word, want := range map[string]string{
+		"quit":  "in lesson first-write, quit leaves the lesson at this step",
+		"skip":  "in lesson first-write, skip goes on to the next step",
+		"back":  "in lesson first-write, back goes back one step",
+		"again": "in lesson first-write, again shows the step again",
+		"hint":  "in lesson first-write, hint says what the step's author left",
+	} {
+		if got := input(t, s, out, "help "+word); !strings.Contains(got, want) {
+			t.Errorf("help %s in a lesson:\n%s", word, got)
+		}
+	}
+	input(t, s, out, "quit")
+	if got := input(t, s, out, "help quit"); strings.Contains(got, "in lesson") || !strings.Contains(got, "usage: quit") {
+		t.Errorf("help quit outside a lesson:\n%s", got)
+	}
+}
+
+// help history says exactly what Ctrl-R does, since it is not readline's.
+func TestHelpHistorySaysWhatCtrlRDoes(t *testing.T) {
+	s, out := pacedSession(t, Options{})
+	s.Exec("help history", Pos{}, out)
+	if got := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(got, "not readline's incremental search") || !strings.Contains(got, "type part of a line first, then Ctrl-R") {
+		t.Errorf("help history:\n%s", out)
+	}
+}
+
+// A trainer's lesson with a shipped lesson's name takes its place: lesson
+// check warns, the list and learn say which one runs.
+func TestTrainerLessonShadowsAShippedOne(t *testing.T) {
+	dir := t.TempDir()
+	text := "---\nname: first-write\ntitle: Mine\nsummary: a trainer's\nlevel: beginner\n---\nHello.\n\n```rdmalab\nwrite 100\nexpect calls[0].state == sent\n```\n"
+	if err := os.WriteFile(filepath.Join(dir, "fw.md"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var o, e bytes.Buffer
+	failed, err := CheckLessons(LessonCheckOptions{Targets: []string{dir}, Dirs: []string{dir}, Out: &o, Err: &e})
+	want := "warning: lesson first-write has the name of the lesson shipped with rdmalab (01-first-write.md): learn first-write runs in " + filepath.Join(dir, "fw.md")
+	if err != nil || failed != 0 || !strings.Contains(e.String(), want) {
+		t.Errorf("lesson check: %d failed, %v\n%s", failed, err, e.String())
+	}
+	s, out := pacedSession(t, Options{LessonDirs: []string{dir}})
+	s.Exec("learn", Pos{}, out)
+	if !strings.Contains(out.String(), "in place of the one shipped with rdmalab (01-first-write.md)") {
+		t.Errorf("the list does not say it:\n%s", out)
+	}
+	out.Reset()
+	s.Exec("learn first-write", Pos{}, out)
+	if !strings.Contains(out.String(), "note: this lesson first-write is in "+filepath.Join(dir, "fw.md")+", in place of the one shipped") ||
+		!strings.Contains(out.String(), "lesson first-write: Mine") {
+		t.Errorf("learn does not say which one it runs:\n%s", out)
+	}
+}
+
+// lesson check refuses a kernel name events cannot carry, in each form a
+// check names one, with FILE:LINE:COL and the name most likely meant; a
+// step with no narration is warned of.
+func TestLessonCheckRefusesUnknownFunctions(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"expect event svc_rdma_wc_recieve", ":11:14: no function or trace point of the model is called svc_rdma_wc_recieve (did you mean svc_rdma_wc_receive?)"},
+		{"expect no event svc_rdma_buld_read_segment", ":11:17: no function or trace point of the model is called svc_rdma_buld_read_segment (did you mean svc_rdma_build_read_segment?)"},
+		{"expect errno EIO from svc_rdma_recvfrm", ":11:23: no function or trace point of the model is called svc_rdma_recvfrm (did you mean svc_rdma_recvfrom?)"},
+		// Declared, but the model emits no event for it: until refuses it too.
+		{"expect event svc_rdma_accept", ":11:14: no function or trace point of the model is called svc_rdma_accept"},
+	} {
+		dir := t.TempDir()
+		text := "---\nname: typo\ntitle: T\nsummary: s\nlevel: beginner\n---\nOne.\n\n```rdmalab\nwrite 100\n" + c.line + "\n```\n\n```rdmalab\ncomplete\n```\n"
+		file := filepath.Join(dir, "typo.md")
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var o, e bytes.Buffer
+		failed, err := CheckLessons(LessonCheckOptions{Targets: []string{file}, Out: &o, Err: &e})
+		if err != nil || failed != 1 || !strings.Contains(e.String(), file+c.want) {
+			t.Errorf("%s: %d failed, %v\n%s", c.line, failed, err, e.String())
+		}
+		s, out := pacedSession(t, Options{})
+		fn := strings.Fields(c.line)[len(strings.Fields(c.line))-1]
+		if err := s.Exec("until "+fn, Pos{}, out); err == nil {
+			t.Errorf("until %s is accepted, the lesson check refuses it", fn)
+		}
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bare.md")
+	text := "---\nname: bare\ntitle: T\nsummary: s\nlevel: beginner\n---\nOne.\n\n```rdmalab\nwrite 100\n```\n\n```rdmalab\ncomplete\n```\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var o, e bytes.Buffer
+	if failed, _ := CheckLessons(LessonCheckOptions{Targets: []string{file}, Out: &o, Err: &e}); failed != 0 ||
+		!strings.Contains(e.String(), file+":14:1: warning: step 2 (complete) has no narration") {
+		t.Errorf("no warning of a step without narration: %d failed\n%s", failed, e.String())
+	}
+}
+
+// Every step of a shipped lesson has narration: lesson check warns of
+// none.
+func TestShippedLessonsNarrateEveryStep(t *testing.T) {
+	s, _ := pacedSession(t, Options{})
+	for _, e := range s.lessonCatalog().Entries() {
+		if e.Lesson == nil {
+			t.Errorf("%s: %v", e.File, e.Err)
+			continue
+		}
+		for _, w := range e.Lesson.Warnings() {
+			t.Error(w)
+		}
+	}
+}
+
+// pageNumber is "page 0" and the like, not rc_curpage 1.
+var pageNumber = regexp.MustCompile(`(?:^|[^\w])pages? [0-9]`)
+
+// read-segment asks for `show pages` only once the Reads have landed, and
+// its narration names the pages as the output does (pg1 is rq_pages[0]).
+func TestReadSegmentShowPagesAfterTheReads(t *testing.T) {
+	s, _ := pacedSession(t, Options{})
+	e, err := s.lessonCatalog().Find("read-segment")
+	if err != nil {
+		t.Fatal(err)
+	}
+	landed := -1
+	for i, st := range e.Lesson.Steps {
+		if st.Command == "complete all" {
+			landed = i
+		}
+	}
+	if landed < 0 {
+		t.Fatal("no complete all in read-segment")
+	}
+	shown := false
+	for i, st := range e.Lesson.Steps {
+		if strings.Contains(st.Narration, "show pages") && i <= landed {
+			t.Errorf("step %d (%s) asks for show pages before the Reads land (step %d)", i+1, st.Command, landed+1)
+		}
+		shown = shown || (i > landed && st.Command == "show pages")
+	}
+	if !shown {
+		t.Error("no show pages step after the Reads land")
+	}
+	for _, name := range []string{"read-segment", "long-call", "bug-b1"} {
+		e, _ := s.lessonCatalog().Find(name)
+		for i, st := range e.Lesson.Steps {
+			for _, text := range []string{st.Narration, st.Hint} {
+				if w := pageNumber.FindString(text); w != "" {
+					t.Errorf("%s step %d says %q where the output says pg1, pg2, …", name, i+1, w)
+				}
+			}
 		}
 	}
 }

@@ -74,12 +74,15 @@ type Session struct {
 	// pendingNarr builds lesson text for the views, set while a command
 	// ran.
 	pendingNarr func() string
-	quit        bool
-	depth       int      // source nesting
-	dirs        []string // directories of the files being sourced
-	interrupt   atomic.Bool
-	tmp         leftovers // what a signal must not leave behind
-	tmpRoot     string    // where lesson folders are made; "": os.TempDir()
+	// closing: the views show how the last paced lesson ended, until the
+	// next command.
+	closing   bool
+	quit      bool
+	depth     int      // source nesting
+	dirs      []string // directories of the files being sourced
+	interrupt atomic.Bool
+	tmp       leftovers // what a signal must not leave behind
+	tmpRoot   string    // where lesson folders are made; "": os.TempDir()
 
 	capture captureState // cmd_capture.go
 }
@@ -208,7 +211,7 @@ func (s *Session) onEvent(ev trace.Event) {
 		c.events = append(c.events, ev)
 		return
 	}
-	s.line = append(ev.Append(s.line[:0]), '\n')
+	s.line = append(summariseEvent(ev.Append(s.line[:0])), '\n')
 	c.out.Write(s.line)
 }
 
@@ -257,6 +260,10 @@ func (s *Session) exec(c *Ctx, line string) (err error) {
 		// A new command from the user. Once the session is ending the
 		// interrupt stays: a lesson's next steps must not run on.
 		s.interrupt.Store(false)
+		if s.closing {
+			s.closing = false
+			s.setNarration(nil)
+		}
 	}
 	defer func() {
 		s.cur = prev

@@ -8,7 +8,7 @@ type Abilities struct {
 	Step   bool // s n f c C step an engine (a live lab)
 	Replay bool // s n f c C move through a replayed capture (a FrameSource)
 	Rewind bool // b and B go back (a Rewinder)
-	Seek   bool // g takes the source to the Packets pane's packet (a FrameSeeker)
+	Seek   bool // @ takes the source to the Packets pane's packet (a FrameSeeker)
 }
 
 // ReadOnly is a Source that takes no action: a session watched from

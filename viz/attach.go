@@ -107,6 +107,7 @@ func (a *attached) run(ctx context.Context, c net.Conn) {
 		if c = redial(ctx, a.path); c == nil {
 			return
 		}
+		a.forget() // it may be another session: its first frame brings what it holds
 		a.setStatus("attached to " + a.path + safe.Display(refused))
 	}
 }
@@ -212,6 +213,14 @@ func (a *attached) take(f Frame) {
 	}
 	a.mu.Unlock()
 	a.w.Notify()
+}
+
+// forget drops what the last connection brought.
+func (a *attached) forget() {
+	a.mu.Lock()
+	a.snap, a.narr, a.seen = snap.Snapshot{}, "", 0
+	a.events.Reset()
+	a.mu.Unlock()
 }
 
 func (a *attached) setStatus(s string) {

@@ -25,6 +25,8 @@ func paneOf(id PaneID) Pane {
 		return positionsPane{}
 	case PanePackets:
 		return packetsPane{}
+	case PaneNarration:
+		return narrationPane{}
 	}
 	return eventsPane{}
 }
@@ -60,7 +62,12 @@ func drawFrame(s tcell.Screen, m *Model, th Theme) []Placement {
 		drawStatusBar(s, Rect{0, h - 1, w, 1}, m, th)
 		area.H--
 	}
-	placed := arrange(m.View, area)
+	var placed []Placement
+	if lessonMode(m) {
+		placed = lessonArrange(m, area)
+	} else {
+		placed = arrange(m.View, area)
+	}
 	for _, p := range placed {
 		drawPane(s, p, m, th)
 	}

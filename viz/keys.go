@@ -91,16 +91,39 @@ func links(m *Model) bool {
 }
 
 // layoutLetters are the letter keys of the layouts, in layout order
-// (the digits are 1-5).
-const layoutLetters = "orwpk"
+// (the digits are 1-5). Packets is P: j and k move in a list, as in vim
+// and termshark.
+const layoutLetters = "orwpP"
 
 // scrollKeys are the keys that scroll; scrollLabel is the help's name
-// for them.
+// for them. vimKeys are the same moves as vim and termshark have them.
 func scrollKeys() []keyPress {
 	return specials(tcell.KeyUp, tcell.KeyDown, tcell.KeyPgUp, tcell.KeyPgDn, tcell.KeyHome, tcell.KeyEnd)
 }
 
 const scrollLabel = "↑ ↓ PgUp PgDn Home End"
+
+func vimKeys() []keyPress { return runes("jkgG") }
+
+const vimLabel = "j k g G"
+
+// scrollStep is how far a scrolling key moves, in lines (page: a page of
+// them), and which way: down positive.
+func scrollStep(k keyPress) (lines int, page bool) {
+	switch {
+	case k.Key == tcell.KeyUp || k.Rune == 'k':
+		return -1, false
+	case k.Key == tcell.KeyDown || k.Rune == 'j':
+		return 1, false
+	case k.Key == tcell.KeyPgUp:
+		return -1, true
+	case k.Key == tcell.KeyPgDn:
+		return 1, true
+	case k.Key == tcell.KeyHome || k.Rune == 'g':
+		return -1 << 20, false
+	}
+	return 1 << 20, false // End, G
+}
 
 // bindings is the key table, in the help's order.
 func bindings() []binding {
@@ -122,8 +145,9 @@ func bindings() []binding {
 		{keys: runes("B"), label: "B back RPC", words: "the previous RPC's start", group: groupStep, when: rewinds, why: whyRewind, do: act(ActBackRPC)},
 		{keys: runes("t"), label: "t xprt", words: "next transport, then all", group: groupStep, when: replays, do: act(ActTransport)},
 
-		{keys: append(runes("12345"), runes(layoutLetters)...), label: "1-5 o r w p k", words: "overview, read path, write path, positions, packets", group: groupView, do: (*loop).layoutKey},
+		{keys: append(runes("12345"), runes(layoutLetters)...), label: "1-5 o r w p P", words: "overview, read path, write path, positions, packets", group: groupView, do: (*loop).layoutKey},
 		{keys: scrollKeys(), label: scrollLabel, words: "scroll the selected pane (wheel too; click selects)", group: groupView, do: (*loop).scrollKey},
+		{keys: vimKeys(), label: vimLabel, words: "down, up, top, bottom (as in vim)", group: groupView, do: (*loop).scrollKey},
 		{keys: specials(tcell.KeyTab, tcell.KeyBacktab), label: "Tab Shift-Tab", words: "next, previous pane", group: groupView, do: (*loop).cycleKey},
 		{keys: runes("z"), label: "z", words: "zoom, unzoom the pane", group: groupView, hint: "zoom", rank: 9, do: (*loop).zoom},
 		{keys: specials(tcell.KeyEscape), label: "Esc", words: "close help, or unzoom", group: groupView, do: (*loop).escape},
@@ -134,12 +158,13 @@ func bindings() []binding {
 		{keys: append(runes("q"), specials(tcell.KeyCtrlC)...), label: "q Ctrl-C", words: "quit", group: groupView, when: func(m *Model) bool { return !m.Can.Step }, hint: "quit", rank: 2, do: (*loop).quitKey},
 
 		{keys: scrollKeys(), label: scrollLabel, words: "move in the list, or the tree", group: groupPackets, do: (*loop).packetsScroll},
+		{keys: vimKeys(), label: vimLabel, words: "down, up, first, last (as in termshark)", group: groupPackets, do: (*loop).packetsScroll},
 		{keys: specials(tcell.KeyEnter, tcell.KeyRight, tcell.KeyLeft), label: "Enter → ←", words: "tree or list; sideways, [+] [-]", group: groupPackets, do: (*loop).treeKey},
 		{keys: runes("xX"), label: "x X", words: "its RPC's call, reply", group: groupPackets, when: links, do: (*loop).linkKey},
 		{keys: runes("[]"), label: "[ ]", words: "its chunk: previous, next", group: groupPackets, when: links, do: (*loop).linkKey},
 		{keys: runes("{}"), label: "{ }", words: "its RPC: previous, next", group: groupPackets, when: links, do: (*loop).linkKey},
 		{keys: specials(tcell.KeyBackspace, tcell.KeyBackspace2), label: "⌫", words: "back from the last jump", group: groupPackets, when: links, do: (*loop).jumpBack},
-		{keys: runes("g"), label: "g", words: "the replay to this packet", group: groupPackets, when: seeks, do: (*loop).seekKey},
+		{keys: runes("@"), label: "@", words: "the replay to this packet", group: groupPackets, when: seeks, do: (*loop).seekKey},
 	}
 }
 
@@ -291,23 +316,15 @@ func (l *loop) cycleKey(k keyPress) {
 }
 
 // scrollDelta is how far a scrolling key moves the selected pane.
-func (l *loop) scrollDelta(k tcell.Key) int {
-	switch k {
-	case tcell.KeyUp:
-		return -1
-	case tcell.KeyDown:
-		return 1
-	case tcell.KeyPgUp:
-		return -l.page()
-	case tcell.KeyPgDn:
-		return l.page()
-	case tcell.KeyHome:
-		return -1 << 20
+func (l *loop) scrollDelta(k keyPress) int {
+	n, page := scrollStep(k)
+	if page {
+		return n * l.page()
 	}
-	return 1 << 20
+	return n
 }
 
-func (l *loop) scrollKey(k keyPress) { l.scroll(l.m.View.Selected, l.scrollDelta(k.Key)) }
+func (l *loop) scrollKey(k keyPress) { l.scroll(l.m.View.Selected, l.scrollDelta(k)) }
 
 func (l *loop) zoom(keyPress) { l.m.View.Zoomed = !l.m.View.Zoomed }
 

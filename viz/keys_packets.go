@@ -63,11 +63,13 @@ func (l *loop) packetsGeom() packetsGeom {
 func (l *loop) packetsScroll(k keyPress) {
 	pv := &l.m.View.Packets
 	if !pv.Detail {
-		l.scroll(PanePackets, l.scrollDelta(k.Key))
+		l.scroll(PanePackets, l.scrollDelta(k))
 		return
 	}
-	delta := map[tcell.Key]int{tcell.KeyUp: -1, tcell.KeyDown: 1, tcell.KeyPgUp: -10, tcell.KeyPgDn: 10,
-		tcell.KeyHome: -1 << 20, tcell.KeyEnd: 1 << 20}[k.Key]
+	delta, page := scrollStep(k)
+	if page {
+		delta *= 10
+	}
 	d := l.m.Packets.Detail(selectedPacket(l.m))
 	if len(d) == 0 {
 		return

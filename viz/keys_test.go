@@ -227,16 +227,17 @@ func TestKeysListedAreTheKeysHandled(t *testing.T) {
 }
 
 // Each view lists its own keys: a lab its stepping keys, a replay what
-// the same keys do in a capture and b, B and g besides, `view --capture`
-// and a snapshot no stepping key at all. The help box shows every row
-// whole at 80×24, and the status line hints only at keys the help lists.
+// the same keys do in a capture and b, B and @ besides, `view --capture`
+// and a snapshot no stepping key at all; every view moves with j k g G.
+// The help box shows every row whole at 80×24, and the status line hints
+// only at keys the help lists.
 func TestHelpListsTheViewsKeys(t *testing.T) {
 	want := map[string]struct{ has, lacks string }{
-		"lab":                {has: "snfcC", lacks: "bBg"},
-		"lab with a capture": {has: "snfcCxX[]{}", lacks: "bBg"},
-		"replay":             {has: "snfcCbBgxX[]{}", lacks: ""},
-		"capture":            {has: "xX[]{}", lacks: "snfcCbBg"},
-		"snapshot":           {has: "", lacks: "snfcCbBgxX[]{}"},
+		"lab":                {has: "snfcCjkgGP", lacks: "bB@"},
+		"lab with a capture": {has: "snfcCxX[]{}jkgG", lacks: "bB@"},
+		"replay":             {has: "snfcCbB@xX[]{}jkgG", lacks: ""},
+		"capture":            {has: "xX[]{}jkgG", lacks: "snfcCbB@"},
+		"snapshot":           {has: "jkgG", lacks: "snfcCbB@xX[]{}"},
 	}
 	s := keyScreen(t)
 	for _, k := range viewKinds(t) {
@@ -285,5 +286,48 @@ func TestHelpListsTheViewsKeys(t *testing.T) {
 	}
 	if a := abilitiesOf(&attached{}); a != (Abilities{}) {
 		t.Errorf("an attached view can %+v: it only watches", a)
+	}
+}
+
+// The keys a vim or termshark user tries first: j and k move down and up,
+// g and G to the top and the bottom, in the Packets list and in any pane;
+// P (and 5) is the packets layout, as k was before.
+func TestVimKeys(t *testing.T) {
+	s := keyScreen(t)
+	capture := openCapture(t, nfs3Capture)
+	k := viewKind{name: "capture", src: StaticSource(Frame{}, "capture nfs3-rdma.pcap"), packets: capture, layout: LayoutPackets}
+	l := keyLoop(s, k, func(m *Model) { m.View.Selected = PanePackets })
+	press := func(r rune) int {
+		l.key(tcell.NewEventKey(tcell.KeyRune, r, tcell.ModNone))
+		return l.m.View.Scroll[PanePackets]
+	}
+	if got := press('j'); got != 1 {
+		t.Errorf("j: packet %d, want 1", got)
+	}
+	if got := press('j'); got != 2 {
+		t.Errorf("j j: packet %d, want 2", got)
+	}
+	if got := press('k'); got != 1 {
+		t.Errorf("k: packet %d, want 1", got)
+	}
+	if got := press('G'); got != capture.Len()-1 {
+		t.Errorf("G: packet %d, want the last, %d", got, capture.Len()-1)
+	}
+	if got := press('g'); got != 0 {
+		t.Errorf("g: packet %d, want 0", got)
+	}
+	if l.m.View.Layout != LayoutPackets {
+		t.Errorf("k switched the layout to %v", l.m.View.Layout)
+	}
+
+	l = keyLoop(s, viewKind{name: "lab", src: &fakeSource{}}, func(m *Model) {})
+	l.key(tcell.NewEventKey(tcell.KeyRune, 'P', tcell.ModNone))
+	if l.m.View.Layout != LayoutPackets {
+		t.Errorf("P: layout %v, want packets", l.m.View.Layout)
+	}
+	l.m.View.Layout, l.m.View.Selected = LayoutOverview, PaneEvents
+	l.key(tcell.NewEventKey(tcell.KeyRune, 'k', tcell.ModNone))
+	if l.m.View.Layout != LayoutOverview || l.m.View.Scroll[PaneEvents] != 0 {
+		t.Errorf("k in the Events pane: layout %v, scroll %d", l.m.View.Layout, l.m.View.Scroll[PaneEvents])
 	}
 }

@@ -1,6 +1,9 @@
 package viz
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Layout is an arrangement of panes a key switches to.
 type Layout int
@@ -60,6 +63,9 @@ const (
 	PanePositions
 	PanePackets
 	PaneEvents
+	// PaneNarration is a lesson's text, beside the layout's panes while a
+	// lesson runs (lessonArrange).
+	PaneNarration
 	numPanes
 )
 
@@ -130,6 +136,52 @@ func minSize(p PaneID) (w, h int) {
 	return 30, 3
 }
 
+// Lesson mode gives the narration a column of its own on a screen at least
+// lessonWide columns wide, narrationMin to narrationMax of them; on a
+// narrower one it sits above the panes.
+const (
+	lessonWide   = 120
+	narrationMin = 50
+	narrationMax = 80
+)
+
+// lessonMode reports whether m shows a lesson: narration that is not a
+// replay's account of its step.
+func lessonMode(m *Model) bool { return m.Narration != "" && !m.Can.Replay }
+
+// lessonArrange places the narration pane and, in the rest of area, the
+// layout's panes, without the Packets pane while no capture is loaded.
+func lessonArrange(m *Model, area Rect) []Placement {
+	v := m.View
+	if area.Empty() || v.Zoomed {
+		return arrange(v, area)
+	}
+	rows := layouts(v.Layout)
+	if m.Packets == nil && v.Layout != LayoutPackets {
+		rows = withoutPane(rows, PanePackets)
+	}
+	var narr, rest Rect
+	if area.W >= lessonWide {
+		w := min(max(area.W/3, narrationMin), narrationMax)
+		narr = Rect{area.X, area.Y, w, area.H}
+		rest = Rect{area.X + w + 1, area.Y, area.W - w - 1, area.H}
+	} else {
+		need := 1 + len(narrationLines(m.Narration, area.W-1, area.H))
+		h := min(need, max(6, area.H/2), area.H)
+		narr = Rect{area.X, area.Y, area.W, h}
+		rest = Rect{area.X, area.Y + h, area.W, area.H - h}
+	}
+	return append([]Placement{{PaneNarration, narr}}, arrangeRows(v, rows, rest)...)
+}
+
+// withoutPane is rows with pane p taken out.
+func withoutPane(rows []row, p PaneID) []row {
+	for i := range rows {
+		rows[i].cells = slices.DeleteFunc(rows[i].cells, func(c slot) bool { return c.pane == p })
+	}
+	return dropEmpty(rows)
+}
+
 // Placement is where a pane is drawn: Rect includes its title row.
 type Placement struct {
 	Pane PaneID
@@ -146,7 +198,14 @@ func arrange(v ViewState, area Rect) []Placement {
 	if v.Zoomed {
 		return []Placement{{v.Selected, area}}
 	}
-	rows := layouts(v.Layout)
+	return arrangeRows(v, layouts(v.Layout), area)
+}
+
+// arrangeRows is arrange for the rows given.
+func arrangeRows(v ViewState, rows []row, area Rect) []Placement {
+	if area.Empty() {
+		return nil
+	}
 	fallback := mostImportant(rows, v.Selected)
 	for {
 		rows = dropEmpty(rows)

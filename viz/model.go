@@ -85,7 +85,8 @@ func (m *Model) Update(s snap.Snapshot, evs []trace.Event) bool {
 
 // restarted reports whether s and evs come from another session than the
 // events held: their sequence went back, the event with the newest
-// sequence held is a different one, or not among them.
+// sequence held is a different one, or not among them, or the source
+// holds none and its state says none happened.
 func (m *Model) restarted(s snap.Snapshot, evs []trace.Event) bool {
 	if m.seen == 0 {
 		return false
@@ -94,7 +95,9 @@ func (m *Model) restarted(s snap.Snapshot, evs []trace.Event) bool {
 		return true
 	}
 	if len(evs) == 0 {
-		return false
+		// No event, and a state that says none happened: a new session
+		// that has not run yet.
+		return s.LastEvent == nil
 	}
 	if evs[len(evs)-1].Seq < m.seen {
 		return true

@@ -9,12 +9,12 @@ import (
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
-// eventsPane draws what a lesson says, then the newest events, each named
+// eventsPane draws what a replay says of its step, then the newest events, each named
 // after the kernel function that emitted it; the newest is at the bottom.
 type eventsPane struct{}
 
 func (eventsPane) Title(m *Model, _ int) string {
-	if m.Narration != "" {
+	if m.Narration != "" && !lessonMode(m) {
 		return "Narration & events"
 	}
 	return fmt.Sprintf("Events · %d kept", m.EventCount())
@@ -25,7 +25,7 @@ func (eventsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 		return
 	}
 	var narr []line
-	if m.Narration != "" {
+	if m.Narration != "" && !lessonMode(m) { // a lesson's has a pane of its own
 		for _, l := range wrap(m.Narration, r.W, max(1, r.H/2)) {
 			narr = append(narr, line{}.add(l, th.Good))
 		}

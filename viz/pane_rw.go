@@ -23,7 +23,11 @@ func (rwPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 	}
 	rw := m.Snap.RWCtxts
 	f := &m.facts
-	lines := []line{line{}.add(fmt.Sprintf("created %d · got %d new, %d reused", rw.Created, f.rwNew, f.rwReuse), th.Base)}
+	counts := fmt.Sprintf("created %d", rw.Created)
+	if f.rwGets {
+		counts += fmt.Sprintf(" · got %d new, %d reused", f.rwNew, f.rwReuse)
+	}
+	lines := []line{line{}.add(counts, th.Base)}
 	if len(rw.InUse) == 0 {
 		lines = append(lines, line{}.add("none in use", th.Dim))
 	}

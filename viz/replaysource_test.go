@@ -296,7 +296,7 @@ func TestReplayPacketsFollow(t *testing.T) {
 	if f := src.Frame(); f != 3 {
 		t.Fatalf("moving the selection moved the replay to frame %d", f)
 	}
-	rn('g')
+	rn('@')
 	waitFor(t, "the replay at frame 752", at(752))
 	waitFor(t, "the status", func() bool {
 		return strings.Contains(s.text(), fmt.Sprintf("frame 752: step %d of %d", tl.NumSteps(), tl.NumSteps()))
@@ -328,7 +328,7 @@ func TestReplayPacketsFollow(t *testing.T) {
 		key(tcell.KeyUp)
 	}
 	waitFor(t, "a packet that is no step selected", selects(miss))
-	rn('g')
+	rn('@')
 	waitFor(t, "the replay at the step before it", at(before))
 	waitFor(t, "the pane at that step", selects(before))
 	if text := s.text(); !strings.Contains(text, fmt.Sprintf("frame %d changes nothing the server sees", miss)) {

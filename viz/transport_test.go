@@ -197,3 +197,28 @@ func TestViewerOnAttach(t *testing.T) {
 	s.InjectKey(tcell.KeyRune, 'q', tcell.ModNone)
 	waitRun(t, done)
 }
+
+// A viewer that re-attaches to a new session starts clean: none of the
+// old session's events stay on screen before the new one runs anything.
+func TestAttachNewSessionStartsClean(t *testing.T) {
+	path := socketPath(t)
+	stop := serve(t, path, live(stateRead3(t)))
+	v := attach(t, path)
+	m := NewModel(0)
+	waitFor(t, "the first session's events", func() bool {
+		m.Update(v.Snapshot(), v.Events(DefaultEvents))
+		return m.EventCount() > 0
+	})
+	stop()
+	waitFor(t, "the viewer to notice", func() bool { return strings.Contains(v.(Describer).Describe(), "session gone") })
+	next := live(newLab(t, nil))
+	if len(next.Events(1)) != 0 {
+		t.Fatal("the new session has events before any command")
+	}
+	serve(t, path, next)
+	waitFor(t, "the viewer on the new session", func() bool { return strings.HasPrefix(v.(Describer).Describe(), "attached to") })
+	waitFor(t, "the old events to go", func() bool {
+		m.Update(v.Snapshot(), v.Events(DefaultEvents))
+		return m.EventCount() == 0 && len(v.Events(DefaultEvents)) == 0
+	})
+}

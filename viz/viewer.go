@@ -229,7 +229,12 @@ func (l *loop) pull() {
 		l.m.Origin, l.dirty = d.Describe(), true
 	}
 	if n, ok := l.src.(Narrator); ok && n.Narration() != l.m.Narration {
+		began := l.m.Narration == ""
 		l.m.Narration, l.dirty = n.Narration(), true
+		l.m.View.Scroll[PaneNarration] = 0 // a new step reads from its start
+		if began && lessonMode(l.m) && !l.m.View.Zoomed {
+			l.m.View.Selected = PaneNarration // the keys scroll what the lesson says
+		}
 	}
 	// The Packets pane follows the source's frame when it moves, and is
 	// left where the user put it otherwise.

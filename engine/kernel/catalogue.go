@@ -49,6 +49,14 @@ func Lookup(name string) (*trace.Func, bool) {
 	return nil, false
 }
 
+// Emits reports whether the model's events can name fn: a function or
+// trace point of Traced. `until` and a lesson's checks both ask it, so a
+// lesson names only what the REPL can stop at.
+func Emits(fn string) bool {
+	f, ok := Lookup(fn)
+	return ok && f.Traced()
+}
+
 // Names is the names of fs, in order.
 func Names(fs []*trace.Func) []string {
 	out := make([]string, len(fs))
