@@ -1,0 +1,99 @@
+package web
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+
+	"github.com/rdmalab/rdmalab/engine/snap"
+	"github.com/rdmalab/rdmalab/proto/safe"
+)
+
+//go:embed templates/*.tmpl
+var templateFiles embed.FS
+
+// templates are parsed once; they are never changed after.
+var templates = template.Must(template.New("").ParseFS(templateFiles, "templates/*.tmpl"))
+
+// pageEvents is how many of the newest events a page lists.
+const pageEvents = 60
+
+// body is what the page's live part shows of a frame.
+type body struct {
+	Session   string
+	Seq       uint64
+	Origin    string
+	Narration string
+	Clock     string
+	Behaviour string
+	Acked     uint64
+	WRs       int
+	SQAvail   int
+	SQDepth   int
+	Closing   bool
+	Dead      bool
+	Calls     []snap.Call
+	Figures   []figure
+	Events    []string
+}
+
+// bodyOf lays out f; every string from the frame is escaped for display
+// (controls made visible) here and for HTML by the template.
+func bodyOf(f Frame, origin, session string, seq uint64) body {
+	s := &f.Snapshot
+	b := body{
+		Session: session, Seq: seq, Origin: safe.Text(origin),
+		Narration: safe.Display(f.Narration),
+		Clock:     safe.Text(s.Clock), Behaviour: safe.Text(s.Behaviour),
+		Acked: s.Positions.AckedPos, WRs: wrCount(s),
+		SQAvail: s.SQ.Avail, SQDepth: s.SQ.Depth,
+		Closing: s.XprtClosing, Dead: s.XprtDead,
+		Figures: figures(s),
+	}
+	for _, c := range s.Calls {
+		b.Calls = append(b.Calls, snap.Call{XID: safe.Text(c.XID), Label: safe.Text(c.Label), Proc: safe.Text(c.Proc), State: safe.Text(c.State), Status: safe.Text(c.Status), Err: safe.Text(c.Err)})
+	}
+	evs := f.Events[max(0, len(f.Events)-pageEvents):]
+	for _, e := range evs {
+		b.Events = append(b.Events, safe.Display(e.String()))
+	}
+	return b
+}
+
+// renderBody writes the live part of the page for f.
+func renderBody(w io.Writer, b body) error {
+	return templates.ExecuteTemplate(w, "body", b)
+}
+
+// svgPart is one figure placed in a standalone SVG.
+type svgPart struct {
+	Y int
+	F figure
+}
+
+// WriteSVG writes f's drawings as one standalone SVG document: what
+// `save --svg` writes and the page's "save as SVG" serves.
+func WriteSVG(w io.Writer, f Frame) error {
+	var parts []svgPart
+	y := 8
+	for _, fig := range figures(&f.Snapshot) {
+		parts = append(parts, svgPart{Y: y, F: fig})
+		if fig.Empty != "" {
+			y += 52
+		} else {
+			y += fig.H + 40
+		}
+	}
+	var buf bytes.Buffer
+	err := templates.ExecuteTemplate(&buf, "svg", struct {
+		W, H  int
+		Parts []svgPart
+	}{width, y, parts})
+	if err != nil {
+		return fmt.Errorf("draw the SVG: %w", err)
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}

@@ -1,0 +1,46 @@
+package web
+
+import (
+	"github.com/rdmalab/rdmalab/engine/snap"
+	"github.com/rdmalab/rdmalab/engine/trace"
+)
+
+// Source is what the page reads: engine.Shared is one (a live session),
+// and Static holds a saved snapshot or a replayed capture's last step.
+type Source interface {
+	// Snapshot is the state now.
+	Snapshot() snap.Snapshot
+	// Events is the newest n events, oldest first.
+	Events(n int) []trace.Event
+	// Narration is what a lesson or a replay says now ("" for nothing).
+	Narration() string
+	// Watch calls f after every change, from any goroutine; f must not
+	// block. stop ends the calls.
+	Watch(f func()) (stop func())
+}
+
+// Frame is one picture of a session, as a page draws it.
+type Frame struct {
+	Snapshot  snap.Snapshot
+	Events    []trace.Event
+	Narration string
+}
+
+// frameOf reads src once.
+func frameOf(src Source, events int) Frame {
+	return Frame{Snapshot: src.Snapshot(), Events: src.Events(events), Narration: src.Narration()}
+}
+
+// Static is a Source that never changes: a saved snapshot, a replay's
+// step.
+func Static(f Frame) Source { return static{f} }
+
+type static struct{ f Frame }
+
+func (s static) Snapshot() snap.Snapshot    { return s.f.Snapshot }
+func (s static) Narration() string          { return s.f.Narration }
+func (s static) Watch(func()) (stop func()) { return func() {} }
+func (s static) Events(n int) []trace.Event {
+	n = min(max(n, 0), len(s.f.Events))
+	return s.f.Events[len(s.f.Events)-n:]
+}
