@@ -15,6 +15,7 @@ import (
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/lessons"
+	"github.com/rdmalab/rdmalab/viz/web"
 )
 
 // Options configure a Session.
@@ -42,6 +43,7 @@ type Options struct {
 type Session struct {
 	lab    *engine.Lab
 	shared *engine.Shared // every command runs through it, so views can read the lab safely
+	web    *web.Server    // the class page (serve), or nil
 	tty    bool           // the session runs at a terminal (view is possible)
 	// leave is done when the session must end now (SIGTERM, SIGHUP):
 	// a view open at the time closes.
@@ -120,6 +122,7 @@ func NewSession(o Options) (*Session, error) {
 // Close ends the lab.
 func (s *Session) Close() {
 	s.leaveNow()
+	s.stopServing()
 	if s.lesson != nil {
 		s.lesson.end(s)
 		s.lesson = nil

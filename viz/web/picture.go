@@ -97,7 +97,7 @@ func pageSize(s *snap.Snapshot) int {
 const (
 	boxW, boxH = 124, 30
 	perRow     = 4
-	maxPages   = 64 // per group; the rest is counted
+	maxPages   = 256 // per group; the rest is counted
 )
 
 // pagesFigure draws each thread's rq_pages and each Read's rc_pages, the
@@ -111,26 +111,33 @@ func pagesFigure(s *snap.Snapshot) figure {
 		y += 16
 		f.text(4, y, label, "bold")
 		y += 6
+		// Many pages: a grid of small boxes, a label a row.
+		bw, bh, per, gap, compact := boxW, boxH, perRow, 14, len(pages) > 2*perRow
+		if compact {
+			bw, bh, per, gap = 30, 20, 16, 4
+		}
 		for i, p := range pages[:min(len(pages), maxPages)] {
-			x := 4 + (i%perRow)*(boxW+14)
-			if i > 0 && i%perRow == 0 {
-				y += boxH + 18
+			x := 4 + (i%per)*(bw+gap)
+			if i > 0 && i%per == 0 {
+				y += bh + 18
 			}
 			var tip strings.Builder
 			fmt.Fprintf(&tip, "%s (slot %d)", p.Name, p.Index)
 			for _, e := range p.Extents {
 				fmt.Fprintf(&tip, "\n%d+%d: %s", e.Off, e.Len, e.Source)
 			}
-			f.rect(rect{X: x, Y: y, W: boxW, H: boxH, Fill: "#fff", Stroke: "#555", Tip: safe.Text(tip.String())})
+			f.rect(rect{X: x, Y: y, W: bw, H: bh, Fill: "#fff", Stroke: "#555", Tip: safe.Text(tip.String())})
 			for _, e := range p.Extents {
 				off, n := min(max(e.Off, 0), ps), min(max(e.Len, 0), ps)
-				w := max(1, min(n, ps-off)*boxW/ps)
+				w := max(1, min(n, ps-off)*bw/ps)
 				used[kindOf(e.Source)] = true
-				f.rect(rect{X: x + off*boxW/ps, Y: y, W: w, H: boxH, Fill: fillOf(e.Source), Stroke: "#222", Tip: safe.Text(fmt.Sprintf("%s %d+%d: %s", p.Name, e.Off, e.Len, e.Source))})
+				f.rect(rect{X: x + off*bw/ps, Y: y, W: w, H: bh, Fill: fillOf(e.Source), Stroke: "#222", Tip: safe.Text(fmt.Sprintf("%s %d+%d: %s", p.Name, e.Off, e.Len, e.Source))})
 			}
-			f.text(x, y+boxH+12, fmt.Sprintf("pg%d %s", p.Index, p.Name), "small")
+			if !compact || i%per == 0 {
+				f.text(x, y+bh+12, p.Name, "small")
+			}
 		}
-		y += boxH + 18
+		y += bh + 18
 		if len(pages) > maxPages {
 			y += 12
 			f.text(4, y, fmt.Sprintf("… and %d more pages", len(pages)-maxPages), "dim")
@@ -195,6 +202,10 @@ func rwFigure(s *snap.Snapshot) figure {
 		}
 		f.text(4, y, label, "bold")
 		y += 6
+		if len(c.SGL) > maxSGEs {
+			y = compactSGL(&f, c, y)
+			continue
+		}
 		for i, e := range c.SGL {
 			per := (width - 8) / (sgeW + gap)
 			if i > 0 && i%per == 0 {
@@ -230,6 +241,30 @@ func rwFigure(s *snap.Snapshot) figure {
 	return f
 }
 
+// maxSGEs is the longest scatterlist drawn an SGE a box; a longer one is
+// a strip of cells, as the terminal's compact view.
+const maxSGEs = 32
+
+// compactSGL draws c's SGL as rows of narrow cells from y, a dashed mark
+// where the chain breaks; it returns where the next line goes.
+func compactSGL(f *figure, c snap.RWCtxt, y int) int {
+	const per, cw, ch = 64, 8, 14
+	for i, e := range c.SGL {
+		if i > 0 && i%per == 0 {
+			y += ch + 4
+		}
+		x := 4 + (i%per)*cw
+		f.rect(rect{X: x, Y: y, W: cw, H: ch, Fill: fillOf(e.Source), Stroke: "#222", Tip: safe.Text(fmt.Sprintf("sg %d: %s +%d len %d %s %s", i, e.Page, e.Off, e.Len, e.Source, e.IOVA))})
+		if c.Chained && c.FirstSGLNents > 0 && i == c.FirstSGLNents-1 && i+1 < len(c.SGL) {
+			f.line(x+cw, y-3, x+cw, y+ch+3, "chainbreak")
+		}
+	}
+	return y + ch + 10
+}
+
+// maxWRs is how many WRs of a chain are drawn; the rest are counted.
+const maxWRs = 12
+
 // chainsFigure draws the chains on the Send Queue, one box a WR.
 func chainsFigure(s *snap.Snapshot) figure {
 	f := figure{ID: "chains", Title: "WR chains on the Send Queue"}
@@ -247,7 +282,7 @@ func chainsFigure(s *snap.Snapshot) figure {
 		}
 		f.text(4, y, label, "bold")
 		y += 6
-		for i, w := range c.WRs {
+		for i, w := range c.WRs[:min(len(c.WRs), maxWRs)] {
 			if i > 0 && i%perRow == 0 {
 				y += wrH + 10
 			}
@@ -275,6 +310,12 @@ func chainsFigure(s *snap.Snapshot) figure {
 			}
 		}
 		y += wrH + 4
+		if n := len(c.WRs) - maxWRs; n > 0 {
+			y += 14
+			last := c.WRs[len(c.WRs)-1]
+			f.text(4, y, fmt.Sprintf("… and %d more WRs; the last %s %d B%s", n, last.Opcode, last.Bytes, map[bool]string{true: " signaled", false: ""}[last.Signaled]), "dim")
+			y += 4
+		}
 	}
 	f.H = y + 6
 	return f
@@ -326,7 +367,7 @@ func cqFigure(s *snap.Snapshot) figure {
 	for _, c := range s.CQ[max(0, len(s.CQ)-cqRows):] {
 		y += 17
 		class := "small"
-		if c.Status != "" && c.Status != "IB_WC_SUCCESS" && c.Status != "success" {
+		if c.Status != "" && c.Status != "SUCCESS" && c.Status != "IB_WC_SUCCESS" {
 			class = "small bad"
 		}
 		f.text(4, y, fmt.Sprintf("#%d %s %s wr_id %d %s %s %d B", c.Seq, c.Side, c.Queue, c.WRID, c.Opcode, c.Status, c.Bytes), class)
@@ -382,7 +423,14 @@ func positionsFigure(s *snap.Snapshot) figure {
 	}
 	ax := xOf(p.AckedPos)
 	f.line(ax, y-26, ax, y+4, "acked")
-	f.textAt(ax, y-30, fmt.Sprintf("acked %d", p.AckedPos), "small bold", "middle")
+	anchor := "middle"
+	switch {
+	case ax < left+40:
+		anchor = ""
+	case ax > right-40:
+		anchor = "end"
+	}
+	f.textAt(ax, y-30, fmt.Sprintf("acked %d", p.AckedPos), "small bold", anchor)
 	y += 36
 	if len(p.Replies) == 0 {
 		f.text(4, y, "no DRC entry", "dim")

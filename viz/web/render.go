@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"embed"
+	"encoding/xml"
 	"fmt"
 	"html/template"
 	"io"
@@ -87,6 +88,8 @@ func WriteSVG(w io.Writer, f Frame) error {
 		}
 	}
 	var buf bytes.Buffer
+	// html/template would escape the declaration: it is written here.
+	buf.WriteString(xml.Header)
 	err := templates.ExecuteTemplate(&buf, "svg", struct {
 		W, H  int
 		Parts []svgPart

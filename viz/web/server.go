@@ -171,7 +171,9 @@ func (s *Server) SetSource(src Source, origin string) {
 	s.src, s.origin, s.session, s.seq, s.cur, s.ended = src, origin, id, 0, nil, ""
 	s.stop = src.Watch(s.changed)
 	s.mu.Unlock()
-	s.render()
+	// Drawn by the render loop: a caller holding the lab (a command)
+	// must not wait for its own lock.
+	s.changed()
 }
 
 // End tells every page the session ended (why), keeping its last picture.
@@ -339,6 +341,12 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	cur := s.cur
 	s.mu.Unlock()
+	if cur == nil {
+		s.render() // not drawn yet: the page waits for it, the lab does not
+		s.mu.Lock()
+		cur = s.cur
+		s.mu.Unlock()
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(writeTimeout))
 	_ = templates.ExecuteTemplate(w, "page", liveHTML(cur))

@@ -176,6 +176,9 @@ func TestHostileStringsInert(t *testing.T) {
 		}
 	}
 	// The standalone SVG is well-formed XML.
+	if !strings.HasPrefix(svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ") {
+		t.Errorf("picture.svg starts %.60q", svg)
+	}
 	d := xml.NewDecoder(strings.NewReader(svg))
 	for {
 		if _, err := d.Token(); err == io.EOF {
