@@ -16,7 +16,7 @@ import (
 var templateFiles embed.FS
 
 // templates are parsed once; they are never changed after.
-var templates = template.Must(template.New("").ParseFS(templateFiles, "templates/*.tmpl"))
+var templates = template.Must(template.New("").Funcs(template.FuncMap{"add": func(a, b int) int { return a + b }}).ParseFS(templateFiles, "templates/*.tmpl"))
 
 // pageEvents is how many of the newest events a page lists.
 const pageEvents = 60
@@ -38,6 +38,17 @@ type body struct {
 	Calls     []snap.Call
 	Figures   []figure
 	Events    []string
+	Packets   *packetsView
+}
+
+// packetsView is the packets section: every string escaped for display.
+type packetsView struct {
+	Name         string
+	Total, First int
+	List         []string
+	Selected     int
+	Detail       []DetailLine
+	Hex          string
 }
 
 // bodyOf lays out f; every string from the frame is escaped for display
@@ -55,6 +66,17 @@ func bodyOf(f Frame, origin, session string, seq uint64) body {
 	}
 	for _, c := range s.Calls {
 		b.Calls = append(b.Calls, snap.Call{XID: safe.Text(c.XID), Label: safe.Text(c.Label), Proc: safe.Text(c.Proc), State: safe.Text(c.State), Status: safe.Text(c.Status), Err: safe.Text(c.Err)})
+	}
+	if p := f.Packets; p != nil {
+		v := &packetsView{Name: safe.Text(p.Name), Total: p.Total, First: max(p.First, 1), Selected: p.Selected}
+		for _, l := range p.List {
+			v.List = append(v.List, safe.Display(l))
+		}
+		for _, d := range p.Detail {
+			v.Detail = append(v.Detail, DetailLine{Depth: min(max(d.Depth, 0), 12), Text: safe.Display(d.Text)})
+		}
+		v.Hex = hexDump(p.Bytes)
+		b.Packets = v
 	}
 	evs := f.Events[max(0, len(f.Events)-pageEvents):]
 	for _, e := range evs {
@@ -99,4 +121,35 @@ func WriteSVG(w io.Writer, f Frame) error {
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// maxHex is how many bytes of a packet the page dumps.
+const maxHex = 4096
+
+// hexDump is b as offset, 16 bytes in hex and their printable ASCII a line.
+func hexDump(b []byte) string {
+	var out []byte
+	for off := 0; off < min(len(b), maxHex); off += 16 {
+		row := b[off:min(off+16, len(b))]
+		out = fmt.Appendf(out, "%04x  ", off)
+		for i := range 16 {
+			if i < len(row) {
+				out = fmt.Appendf(out, "%02x ", row[i])
+			} else {
+				out = append(out, "   "...)
+			}
+		}
+		out = append(out, ' ')
+		for _, c := range row {
+			if c < 0x20 || c > 0x7e {
+				c = '.'
+			}
+			out = append(out, c)
+		}
+		out = append(out, '\n')
+	}
+	if len(b) > maxHex {
+		out = fmt.Appendf(out, "… %d more bytes\n", len(b)-maxHex)
+	}
+	return string(out)
 }

@@ -24,11 +24,39 @@ type Frame struct {
 	Snapshot  snap.Snapshot
 	Events    []trace.Event
 	Narration string
+	Packets   *Packets // a capture's packets (nil: none open)
+}
+
+// Packets is a capture's packet list, one packet's tree and its bytes, as
+// the caller decoded them (the page imports no decoder).
+type Packets struct {
+	Name     string
+	Total    int
+	First    int      // the number of List[0], from 1
+	List     []string // summaries
+	Selected int      // the packet Detail and Bytes show, from 1 (0: none)
+	Detail   []DetailLine
+	Bytes    []byte
+}
+
+// DetailLine is one line of a packet's tree.
+type DetailLine struct {
+	Depth int
+	Text  string
+}
+
+// PacketLister is a Source with a capture open.
+type PacketLister interface {
+	Packets() *Packets
 }
 
 // frameOf reads src once.
 func frameOf(src Source, events int) Frame {
-	return Frame{Snapshot: src.Snapshot(), Events: src.Events(events), Narration: src.Narration()}
+	f := Frame{Snapshot: src.Snapshot(), Events: src.Events(events), Narration: src.Narration()}
+	if p, ok := src.(PacketLister); ok {
+		f.Packets = p.Packets()
+	}
+	return f
 }
 
 // Static is a Source that never changes: a saved snapshot, a replay's
@@ -39,6 +67,7 @@ type static struct{ f Frame }
 
 func (s static) Snapshot() snap.Snapshot    { return s.f.Snapshot }
 func (s static) Narration() string          { return s.f.Narration }
+func (s static) Packets() *Packets          { return s.f.Packets }
 func (s static) Watch(func()) (stop func()) { return func() {} }
 func (s static) Events(n int) []trace.Event {
 	n = min(max(n, 0), len(s.f.Events))

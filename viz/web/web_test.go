@@ -58,7 +58,8 @@ func sampleFrame(name string) Frame {
 	s.CQ = []snap.Completion{{Seq: 1, Side: "server", Queue: "SQ", Opcode: name, Status: "IB_WC_SUCCESS", Bytes: 100}}
 	s.Positions = snap.Positions{Enabled: true, PostSeq: 9, AckedPos: 4242, Replies: []snap.Reply{{XID: name, Proc: "READ", Pos: 4242, Acked: true}, {XID: "0x2", Pos: 5000, Inflight: true}}}
 	s.Calls = []snap.Call{{XID: "0x1", Label: name, Proc: "LOOKUP", State: "answered"}}
-	return Frame{Snapshot: s, Narration: "step 2 of 5\n" + name, Events: []trace.Event{{Seq: 1, Task: "nfsd1", Kind: trace.Call, Func: "svc_rdma_recvfrom", Args: trace.Fmt("name", name)}}}
+	pk := &Packets{Name: name, Total: 2, First: 1, List: []string{"1 LOOKUP " + name, "2 reply"}, Selected: 1, Detail: []DetailLine{{0, "NFS"}, {1, "name: " + name}}, Bytes: []byte(name)}
+	return Frame{Packets: pk, Snapshot: s, Narration: "step 2 of 5\n" + name, Events: []trace.Event{{Seq: 1, Task: "nfsd1", Kind: trace.Call, Func: "svc_rdma_recvfrom", Args: trace.Fmt("name", name)}}}
 }
 
 func start(t *testing.T, src Source, o Options) *Server {
