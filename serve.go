@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rdmalab/rdmalab/captures/decode"
-	"github.com/rdmalab/rdmalab/captures/replay"
 	"github.com/rdmalab/rdmalab/internal/cli"
+	"github.com/rdmalab/rdmalab/repl"
 	"github.com/rdmalab/rdmalab/viz"
 	"github.com/rdmalab/rdmalab/viz/web"
 )
@@ -83,51 +82,9 @@ func staticSource(snapshot, capture string, maxExpand int64) (web.Source, string
 		}
 		return web.Static(web.Frame{Snapshot: f.Snapshot, Events: f.Events, Narration: f.Narration}), "snapshot " + snapshot, nil
 	}
-	tl, err := replay.OpenFile(capture, replay.ReadOptions{MaxExpand: maxExpand})
+	f, origin, err := repl.CaptureFrame(capture, maxExpand)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", capture, err)
-	}
-	defer tl.Close()
-	p := tl.Player()
-	p.End()
-	f := web.Frame{Snapshot: p.Snapshot(), Events: p.Events(1000), Narration: p.Narration()}
-	sel := 0
-	if st := p.Step(); st != nil {
-		sel = st.Frame
-	}
-	if f.Packets, err = capturePackets(capture, maxExpand, sel); err != nil {
 		return nil, "", err
 	}
-	return web.Static(f), p.Describe(), nil
-}
-
-// servedPackets is how many packets of a capture the page lists, around
-// the one it shows.
-const servedPackets = 2000
-
-// capturePackets decodes the list around frame sel (from 1), and that
-// packet's tree and bytes.
-func capturePackets(path string, maxExpand int64, sel int) (*web.Packets, error) {
-	x, err := decode.OpenIndexWith(path, decode.IndexOptions{MaxExpand: maxExpand})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	defer x.Close()
-	n, err := x.Wait(context.Background(), -1)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	first := max(0, min(sel-servedPackets/2, n-servedPackets))
-	p := &web.Packets{Name: path, Total: n, First: first + 1}
-	for i := first; i < min(n, first+servedPackets); i++ {
-		p.List = append(p.List, x.Summary(i))
-	}
-	if sel >= 1 && sel <= n {
-		p.Selected = sel
-		for _, d := range x.Detail(sel - 1) {
-			p.Detail = append(p.Detail, web.DetailLine{Depth: d.Depth, Text: d.Text})
-		}
-		p.Bytes = x.Bytes(sel - 1)
-	}
-	return p, nil
+	return web.Static(f), origin, nil
 }

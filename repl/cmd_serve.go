@@ -14,7 +14,7 @@ func serveCommand() *Command {
 	return &Command{
 		Name: "serve", Group: GroupShow,
 		Usage: "serve [ADDR|stop]",
-		Short: "publish this session read-only as a web page for a class",
+		Short: "a read-only web page of this session for a class",
 		Long: "Serves the session's pictures (pages, SGLs, chains, SQ, CQ, positions, events and a\n" +
 			"lesson's narration) over HTTP, redrawn at every step, and prints the URL to hand out:\n" +
 			"it carries a random token, and the page refuses any request without it. Nothing on the\n" +

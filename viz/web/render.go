@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/proto/safe"
@@ -57,7 +58,7 @@ func bodyOf(f Frame, origin, session string, seq uint64) body {
 	s := &f.Snapshot
 	b := body{
 		Session: session, Seq: seq, Origin: safe.Text(origin),
-		Narration: safe.Display(f.Narration),
+		Narration: displayLines(f.Narration),
 		Clock:     safe.Text(s.Clock), Behaviour: safe.Text(s.Behaviour),
 		Acked: s.Positions.AckedPos, WRs: wrCount(s),
 		SQAvail: s.SQ.Avail, SQDepth: s.SQ.Depth,
@@ -152,4 +153,15 @@ func hexDump(b []byte) string {
 		out = fmt.Appendf(out, "… %d more bytes\n", len(b)-maxHex)
 	}
 	return string(out)
+}
+
+// displayLines escapes each line of s for display and keeps the line
+// breaks: a narration's paragraphs stay paragraphs, a CR or an ESC in a
+// line shows as \r, \x1b.
+func displayLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = safe.Display(l)
+	}
+	return strings.Join(lines, "\n")
 }
