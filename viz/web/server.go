@@ -390,6 +390,14 @@ func (s *Server) remove(c *client) {
 	s.mu.Unlock()
 }
 
+// Seq is the number of the newest frame drawn in this session (a page's
+// frame carries it as data-seq).
+func (s *Server) Seq() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq
+}
+
 // Clients is how many pages follow now.
 func (s *Server) Clients() int {
 	s.mu.Lock()
