@@ -214,7 +214,8 @@ type lessonRun struct {
 	lock    io.Closer // held while the folder is in use
 	prevDir string
 	paced   bool
-	last    string // how the last step went, for the views
+	last    string  // how the last step went, for the views
+	lastRun stepRun // the same, check by check (lessonState)
 }
 
 // beginLesson prepares a lesson: a folder of its own holding its files,
@@ -270,6 +271,7 @@ func (r *lessonRun) end(s *Session) {
 	r.lock.Close()
 	if r.paced {
 		s.setNarration(nil)
+		s.setLessonState(nil)
 	}
 }
 
@@ -435,6 +437,7 @@ func (s *Session) narrate(st *lessons.Step) {
 	l := r.entry.Lesson
 	title, at, steps, last := l.Title, r.tutor.Index()+1, len(l.Steps), r.last
 	command, narration := st.Command, st.Narration
+	s.setLessonState(s.lessonState(st))
 	s.setNarration(func() string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s · step %d of %d · ⏎ %s\n", title, at, steps, command)
@@ -491,6 +494,7 @@ func (s *Session) LessonInput(line string, out, errw io.Writer) bool {
 		}
 		writeVerdicts(out, st, v)
 		r.last = summarize(st, v)
+		r.lastRun = stepRun{st, v}
 		s.propose(out)
 	case "skip":
 		fmt.Fprintf(out, "skipped: %s (the checks after it may not hold)\n", shown(t.Current().Command))
@@ -531,6 +535,7 @@ func (s *Session) endPaced(out io.Writer) {
 	writeNarration(out, l.Outro, "")
 	r.end(s)
 	s.lesson = nil
+	defer s.setLessonState(endedState(r, t))
 	switch {
 	case t.Passed():
 		fmt.Fprintf(out, "lesson %s finished: every check held\n", l.Name)

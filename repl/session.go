@@ -84,6 +84,10 @@ type Session struct {
 	tmpRoot     string    // where lesson folders are made; "": os.TempDir()
 
 	capture captureState // cmd_capture.go
+
+	// pendingLesson is pendingNarr for the lesson's state (SetLesson):
+	// set, it points at the state to hand over, nil included.
+	pendingLesson **snap.Lesson
 }
 
 // NewSession builds a lab and a session around it.
@@ -268,6 +272,10 @@ func (s *Session) exec(c *Ctx, line string) (err error) {
 		}
 	}()
 	err = s.runLocked(cmd, prev == nil, func() error { return cmd.Run(c, a, c.out) })
+	if prev == nil && s.pendingLesson != nil && s.shared != nil {
+		s.shared.SetLesson(*s.pendingLesson)
+		s.pendingLesson = nil
+	}
 	if prev == nil && s.pendingNarr != nil && s.shared != nil {
 		s.shared.SetNarrationFunc(s.pendingNarr)
 		s.pendingNarr = nil

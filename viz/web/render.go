@@ -40,6 +40,7 @@ type body struct {
 	Figures   []figure
 	Events    []string
 	Packets   *packetsView
+	Lesson    *snap.Lesson // every string escaped for display
 }
 
 // packetsView is the packets section: every string escaped for display.
@@ -67,6 +68,19 @@ func bodyOf(f Frame, origin, session string, seq uint64) body {
 	}
 	for _, c := range s.Calls {
 		b.Calls = append(b.Calls, snap.Call{XID: safe.Text(c.XID), Label: safe.Text(c.Label), Proc: safe.Text(c.Proc), State: safe.Text(c.State), Status: safe.Text(c.Status), Err: safe.Text(c.Err)})
+	}
+	if l := f.Lesson; l != nil {
+		c := *l
+		c.Name, c.Title, c.Command = safe.Text(l.Name), safe.Text(l.Title), safe.Text(l.Command)
+		c.Narration, c.Ended, c.Outro = displayLines(l.Narration), safe.Text(l.Ended), displayLines(l.Outro)
+		if l.Last != nil {
+			last := snap.StepResult{Command: safe.Text(l.Last.Command)}
+			for _, v := range l.Last.Verdicts {
+				last.Verdicts = append(last.Verdicts, snap.Verdict{OK: v.OK, Say: safe.Text(v.Say)})
+			}
+			c.Last = &last
+		}
+		b.Lesson = &c
 	}
 	if p := f.Packets; p != nil {
 		v := &packetsView{Name: safe.Text(p.Name), Total: p.Total, First: max(p.First, 1), Selected: p.Selected}

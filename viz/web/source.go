@@ -24,7 +24,14 @@ type Frame struct {
 	Snapshot  snap.Snapshot
 	Events    []trace.Event
 	Narration string
-	Packets   *Packets // a capture's packets (nil: none open)
+	Packets   *Packets     // a capture's packets (nil: none open)
+	Lesson    *snap.Lesson // where a paced lesson stands (nil: none)
+}
+
+// LessonSource is a Source that says where a paced lesson stands
+// (engine.Shared): the page draws it in place of the narration's text.
+type LessonSource interface {
+	Lesson() *snap.Lesson
 }
 
 // Packets is a capture's packet list, one packet's tree and its bytes, as
@@ -53,6 +60,9 @@ type PacketLister interface {
 // frameOf reads src once.
 func frameOf(src Source, events int) Frame {
 	f := Frame{Snapshot: src.Snapshot(), Events: src.Events(events), Narration: src.Narration()}
+	if l, ok := src.(LessonSource); ok {
+		f.Lesson = l.Lesson()
+	}
 	if p, ok := src.(PacketLister); ok {
 		f.Packets = p.Packets()
 	}
@@ -68,6 +78,7 @@ type static struct{ f Frame }
 func (s static) Snapshot() snap.Snapshot    { return s.f.Snapshot }
 func (s static) Narration() string          { return s.f.Narration }
 func (s static) Packets() *Packets          { return s.f.Packets }
+func (s static) Lesson() *snap.Lesson       { return s.f.Lesson }
 func (s static) Watch(func()) (stop func()) { return func() {} }
 func (s static) Events(n int) []trace.Event {
 	n = min(max(n, 0), len(s.f.Events))

@@ -59,7 +59,9 @@ func sampleFrame(name string) Frame {
 	s.Positions = snap.Positions{Enabled: true, PostSeq: 9, AckedPos: 4242, Replies: []snap.Reply{{XID: name, Proc: "READ", Pos: 4242, Acked: true}, {XID: "0x2", Pos: 5000, Inflight: true}}}
 	s.Calls = []snap.Call{{XID: "0x1", Label: name, Proc: "LOOKUP", State: "answered"}}
 	pk := &Packets{Name: name, Total: 2, First: 1, List: []string{"1 LOOKUP " + name, "2 reply"}, Selected: 1, Detail: []DetailLine{{0, "NFS"}, {1, "name: " + name}}, Bytes: []byte(name)}
-	return Frame{Packets: pk, Snapshot: s, Narration: "step 2 of 5\n" + name, Events: []trace.Event{{Seq: 1, Task: "nfsd1", Kind: trace.Call, Func: "svc_rdma_recvfrom", Args: trace.Fmt("name", name)}}}
+	ls := &snap.Lesson{Title: name, Step: 2, Steps: 5, Command: name, Narration: "step text\n" + name,
+		Last: &snap.StepResult{Command: name, Verdicts: []snap.Verdict{{OK: true, Say: "held " + name}, {OK: false, Say: "did not hold " + name}}}}
+	return Frame{Lesson: ls, Packets: pk, Snapshot: s, Narration: "step 2 of 5\n" + name, Events: []trace.Event{{Seq: 1, Task: "nfsd1", Kind: trace.Call, Func: "svc_rdma_recvfrom", Args: trace.Fmt("name", name)}}}
 }
 
 func start(t *testing.T, src Source, o Options) *Server {
@@ -325,5 +327,29 @@ func TestSlowClientDropped(t *testing.T) {
 	}
 	if worst > 20*time.Millisecond {
 		t.Errorf("a change took %v with a slow page: the publisher waited for it", worst)
+	}
+}
+
+// A lesson draws from its state: the step of the steps, the command, the
+// text and each check's verdict; at the end, the closing summary.
+func TestLessonDrawn(t *testing.T) {
+	f := sampleFrame("write 10000")
+	var b strings.Builder
+	if err := renderBody(&b, bodyOf(f, "test", "s", 1)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="lesson-step">2</b> of 5`, `<code id="lesson-command">write 10000</code>`, "step text\nwrite 10000", `<li class="ok">✓ held write 10000</li>`, `<li class="bad">✗ did not hold write 10000</li>`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the lesson lacks %q", want)
+		}
+	}
+	if strings.Contains(b.String(), `id="narration"`) {
+		t.Error("the narration's text is drawn beside the lesson's state")
+	}
+	f.Lesson.Ended, f.Lesson.Outro = "lesson x finished: every check held", "That was it."
+	b.Reset()
+	renderBody(&b, bodyOf(f, "test", "s", 1))
+	if !strings.Contains(b.String(), `id="lesson-ended">lesson x finished: every check held<`) || !strings.Contains(b.String(), "That was it.") || strings.Contains(b.String(), "lesson-command") {
+		t.Errorf("the closing summary:\n%s", b.String())
 	}
 }
