@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/internal/nearest"
 	"github.com/rdmalab/rdmalab/lessons"
 )
@@ -178,7 +179,9 @@ func (m *lessonMachine) Exec(line string, at lessons.Pos) lessons.Result {
 }
 
 func (m *lessonMachine) State() (any, error) {
-	b, err := json.Marshal(m.s.lab.Snapshot())
+	var sn snap.Snapshot
+	m.s.readLab(func() { sn = m.s.lab.Snapshot() })
+	b, err := json.Marshal(sn)
 	if err != nil {
 		return nil, err
 	}

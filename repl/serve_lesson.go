@@ -3,6 +3,7 @@ package repl
 import (
 	"fmt"
 
+	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/lessons"
 )
@@ -68,4 +69,15 @@ func (s *Session) setLessonState(l *snap.Lesson) {
 		return
 	}
 	s.shared.SetLesson(l)
+}
+
+// readLab runs f, which reads the lab, with the lab locked against the
+// views (their pictures fill the same caches a snapshot does), unless a
+// command holds that lock already.
+func (s *Session) readLab(f func()) {
+	if s.locked || s.shared == nil {
+		f()
+		return
+	}
+	s.shared.Read(func(*engine.Lab) { f() })
 }

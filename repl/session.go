@@ -88,6 +88,9 @@ type Session struct {
 	// pendingLesson is pendingNarr for the lesson's state (SetLesson):
 	// set, it points at the state to hand over, nil included.
 	pendingLesson **snap.Lesson
+	// locked: a command runs with the lab locked against the views
+	// (runLocked); readLab then needs no lock of its own.
+	locked bool
 }
 
 // NewSession builds a lab and a session around it.
@@ -160,7 +163,9 @@ func (s *Session) leaving() bool { return s.leave.Err() != nil }
 
 // Refresh takes the snapshot the completer reads. The interactive loop
 // calls it after each command; scripts do not need it.
-func (s *Session) Refresh() {
+func (s *Session) Refresh() { s.readLab(s.refresh) }
+
+func (s *Session) refresh() {
 	s.snap = s.lab.Snapshot()
 	s.segs = nil
 	for _, k := range s.lab.Calls(100) {
@@ -297,7 +302,11 @@ func (s *Session) runLocked(cmd *Command, outer bool, run func() error) error {
 		return run()
 	}
 	old := s.lab
-	err := s.shared.Do(func(*engine.Lab) error { return run() })
+	err := s.shared.Do(func(*engine.Lab) error {
+		s.locked = true
+		defer func() { s.locked = false }()
+		return run()
+	})
 	if s.lab != old {
 		s.shared.Replace(s.lab)
 	}

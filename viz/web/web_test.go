@@ -353,3 +353,23 @@ func TestLessonDrawn(t *testing.T) {
 		t.Errorf("the closing summary:\n%s", b.String())
 	}
 }
+
+// A page's stream ends once it carried MaxBytes; the page reconnects and
+// starts again from the current frame.
+func TestBytesPerPageBounded(t *testing.T) {
+	src := &liveSource{f: sampleFrame("x")}
+	s := start(t, src, Options{MaxBytes: 1})
+	st, _ := openStream(t, s)
+	st.frame(t)
+	src.set(func(f *Frame) { f.Snapshot.Positions.AckedPos = 1 })
+	if _, err := io.ReadAll(st.r); err != nil {
+		t.Fatalf("the stream over its bytes: %v", err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for s.Clients() != 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if s.Clients() != 0 {
+		t.Error("the page is still served past its bytes")
+	}
+}

@@ -7,13 +7,19 @@
   const first = document.getElementById("frame");
   let session = first ? first.dataset.session : "";
   let next = "";
+  let ended = false;
   function say(text, cls) {
     status.textContent = text;
     status.className = "status " + (cls || "");
   }
   const es = new EventSource("events");
   es.addEventListener("open", function () { say("live", "good"); });
-  es.addEventListener("error", function () { say("disconnected: reconnecting…", "bad"); });
+  es.addEventListener("error", function () {
+    // After the end the server goes away: the page keeps saying why.
+    if (!ended) {
+      say("disconnected: reconnecting…", "bad");
+    }
+  });
   es.addEventListener("session", function (e) { next = e.data; });
   es.addEventListener("frame", function (e) {
     if (next !== session) {
@@ -26,9 +32,11 @@
       say("live", "good");
     }
     live.innerHTML = e.data;
+    ended = false;
     document.body.classList.remove("ended");
   });
   es.addEventListener("end", function (e) {
+    ended = true;
     say(e.data || "the session ended", "bad");
     document.body.classList.add("ended");
   });
