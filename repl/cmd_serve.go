@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
+	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/viz/web"
 )
 
@@ -36,18 +38,20 @@ func serveCommand() *Command {
 					return fmt.Errorf("not serving")
 				}
 				err := s.web.Close()
-				s.web = nil
+				s.web, s.webSrc = nil, nil
 				fmt.Fprintln(out, "stopped serving; the pages say the session ended")
 				return err
 			case s.web != nil:
 				fmt.Fprintf(out, "serving at %s (%d page(s) following); `serve stop` first to move it\n", s.web.URL(), s.web.Clients())
 				return nil
 			}
-			w, err := web.Listen(s.shared, "live session", web.Options{Addr: addr})
+			src := &liveSource{Shared: s.shared}
+			w, err := web.Listen(src, "live session", web.Options{Addr: addr})
 			if err != nil {
 				return err
 			}
-			s.web = w
+			s.web, s.webSrc = w, src
+			s.publishPackets()
 			fmt.Fprintf(out, "serving this session read-only at\n  %s\nhand that URL out: the page needs its token\n", w.URL())
 			return nil
 		},
@@ -58,7 +62,7 @@ func serveCommand() *Command {
 func (s *Session) stopServing() {
 	if s.web != nil {
 		s.web.Close()
-		s.web = nil
+		s.web, s.webSrc = nil, nil
 	}
 }
 
@@ -75,4 +79,46 @@ func (s *Session) ServeAt(addr string, out io.Writer) error {
 		addr = ""
 	}
 	return s.Exec(strings.TrimSpace("serve "+addr), Pos{}, out)
+}
+
+// liveSource is the session as the class page reads it: the shared lab,
+// and the packets of the capture open, taken on the REPL's goroutine
+// after each command (publishPackets), never read from the capture by the
+// page's.
+type liveSource struct {
+	*engine.Shared
+	packets atomic.Pointer[web.Packets]
+}
+
+// Packets is the open capture's list, or nil.
+func (l *liveSource) Packets() *web.Packets { return l.packets.Load() }
+
+// livePackets is how many packets of an open capture the page lists.
+const livePackets = 200
+
+// publishPackets hands the page the open capture's first packets once
+// they change (a capture opened, closed, or still being indexed).
+func (s *Session) publishPackets() {
+	l := s.webSrc
+	if l == nil {
+		return
+	}
+	x, old := s.capture.index, l.packets.Load()
+	if x == nil {
+		if old != nil {
+			l.packets.Store(nil)
+			s.web.Changed()
+		}
+		return
+	}
+	n := x.Len()
+	if old != nil && old.Name == s.capture.name && old.Total == n {
+		return
+	}
+	p := &web.Packets{Name: s.capture.name, Total: n, First: 1}
+	for i := range min(n, livePackets) {
+		p.List = append(p.List, x.Summary(i))
+	}
+	l.packets.Store(p)
+	s.web.Changed()
 }

@@ -44,6 +44,7 @@ type Session struct {
 	lab    *engine.Lab
 	shared *engine.Shared // every command runs through it, so views can read the lab safely
 	web    *web.Server    // the class page (serve), or nil
+	webSrc *liveSource    // what it reads (cmd_serve.go)
 	tty    bool           // the session runs at a terminal (view is possible)
 	// leave is done when the session must end now (SIGTERM, SIGHUP):
 	// a view open at the time closes.
@@ -277,6 +278,9 @@ func (s *Session) exec(c *Ctx, line string) (err error) {
 		}
 	}()
 	err = s.runLocked(cmd, prev == nil, func() error { return cmd.Run(c, a, c.out) })
+	if prev == nil {
+		s.publishPackets()
+	}
 	if prev == nil && s.pendingLesson != nil && s.shared != nil {
 		s.shared.SetLesson(*s.pendingLesson)
 		s.pendingLesson = nil

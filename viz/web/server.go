@@ -191,6 +191,10 @@ func (s *Server) End(why string) {
 	s.mu.Unlock()
 }
 
+// Changed asks for the page to be drawn again: for what the source's
+// Watch does not cover. It never blocks.
+func (s *Server) Changed() { s.changed() }
+
 // changed is the source's Watch callback: it never blocks.
 func (s *Server) changed() {
 	select {
