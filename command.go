@@ -60,6 +60,7 @@ func commands(st setup) []*command {
 		viewCommand(),
 		decodeCommand(),
 		replayCommand(),
+		serveCommand(),
 		learnCommand(st),
 		lessonCommand(st),
 		helpCommand(func() []*command { return commands(st) }),

@@ -40,7 +40,8 @@ var layerRules = []struct {
 	{"captures/bench/", []string{"engine", "engine/", "proto/", "captures/", "internal/"}, "the bench drives the simulator to make captures"},
 	{"lessons", []string{"engine/kernel", "engine/trace", "internal/"}, "lessons know nothing of the REPL or the view: a Machine runs them"},
 	{"viz", []string{"engine", "engine/kernel", "engine/snap", "engine/trace", "captures/", "proto/", "internal/"}, "the view adapts the engine and draws captures; it never reaches up to the REPL or lessons"},
-	{"repl", []string{"engine", "engine/kernel", "engine/snap", "engine/trace", "captures/", "proto/", "lessons", "viz", "internal/"}, "the REPL sits above everything but the command, and drives the engine through the Lab alone"},
+	{"viz/web", []string{"engine/kernel", "engine/snap", "engine/trace", "proto/", "internal/"}, "the class page draws the picture alone: no simulator, no capture analysis, no terminal view"},
+	{"repl", []string{"engine", "engine/kernel", "engine/snap", "engine/trace", "captures/", "proto/", "lessons", "viz", "viz/web", "internal/"}, "the REPL sits above everything but the command, and drives the engine through the Lab alone"},
 	{"internal/", []string{"internal/", "proto/"}, "utilities stay near the floor"},
 }
 

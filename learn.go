@@ -35,7 +35,7 @@ func envLessonDirs() lessonDirs {
 // one).
 func learnCommand(st setup) *command {
 	c := newCommand(command{
-		UsageLine: "rdmalab learn [--lessons DIR]... [NAME]",
+		UsageLine: "rdmalab learn [--lessons DIR]... [--serve ADDR] [NAME]",
 		Short:     "list the lessons (✓ finished), or take one, paced",
 		Long: `
 Without NAME, lists the lessons, ✓ marking those finished; with it, takes
@@ -46,11 +46,17 @@ and prints a transcript.
   --lessons DIR
            a folder of your own lessons, offered beside the shipped ones
            (repeatable; RDMALAB_LESSONS=DIR:DIR adds folders too)
+  --serve ADDR
+           serve the lesson as a web page the class follows (- for
+           loopback on a free port; 0.0.0.0:8080 opens it to the room)
 `,
 	})
 	dirs := envLessonDirs()
 	c.Flag.Var(&dirs, "lessons", "a folder of your own lessons, offered beside the shipped ones (repeatable)")
+	serve := c.Flag.String("serve", "", "serve the lesson as a class web page at ADDR")
 	c.Run = func(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		st := st
+		st.serve = *serve
 		if len(args) > 1 {
 			return c.usageError(stderr, "one lesson at a time, not %d", len(args))
 		}

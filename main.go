@@ -8,6 +8,7 @@
 //	rdmalab decode FILE     decode a RoCE / InfiniBand / RPC-over-RDMA capture
 //	rdmalab replay FILE     step through an NFS/RDMA capture as the server's work
 //	rdmalab learn [NAME]    list the lessons, or take one
+//	rdmalab serve           a class web page of a saved state or a capture
 //	rdmalab lesson check    run lessons unattended, stopping at an unmet check
 //	rdmalab help [COMMAND]  the summary, or one command's usage
 //
@@ -42,6 +43,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetOutput(io.Discard)
 	dirs := envLessonDirs()
 	root.Var(&dirs, "lessons", "a folder of your own lessons (repeatable)")
+	serveFlag := root.String("serve", "", "serve the session's class page at ADDR (- for loopback on a free port)")
 	engineFlag := root.String("engine", "", "the provider: sim, or ibv:DEVICE[,CLIENT_DEVICE] (RDMALAB_ENGINE does the same)")
 	err := root.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -54,7 +56,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// The environment is read here, once: every session the command
 	// starts takes the provider from st.
-	st := setup{engine: cmp.Or(*engineFlag, os.Getenv(engineEnv))}
+	st := setup{engine: cmp.Or(*engineFlag, os.Getenv(engineEnv)), serve: *serveFlag}
 	if _, _, err := engine.ParseEngine(st.engine); err != nil {
 		fmt.Fprintf(stderr, "rdmalab: %v\n", err)
 		return exitUsage
@@ -67,6 +69,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := lookup(cmds, name)
 	if c == nil {
 		fmt.Fprintf(stderr, "rdmalab: unknown subcommand %q\n%s", name, summary(cmds))
+		return exitUsage
+	}
+	if st.serve != "" {
+		fmt.Fprintf(stderr, "rdmalab: --serve is for the REPL; rdmalab learn --serve ADDR NAME serves a lesson, rdmalab serve a file\n")
 		return exitUsage
 	}
 	lessonsSet := false

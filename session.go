@@ -16,6 +16,7 @@ import (
 // from the environment, and gives every session the command starts.
 type setup struct {
 	engine string // the provider: --engine, else RDMALAB_ENGINE (engine.ParseEngine)
+	serve  string // --serve ADDR: the class page's address ("": none)
 }
 
 // sessionOptions are the options of a session rdmalab starts.
@@ -68,6 +69,10 @@ func runSession(in io.Reader, name string, stdout, stderr io.Writer, o repl.Scri
 		}
 	}()
 	defer s.Close()
+	if err := s.ServeAt(st.serve, stderr); err != nil {
+		fmt.Fprintf(stderr, "rdmalab: %v\n", err)
+		return exitRuntime
+	}
 	failed, err := s.RunScript(in, name, stdout, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmalab: %v\n", err)
@@ -90,6 +95,7 @@ func interactiveWith(tty *os.File, stdout, stderr io.Writer, o repl.TerminalOpti
 	o.In, o.Out, o.Err = tty, stdout, stderr
 	o.NoColor, o.HistoryFile = os.Getenv("NO_COLOR") != "", repl.DefaultHistoryFile()
 	o.Session = st.sessionOptions(dirs, stderr)
+	o.Serve = st.serve
 	err := repl.Interactive(o)
 	if err != nil {
 		var sig *repl.SignalError

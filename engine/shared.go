@@ -26,6 +26,8 @@ type Shared struct {
 	seen  uint64    // the Seq of the Lab's newest event at the last change
 	narr  *lazyText // nil: no lesson text
 	w     watch.Set
+
+	lsn *snap.Lesson // where a paced lesson stands (SetLesson)
 }
 
 // lazyText is a lesson's text for the views, built when one first reads

@@ -27,6 +27,9 @@ type TerminalOptions struct {
 	OnLine func(line string)
 	// Lesson, if set, is started (paced) once the prompt is up.
 	Lesson string
+	// Serve, if set, serves the session's class page at this address
+	// ("-": the default) before the prompt is up.
+	Serve string
 }
 
 // PanicError is a panic caught on the way out, after the terminal was
@@ -133,6 +136,9 @@ func Interactive(o TerminalOptions) (err error) {
 
 	writeBanner(o.Out, s)
 	defer s.finishRecording(o.Out)
+	if err := s.ServeAt(o.Serve, o.Out); err != nil {
+		fmt.Fprintf(o.Err, "error: %s\n", shownLines(Explain(err)))
+	}
 	if o.Lesson != "" {
 		if err := s.Exec("learn "+o.Lesson, Pos{}, o.Out); err != nil {
 			fmt.Fprintf(o.Err, "error: %s\n", shownLines(Explain(err)))

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/internal/nearest"
 	"github.com/rdmalab/rdmalab/lessons"
 )
@@ -178,7 +179,9 @@ func (m *lessonMachine) Exec(line string, at lessons.Pos) lessons.Result {
 }
 
 func (m *lessonMachine) State() (any, error) {
-	b, err := json.Marshal(m.s.lab.Snapshot())
+	var sn snap.Snapshot
+	m.s.readLab(func() { sn = m.s.lab.Snapshot() })
+	b, err := json.Marshal(sn)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +217,8 @@ type lessonRun struct {
 	lock    io.Closer // held while the folder is in use
 	prevDir string
 	paced   bool
-	last    string // how the last step went, for the views
+	last    string  // how the last step went, for the views
+	lastRun stepRun // the same, check by check (lessonState)
 }
 
 // beginLesson prepares a lesson: a folder of its own holding its files,
@@ -270,6 +274,7 @@ func (r *lessonRun) end(s *Session) {
 	r.lock.Close()
 	if r.paced {
 		s.setNarration(nil)
+		s.setLessonState(nil)
 	}
 }
 
@@ -446,6 +451,7 @@ func (s *Session) narrate(st *lessons.Step) {
 	l := r.entry.Lesson
 	title, at, steps, last := l.Title, r.tutor.Index()+1, len(l.Steps), r.last
 	command, narration := st.Command, st.Narration
+	s.setLessonState(s.lessonState(st))
 	s.setNarration(func() string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "step %d of %d · ⏎ %s\n%s\n", at, steps, command, title)
@@ -529,6 +535,7 @@ func (s *Session) LessonInput(line string, out, errw io.Writer) bool {
 			fmt.Fprintf(out, "  a check did not hold: back redoes step %d on a fresh lab; Enter goes on to step %d (hint and again help with it)\n", t.Index(), t.Index()+1)
 		}
 		r.last = summarize(st, v)
+		r.lastRun = stepRun{st, v}
 		s.propose(out)
 	case "skip":
 		fmt.Fprintf(out, "skipped: %s (the checks after it may not hold)\n", shown(t.Current().Command))
@@ -571,6 +578,7 @@ func (s *Session) endPaced(out io.Writer) {
 	writeNarration(out, l.Outro, "")
 	r.end(s)
 	s.lesson = nil
+	defer s.setLessonState(endedState(r, t))
 	var result string
 	switch {
 	case t.Passed():

@@ -15,6 +15,7 @@ import (
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/lessons"
+	"github.com/rdmalab/rdmalab/viz/web"
 )
 
 // Options configure a Session.
@@ -42,6 +43,8 @@ type Options struct {
 type Session struct {
 	lab    *engine.Lab
 	shared *engine.Shared // every command runs through it, so views can read the lab safely
+	web    *web.Server    // the class page (serve), or nil
+	webSrc *liveSource    // what it reads (cmd_serve.go)
 	tty    bool           // the session runs at a terminal (view is possible)
 	// leave is done when the session must end now (SIGTERM, SIGHUP):
 	// a view open at the time closes.
@@ -85,6 +88,13 @@ type Session struct {
 	tmpRoot   string    // where lesson folders are made; "": os.TempDir()
 
 	capture captureState // cmd_capture.go
+
+	// pendingLesson is pendingNarr for the lesson's state (SetLesson):
+	// set, it points at the state to hand over, nil included.
+	pendingLesson **snap.Lesson
+	// locked: a command runs with the lab locked against the views
+	// (runLocked); readLab then needs no lock of its own.
+	locked bool
 }
 
 // NewSession builds a lab and a session around it.
@@ -123,6 +133,7 @@ func NewSession(o Options) (*Session, error) {
 // Close ends the lab.
 func (s *Session) Close() {
 	s.leaveNow()
+	s.stopServing()
 	if s.lesson != nil {
 		s.lesson.end(s)
 		s.lesson = nil
@@ -156,7 +167,9 @@ func (s *Session) leaving() bool { return s.leave.Err() != nil }
 
 // Refresh takes the snapshot the completer reads. The interactive loop
 // calls it after each command; scripts do not need it.
-func (s *Session) Refresh() {
+func (s *Session) Refresh() { s.readLab(s.refresh) }
+
+func (s *Session) refresh() {
 	s.snap = s.lab.Snapshot()
 	s.segs = nil
 	for _, k := range s.lab.Calls(100) {
@@ -272,6 +285,13 @@ func (s *Session) exec(c *Ctx, line string) (err error) {
 		}
 	}()
 	err = s.runLocked(cmd, prev == nil, func() error { return cmd.Run(c, a, c.out) })
+	if prev == nil {
+		s.publishPackets()
+	}
+	if prev == nil && s.pendingLesson != nil && s.shared != nil {
+		s.shared.SetLesson(*s.pendingLesson)
+		s.pendingLesson = nil
+	}
 	if prev == nil && s.pendingNarr != nil && s.shared != nil {
 		s.shared.SetNarrationFunc(s.pendingNarr)
 		s.pendingNarr = nil
@@ -293,7 +313,11 @@ func (s *Session) runLocked(cmd *Command, outer bool, run func() error) error {
 		return run()
 	}
 	old := s.lab
-	err := s.shared.Do(func(*engine.Lab) error { return run() })
+	err := s.shared.Do(func(*engine.Lab) error {
+		s.locked = true
+		defer func() { s.locked = false }()
+		return run()
+	})
 	if s.lab != old {
 		s.shared.Replace(s.lab)
 	}

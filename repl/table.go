@@ -9,7 +9,7 @@ func commandTable() []*Command {
 	cmds = append(cmds, clientCommands()...)
 	cmds = append(cmds, serverCommands()...)
 	cmds = append(cmds, stepCommands()...)
-	cmds = append(cmds, showCommand(), viewCommand(), saveCommand())
+	cmds = append(cmds, showCommand(), viewCommand(), saveCommand(), serveCommand())
 	cmds = append(cmds, replayCommand())
 	cmds = append(cmds, captureCommands()...)
 	cmds = append(cmds, faultCommands()...)

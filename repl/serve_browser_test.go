@@ -1,0 +1,249 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/rdmalab/rdmalab/engine/xprt"
+	"github.com/rdmalab/rdmalab/proto/nfs"
+	"github.com/rdmalab/rdmalab/proto/oncrpc"
+	"github.com/rdmalab/rdmalab/proto/xdr"
+	"github.com/rdmalab/rdmalab/viz/web"
+)
+
+// chromiumPath is Debian's chromium, which CI installs; without it the
+// browser tests skip, unless RDMALAB_REQUIRE_TOOLS=1.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := osexec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("RDMALAB_REQUIRE_TOOLS") == "1" {
+		t.Fatal("chromium is not installed, and RDMALAB_REQUIRE_TOOLS=1 requires it (apt-get install chromium)")
+	}
+	t.Skip("chromium is not installed: skipping the browser test of the class page (set RDMALAB_REQUIRE_TOOLS=1 to make this a failure)")
+	return ""
+}
+
+// browser starts a headless chromium of its own (a fresh profile, nothing
+// fetched from the network) and returns a tab's context.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1920, 1080),
+	}
+	ctx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(ctx)
+	t.Cleanup(func() { cancelTab(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	// The browser lives as long as the first call's context: the limit
+	// goes on the calls after it.
+	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancelTime)
+	return ctx
+}
+
+// pageText waits until the element sel's text satisfies ok (up to 2 s),
+// and returns it.
+func pageText(t *testing.T, ctx context.Context, sel string, ok func(string) bool) string {
+	t.Helper()
+	var got string
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		tctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		var err error
+		got, err = chromedp.Run(tctx, chromedp.Text(chromedp.CSS(sel)))
+		cancel()
+		if err == nil && ok(got) {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s on the page: %q (err %v)", sel, got, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// shoot sets the viewport, checks nothing overflows sideways and saves
+// a screenshot (under RDMALAB_SCREENSHOTS when set, for the docs).
+func shoot(t *testing.T, ctx context.Context, name string, w, h int64) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(w, h), chromedp.Sleep(100*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	fits, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fits {
+		sw, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+		iw, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`window.innerWidth`))
+		t.Errorf("%s at %dx%d overflows sideways: scrollWidth %d > innerWidth %d", name, w, h, sw, iw)
+	}
+	dir := os.Getenv("RDMALAB_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%dx%d.png", name, w, h)), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The class page in a real browser follows a paced lesson the test
+// steps: the narration, the WR count and the acked position it shows are
+// the session's at every step; a page without the token is refused.
+func TestServeInBrowser(t *testing.T) {
+	ctx := browser(t)
+	s, out := pacedSession(t, Options{})
+	if got := input(t, s, out, "serve"); !strings.Contains(got, "?token=") {
+		t.Fatalf("serve:\n%s", got)
+	}
+	u := s.web.URL()
+	input(t, s, out, "learn first-write")
+	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
+		t.Fatal(err)
+	}
+	pageText(t, ctx, "#lesson-step", func(s string) bool { return s == "1" })
+	pageText(t, ctx, "#lesson-command", func(s string) bool { return s == "write 10000" })
+	pageText(t, ctx, "#lesson-text", func(s string) bool { return strings.Contains(s, "registers the data") })
+	shoot(t, ctx, "class-step1", 1920, 1080)
+	shoot(t, ctx, "class-step1", 390, 844)
+	chromedp.Do(ctx, chromedp.EmulateViewport(1920, 1080))
+	sawWRs, sawAcked := false, false
+	for step := 2; step <= 8; step++ {
+		input(t, s, out, "")
+		sn := s.shared.Snapshot()
+		wrs := 0
+		for _, c := range sn.Chains {
+			wrs += len(c.WRs)
+		}
+		if step <= 7 {
+			pageText(t, ctx, "#lesson-step", func(s string) bool { return s == strconv.Itoa(step) })
+			want := s.lesson.tutor.Current().Command
+			pageText(t, ctx, "#lesson-command", func(got string) bool { return got == want })
+		} else {
+			pageText(t, ctx, "#lesson-ended", func(s string) bool { return s == "lesson first-write finished: every check held" })
+		}
+		pageText(t, ctx, "#lesson-verdicts", func(s string) bool { return strings.Contains(s, "✓") && !strings.Contains(s, "✗") })
+		pageText(t, ctx, "#wrs", func(s string) bool { return s == strconv.Itoa(wrs) })
+		pageText(t, ctx, "#acked", func(s string) bool { return s == strconv.FormatUint(sn.Positions.AckedPos, 10) })
+		sawWRs = sawWRs || wrs > 0
+		sawAcked = sawAcked || sn.Positions.AckedPos > 0
+		if step == 4 {
+			shoot(t, ctx, "class-step4", 1920, 1080)
+			shoot(t, ctx, "class-step4", 390, 844)
+			chromedp.Do(ctx, chromedp.EmulateViewport(1920, 1080))
+		}
+	}
+	// Past the lesson, the learner's own commands: the replies go out and
+	// their Sends complete, and the acked position advances on the page.
+	for _, cmd := range []string{"continue", "complete all", "continue", "complete all", "continue", "complete all"} {
+		input(t, s, out, cmd)
+		sn := s.shared.Snapshot()
+		pageText(t, ctx, "#acked", func(s string) bool { return s == strconv.FormatUint(sn.Positions.AckedPos, 10) })
+		sawAcked = sawAcked || sn.Positions.AckedPos > 0
+	}
+	shoot(t, ctx, "class-end", 1920, 1080)
+	if !sawWRs || !sawAcked {
+		t.Errorf("the lesson never posted a WR (%v) or advanced the acked position (%v): the test proves little", sawWRs, sawAcked)
+	}
+	// The token came once in the address; the page dropped it from there.
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	if strings.Contains(loc, "token") {
+		t.Errorf("the token stays in the address bar: %s", loc)
+	}
+	// Without the token (no cookie, no ?token=) nothing is served.
+	base, _ := url.Parse(u)
+	base.RawQuery = ""
+	if _, err := chromedp.Call(ctx, network.ClearBrowserCookies, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(base.String())); err != nil {
+		t.Fatal(err)
+	}
+	body, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(body, "needs the token") || strings.Contains(body, "step 7 of 7") {
+		t.Errorf("a page without the token shows: %q", body)
+	}
+}
+
+// hostileMarkup is a file name that would run script, inject markup and
+// drive a terminal if any of it were taken raw.
+const hostileMarkup = `<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>` + "\x1b[2J\r\n"
+
+// The capture whose NFS file names carry markup and escape sequences
+// renders as text in the browser: no element made, no script run.
+func TestServeHostileCaptureInBrowser(t *testing.T) {
+	ctx := browser(t)
+	s, dir := trafficSession(t)
+	cred := oncrpc.AuthSysParams{MachineName: hostileMarkup}
+	h := oncrpc.CallHeader{RPCVers: oncrpc.RPCVersion, Prog: nfs.ProgNFS, Vers: 3, Proc: uint32(nfs.Proc3Lookup),
+		Cred: cred.Auth(), Verf: oncrpc.OpaqueAuth{Flavor: oncrpc.AuthNone}}
+	w := xdr.NewWriter(h.AppendTo(nil))
+	w.OpaqueVar([]byte{1, 2, 3, 4})
+	w.String(hostileMarkup)
+	if _, err := s.lab.Call(xprt.CallSpec{Label: hostileMarkup, Msg: w.Bytes()}); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, s, "continue")
+	exec(t, s, "capture save hostile.pcap")
+	f, origin, err := CaptureFrame(filepath.Join(dir, "hostile.pcap"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := web.Listen(web.Static(f), origin, web.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL()), chromedp.WaitVisible(chromedp.CSS("#packets")), chromedp.Sleep(200*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	title, err := chromedp.Run(ctx, chromedp.Title())
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#packets")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	imgs, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("img").length`))
+	scripts, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("script").length`))
+	if title == "pwned" || imgs != 0 || scripts != 1 {
+		t.Errorf("the hostile names made markup: title %q, %d img, %d script (want the page's own one)", title, imgs, scripts)
+	}
+	if !strings.Contains(text, `<script>document.title='pwned'</script>`) || !strings.Contains(text, `\x1b[2J\r\n`) {
+		t.Errorf("the hostile name does not show as text in the packets:\n%.2000s", text)
+	}
+	shoot(t, ctx, "class-hostile", 390, 844)
+}
