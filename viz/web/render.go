@@ -17,7 +17,7 @@ import (
 var templateFiles embed.FS
 
 // templates are parsed once; they are never changed after.
-var templates = template.Must(template.New("").Funcs(template.FuncMap{"add": func(a, b int) int { return a + b }}).ParseFS(templateFiles, "templates/*.tmpl"))
+var templates = template.Must(template.New("").Funcs(template.FuncMap{"add": func(a, b int) int { return a + b }, "prose": prose}).ParseFS(templateFiles, "templates/*.tmpl"))
 
 // pageEvents is how many of the newest events a page lists.
 const pageEvents = 60

@@ -338,7 +338,7 @@ func TestLessonDrawn(t *testing.T) {
 	if err := renderBody(&b, bodyOf(f, "test", "s", 1)); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`id="lesson-step">2</b> of 5`, `<code id="lesson-command">write 10000</code>`, "step text\nwrite 10000", `<li class="ok">✓ held write 10000</li>`, `<li class="bad">✗ did not hold write 10000</li>`} {
+	for _, want := range []string{`id="lesson-step">2</b> of 5`, `<code id="lesson-command">write 10000</code>`, `<p>step text write 10000</p>`, `<li class="ok">✓ held write 10000</li>`, `<li class="bad">✗ did not hold write 10000</li>`} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the lesson lacks %q", want)
 		}
