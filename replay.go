@@ -97,15 +97,17 @@ func runReplay(ctx context.Context, o replayOptions, stdout, stderr io.Writer) i
 	if view {
 		defer leanGC()()
 		ro.NoJSON = true // the view never writes one
-		tl, err = replay.OpenFile(o.file, ro)
+		var r *viz.Replay
+		r, err = viz.OpenReplay(o.file, o.file, ro)
 		if err == nil {
-			defer tl.Close()
+			defer r.Close()
+			tl = r.Timeline
 			screen, err := viz.NewScreen()
 			if err != nil {
 				fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
 				return exitRuntime
 			}
-			if err := viz.RunReplay(ctx, screen, tl, o.file, int64(o.maxExpand)); err != nil {
+			if err := viz.RunReplay(ctx, screen, r); err != nil {
 				fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
 				return exitRuntime
 			}

@@ -73,19 +73,15 @@ func runReplayCmd(c *Ctx, a Args, out io.Writer) error {
 			return err
 		}
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	// Named as the user wrote it: transcripts stay the same wherever they run.
-	tl, err := replay.ReadWith(f, a.Pos[0], replay.ReadOptions{MaxExpand: maxExpand, QP: qp})
-	if err != nil {
-		return err
-	}
-	defer tl.Close() // a big capture's steps are in a spill file
 	byRPC, events := a.Has(cli.ReplayRPC().Name), a.Has(cli.ReplayEvents().Name)
 	text := a.Has("text") || byRPC || events
+	view := s.tty && !text && !c.JSON
+	// Named as the user wrote it: transcripts stay the same wherever they run.
+	tl, r, closeTL, err := readReplay(path, a.Pos[0], replay.ReadOptions{MaxExpand: maxExpand, QP: qp}, view)
+	if err != nil {
+		return err
+	}
+	defer closeTL() // a big capture's steps are in a spill file
 	switch {
 	case c.collect && c.JSON:
 		sum := replaySummary{File: tl.File, Server: tl.Server.String(), Client: tl.Client.String(), Frames: tl.Frames,
@@ -102,7 +98,7 @@ func runReplayCmd(c *Ctx, a Args, out io.Writer) error {
 		cur := s.cur
 		s.cur = nil // the view owns the screen
 		defer func() { s.cur = cur }()
-		if err := viz.RunReplay(context.Background(), screen, tl, path, maxExpand); err != nil {
+		if err := viz.RunReplay(context.Background(), screen, r); err != nil {
 			return fmt.Errorf("the view stopped: %w", err)
 		}
 		if err := tl.StorageErr(); err != nil {
@@ -118,4 +114,29 @@ func runReplayCmd(c *Ctx, a Args, out io.Writer) error {
 		return fmt.Errorf("%w (replayed up to there)", tl.Err)
 	}
 	return nil
+}
+
+// readReplay replays the capture at path to its end, named name. For the
+// view it reads the file once, through the index that also fills the
+// Packets pane (viz.OpenReplay).
+func readReplay(path, name string, o replay.ReadOptions, view bool) (*replay.Timeline, *viz.Replay, func(), error) {
+	if view {
+		o.NoJSON = true // the view never writes one
+		r, err := viz.OpenReplay(path, name, o)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		r.Timeline.All()
+		return r.Timeline, r, r.Close, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer f.Close()
+	tl, err := replay.ReadWith(f, name, o)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return tl, nil, tl.Close, nil
 }

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -15,21 +14,12 @@ import (
 // CaptureSource fills the Packets pane from a capture file that
 // decode.Index reads: the pane can draw its first packets while the rest
 // of the file is still being indexed, and redraws as indexing goes on.
-// A lazy one (NewLazyCaptureSource) opens its index only when the pane
-// is first drawn.
 type CaptureSource struct {
 	name string
-	// open makes the index of a lazy source, once (Start).
-	open    func() (*decode.Index, error)
-	started sync.Once
-	x       atomic.Pointer[decode.Index]
+	x    *decode.Index
 
-	mu      sync.Mutex
-	tree    treeCache
-	err     error          // why a lazy source's index did not open
-	pending map[int]func() // Watch's callbacks before the index opens
-	stops   map[int]func() // and their stops once it has
-	watchID int
+	mu   sync.Mutex
+	tree treeCache
 }
 
 // treeCache keeps the last detail tree asked for: the pane asks for the
@@ -41,87 +31,22 @@ type treeCache struct {
 }
 
 // NewCaptureSource shows x; name is what the pane's title calls it (the
-// file's base name when empty).
+// file's base name when empty). x is its caller's to close.
 func NewCaptureSource(x *decode.Index, name string) *CaptureSource {
 	if name == "" {
 		name = filepath.Base(x.Path())
 	}
-	c := &CaptureSource{name: name, tree: treeCache{i: -1}}
-	c.x.Store(x)
-	c.started.Do(func() {})
-	return c
+	return &CaptureSource{name: name, x: x, tree: treeCache{i: -1}}
 }
 
-// NewLazyCaptureSource shows the capture at path, indexed with o only
-// once the Packets pane is first drawn (Start): a replay that never shows
-// the pane never holds the index, and one that does holds it after the
-// replay's own decoding rather than beside it. Its Close closes the index.
-func NewLazyCaptureSource(path, name string, o decode.IndexOptions) *CaptureSource {
-	if name == "" {
-		name = filepath.Base(path)
-	}
-	return &CaptureSource{name: name, tree: treeCache{i: -1},
-		open: func() (*decode.Index, error) { return decode.OpenIndexWith(path, o) }}
-}
+// index is the index shown.
+func (c *CaptureSource) index() *decode.Index { return c.x }
 
-// Start opens the index of a lazy source, and hands it the callbacks
-// Watch was given before; it does nothing after the first time, or for
-// a source made with its index.
-func (c *CaptureSource) Start() {
-	c.started.Do(func() {
-		x, err := c.open()
-		c.mu.Lock()
-		if err != nil {
-			c.err = err
-			c.mu.Unlock()
-			return
-		}
-		c.x.Store(x)
-		var handed []func()
-		for id, f := range c.pending {
-			c.stops[id] = x.Watch(f)
-			handed = append(handed, f)
-		}
-		c.pending = nil
-		c.mu.Unlock()
-		// The index may have read a small file to its end before the
-		// callbacks were handed to it: they would never hear of it.
-		for _, f := range handed {
-			f()
-		}
-	})
-}
+// Index is the capture shown.
+func (c *CaptureSource) Index() *decode.Index { return c.x }
 
-// Close closes the index a lazy source opened; the index given to
-// NewCaptureSource is its caller's to close.
-func (c *CaptureSource) Close() error {
-	if c.open == nil {
-		return nil
-	}
-	c.started.Do(func() {}) // no index opens after Close
-	if x := c.x.Load(); x != nil {
-		return x.Close()
-	}
-	return nil
-}
-
-// index is the index shown, opening a lazy one; nil when it failed to.
-func (c *CaptureSource) index() *decode.Index {
-	c.Start()
-	return c.x.Load()
-}
-
-// Index is the capture shown (nil when a lazy source's failed to open).
-func (c *CaptureSource) Index() *decode.Index { return c.index() }
-
-// Len is the number of packets indexed so far: 0 until a lazy source is
-// started.
-func (c *CaptureSource) Len() int {
-	if x := c.x.Load(); x != nil {
-		return x.Len()
-	}
-	return 0
-}
+// Len is the number of packets indexed so far.
+func (c *CaptureSource) Len() int { return c.x.Len() }
 
 // Summary is the packet's line as `rdmalab decode` prints it, without the
 // frame number (the pane puts its own in front) and with the padding of
@@ -253,41 +178,12 @@ func (c *CaptureSource) Related(i int, chunk bool) []int {
 
 // Progress says how far indexing has got.
 func (c *CaptureSource) Progress() PacketProgress {
-	x := c.x.Load()
-	if x == nil {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		// Not started: nothing read yet. Failed to open: done, and why.
-		return PacketProgress{Done: c.err != nil, Err: c.err}
-	}
-	p := x.Progress()
+	p := c.x.Progress()
 	return PacketProgress{Fraction: p.Fraction, Packets: p.Packets, Done: p.Done, Err: p.Err}
 }
 
-// Watch calls f as indexing moves on; a lazy source hands f to its index
-// when it starts.
-func (c *CaptureSource) Watch(f func()) (stop func()) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if x := c.x.Load(); x != nil {
-		return x.Watch(f)
-	}
-	if c.pending == nil {
-		c.pending, c.stops = map[int]func(){}, map[int]func(){}
-	}
-	c.watchID++
-	id := c.watchID
-	c.pending[id] = f
-	return func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		delete(c.pending, id)
-		if stop := c.stops[id]; stop != nil {
-			stop()
-			delete(c.stops, id)
-		}
-	}
-}
+// Watch calls f as indexing moves on.
+func (c *CaptureSource) Watch(f func()) (stop func()) { return c.x.Watch(f) }
 
 // Describe is the name of the capture, for the pane's title.
 func (c *CaptureSource) Describe() string { return c.name }

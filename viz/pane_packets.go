@@ -34,11 +34,6 @@ type (
 	Indexing interface {
 		Progress() PacketProgress
 	}
-	// Starter is a source that reads its capture only once the pane is
-	// first drawn (NewLazyCaptureSource): memory for what is seen.
-	Starter interface {
-		Start()
-	}
 	// ColumnSource gives a packet's summary in tshark's columns, which
 	// the list aligns under a header row.
 	ColumnSource interface {
@@ -119,9 +114,6 @@ func selectedPacket(m *Model) int {
 func (packetsPane) Draw(s tcell.Screen, r Rect, m *Model, th Theme) {
 	if r.Empty() {
 		return
-	}
-	if st, ok := m.Packets.(Starter); ok {
-		st.Start() // shown at last: a lazy source reads its capture now
 	}
 	r = drawFilterBar(s, r, m, th)
 	y := r.Y

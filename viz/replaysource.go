@@ -44,11 +44,6 @@ type FrameSeeker interface {
 type ReplaySource struct {
 	mu sync.Mutex
 	p  *replay.Player
-
-	// building is open while an action reads the capture further (a c
-	// on a replay not yet built reads it to its end): Building.
-	bmu      sync.Mutex
-	building chan struct{}
 }
 
 var (
@@ -121,7 +116,6 @@ func (r *ReplaySource) SeekFrame(frame int) (string, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	defer r.build()()
 	i, exact := r.p.SeekFrame(frame)
 	switch {
 	case exact:
@@ -142,41 +136,11 @@ var (
 	errOneTransport = errors.New("one transport so far: every step is its own")
 )
 
-// Building is a channel closed when the action now reading the capture
-// ends, or nil when none is: the Packets pane's index waits on it
-// (decode.IndexOptions.Pause), so that the file is not read twice at
-// once, each pass with its garbage.
-func (r *ReplaySource) Building() <-chan struct{} {
-	r.bmu.Lock()
-	defer r.bmu.Unlock()
-	return r.building
-}
-
-// build marks a move that may read the capture further, until the
-// returned end is called; a replay built to its end reads no more. The
-// caller holds mu.
-func (r *ReplaySource) build() (end func()) {
-	if r.p.Timeline().Done() {
-		return func() {}
-	}
-	done := make(chan struct{})
-	r.bmu.Lock()
-	r.building = done
-	r.bmu.Unlock()
-	return func() {
-		r.bmu.Lock()
-		r.building = nil
-		r.bmu.Unlock()
-		close(done)
-	}
-}
-
 // Act moves through the replay.
 func (r *ReplaySource) Act(a Action) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := r.p
-	defer r.build()()
 	ok, err := false, errReplayEnd
 	switch a {
 	case ActStep:
@@ -209,18 +173,46 @@ func (r *ReplaySource) Act(a Action) error {
 	return nil
 }
 
-// RunReplay draws tl full screen, from before its first step, until q:
+// Replay is a capture opened for the replay view (OpenReplay): one pass
+// over the file, a decode.Index's, fills the Packets pane and feeds the
+// replay's builder.
+type Replay struct {
+	Timeline *replay.Timeline
+	x        *decode.Index
+}
+
+// OpenReplay opens the capture at path for RunReplay: it returns once the
+// replay's first step is built; indexing goes on behind it. name is what
+// the timeline and its errors call the file. The index runs to the end of
+// the file whether the Packets pane is shown or not: the replay reads it.
+func OpenReplay(path, name string, o replay.ReadOptions) (*Replay, error) {
+	x, err := decode.OpenIndexWith(path, decode.IndexOptions{MaxExpand: o.MaxExpand, Follow: true})
+	if err != nil {
+		var fe *decode.FileError
+		if errors.As(err, &fe) {
+			err = &decode.FileError{Path: name, Err: fe.Err} // named as the replay names it
+		}
+		return nil, err
+	}
+	tl, err := replay.OpenIndex(x, name, o)
+	if err != nil {
+		x.Close()
+		return nil, err
+	}
+	return &Replay{Timeline: tl, x: x}, nil
+}
+
+// Close closes the timeline, then the index whose pass it read.
+func (r *Replay) Close() {
+	r.Timeline.Close()
+	r.x.Close()
+}
+
+// RunReplay draws r full screen, from before its first step, until q:
 // what `rdmalab replay FILE` runs on a terminal. The Packets pane (5)
-// lists the capture's packets beside the replay; path is indexed for it
-// only when the pane is first shown, since the index and the replay's
-// own decoding each keep tens of MB of a big capture; and it waits while
-// the replay reads the file further.
-func RunReplay(ctx context.Context, s tcell.Screen, tl *replay.Timeline, path string, maxExpand int64) error {
-	src := NewReplaySource(tl)
-	// The index holds while the replay reads the file (c builds it to the
-	// end): the two passes at once had a peak of their sum.
-	packets := NewLazyCaptureSource(path, tl.File, decode.IndexOptions{MaxExpand: maxExpand, Pause: src.Building})
-	defer packets.Close()
-	v := Viewer{Layout: LayoutRead, Packets: packets}
-	return v.Run(ctx, s, src)
+// lists the capture's packets beside the replay, from the index whose
+// pass the replay reads.
+func RunReplay(ctx context.Context, s tcell.Screen, r *Replay) error {
+	v := Viewer{Layout: LayoutRead, Packets: NewCaptureSource(r.x, r.Timeline.File)}
+	return v.Run(ctx, s, NewReplaySource(r.Timeline))
 }

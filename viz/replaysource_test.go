@@ -2,17 +2,15 @@ package viz
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/captures/replay"
 )
 
@@ -395,71 +393,24 @@ func TestReplayBackDrawsAsForward(t *testing.T) {
 	}
 }
 
-// The replay's Packets pane indexes the capture only once it is shown:
-// the index and the replay's decoding are not both kept for a capture
-// the user only steps through. A key that needs no pane (s) opens nothing;
-// 5 shows the pane, which reads the capture and lists its packets.
-func TestReplayPacketsLazy(t *testing.T) {
-	tl := loadReplay(t)
-	packets := NewLazyCaptureSource(nfs3Capture, "", decode.IndexOptions{})
-	defer packets.Close()
-	s, done := runView(t, &Viewer{Layout: LayoutRead, Packets: packets}, NewReplaySource(tl))
-	rn := func(r rune) { s.InjectKey(tcell.KeyRune, r, tcell.ModNone) }
-	rn('s')
-	waitFor(t, "the first step", func() bool { return strings.Contains(s.text(), "frame 1") })
-	if packets.x.Load() != nil || packets.Len() != 0 {
-		t.Fatal("the index opened before the Packets pane was shown")
-	}
-	rn('5')
-	waitFor(t, "the packets listed", func() bool { return strings.Contains(s.text(), "1 of 752") })
-	if p := packets.Progress(); !p.Done || p.Packets != 752 {
-		t.Errorf("progress %+v, want all 752 packets", p)
-	}
-	rn('q')
-	if err := waitRun(t, done); err != nil {
+// The replay view's Packets pane lists the capture the replay reads, from
+// the index whose pass the replay follows (OpenReplay).
+func TestRunReplayPackets(t *testing.T) {
+	r, err := OpenReplay(nfs3Capture, "nfs3-rdma.pcap", replay.ReadOptions{NoJSON: true})
+	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// A lazy source whose file cannot be opened says why in its progress,
-// and its pane answers as an empty one.
-func TestLazyCaptureSourceMissing(t *testing.T) {
-	c := NewLazyCaptureSource(filepath.Join(t.TempDir(), "gone.pcap"), "", decode.IndexOptions{})
-	defer c.Close()
-	stopped := false
-	stop := c.Watch(func() { stopped = true })
-	c.Start()
-	p := c.Progress()
-	if !p.Done || p.Err == nil || !strings.Contains(p.Err.Error(), "gone.pcap") {
-		t.Errorf("progress %+v, want done with an error naming the file", p)
-	}
-	if c.Len() != 0 || c.Summary(0) != "" || c.Bytes(0) != nil || c.Related(0, false) != nil || c.Place(0).Call != -1 {
-		t.Error("a source with no index answers as one with packets")
-	}
-	if _, err := c.Select("bth", func() {}); err == nil {
-		t.Error("a filter over no capture selected something")
-	}
-	stop()
-	if stopped {
-		t.Error("the watcher was called with no index")
-	}
-}
-
-// A callback Watch was given before a lazy source started hears at once
-// that it has: a small capture can be indexed to its end before the
-// callback is handed to the index, which would then never call it.
-func TestLazyCaptureSourceWatch(t *testing.T) {
-	c := NewLazyCaptureSource(nfs3Capture, "", decode.IndexOptions{})
-	defer c.Close()
-	var calls atomic.Int32
-	stop := c.Watch(func() { calls.Add(1) })
-	defer stop()
-	c.Start()
-	if calls.Load() == 0 {
-		t.Error("the watcher heard nothing of the start")
-	}
-	waitFor(t, "the capture indexed", func() bool { return c.Progress().Done })
-	if c.Len() != 752 {
-		t.Errorf("%d packets, want 752", c.Len())
+	defer r.Close()
+	s := &countScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
+	done := make(chan error, 1)
+	go func() { done <- RunReplay(context.Background(), s, r) }()
+	waitFor(t, "the first frame", func() bool { return s.shows.Load() > 0 })
+	s.InjectKey(tcell.KeyRune, 's', tcell.ModNone)
+	waitFor(t, "the first step", func() bool { return strings.Contains(s.text(), "frame 1") })
+	s.InjectKey(tcell.KeyRune, '5', tcell.ModNone)
+	waitFor(t, "the packets listed", func() bool { return strings.Contains(s.text(), "1 of 752") })
+	s.InjectKey(tcell.KeyRune, 'q', tcell.ModNone)
+	if err := waitRun(t, done); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -39,9 +39,9 @@ type Index struct {
 	gz   bool
 
 	stop     atomic.Bool
-	quit     chan struct{} // closed by Close: a paused indexer stops waiting
-	pause    func() <-chan struct{}
-	waiting  atomic.Int32 // readers waiting for mu: the indexer lets them in
+	quit     chan struct{} // closed by Close: a follower stops waiting
+	follow   bool          // keep what a follower reads (IndexOptions.Follow)
+	waiting  atomic.Int32  // readers waiting for mu: the indexer lets them in
 	finished chan struct{}
 	closing  sync.Once
 
@@ -70,6 +70,7 @@ type Index struct {
 	acked    []uint32    // ACKs' acknowledged messages, as msgs references
 	notes    side[int32] // the end of each noted frame's notes in noteList
 	noteList []Note
+	extras   side[briefExtra] // what a follower reads of a few frames (index_follow.go)
 
 	// Reading frames back (under mu).
 	fd     frameDecoder
@@ -92,11 +93,10 @@ type IndexOptions struct {
 	// MaxExpand bounds what a gzip file decompresses to, and so its
 	// temporary copy: pcapfile.Options.MaxExpand (0: the default).
 	MaxExpand int64
-	// Pause, when set, is asked between batches whether to wait: a
-	// channel means wait until it is closed (nil: go on). Another reader
-	// of the same file (a replay building) so has it alone, and the
-	// two do not both hold a pass's garbage at once.
-	Pause func() <-chan struct{}
+	// Follow keeps each frame's transport header (8 bytes a frame) for
+	// Index.Follow: another consumer of the capture (the replay view's
+	// builder) reads the index's pass instead of the file again.
+	Follow bool
 }
 
 // OpenIndex opens the capture at path and starts indexing it in the
@@ -123,7 +123,7 @@ func OpenIndexWith(path string, opt IndexOptions) (*Index, error) {
 // reads the same bytes back, and closing src ends it.
 func openIndex(path string, src io.ReadCloser, at io.ReaderAt, size int64, opt IndexOptions) (*Index, error) {
 	x := &Index{path: path, size: size, finished: make(chan struct{}), moved: make(chan struct{}),
-		quit: make(chan struct{}), pause: opt.Pause,
+		quit: make(chan struct{}), follow: opt.Follow,
 		dec: NewDecoderWith(Options{DropChunkData: true}), watch: map[int]func(){}, file: src}
 	// A gzip stream cannot be read at an offset: the reader keeps the
 	// decompressed bytes in a temporary file as it reads them, no more
@@ -215,15 +215,6 @@ func (x *Index) run(r *pcapfile.Reader) {
 	lastNotify := time.Time{}
 	budget := 64 // the first batch is small: the first screen comes from it
 	for !x.stop.Load() {
-		if x.pause != nil {
-			if wait := x.pause(); wait != nil {
-				select {
-				case <-wait:
-				case <-x.quit:
-					return
-				}
-			}
-		}
 		start := time.Now()
 		x.mu.Lock()
 		end := false
@@ -381,7 +372,7 @@ func (x *Index) load(i int) (*Packet, error) {
 	p.Analysis.Notes = notes
 	p.Rel = p.Time.Sub(x.first)
 	x.fd.decode(&rec, p)
-	x.analysis(i, p.BTH, &p.Analysis)
+	x.analysis(i, factsOf(p.BTH), &p.Analysis)
 	if x.done {
 		p.Analysis.LateAnomaly = x.lateAnomaly(p.Frame)
 	}

@@ -57,6 +57,9 @@ type block struct {
 	sec  int64 // capture time of its first frame
 	nsec uint32
 	recs []frameRec
+	// briefs are its frames' transport headers, when the index keeps
+	// them for a follower (IndexOptions.Follow; index_follow.go).
+	briefs []briefRec
 }
 
 // wideRec is what does not fit in a frame's frameRec (the flags say which
@@ -76,6 +79,8 @@ type wideRec struct {
 type ackRec struct {
 	expected uint32
 	end      uint32
+	msn      uint32 // the AETH's, kept for a follower, which has no BTH (Index.Follow)
+	syndrome ib.Syndrome
 	known    bool
 	old      bool
 }
@@ -153,6 +158,9 @@ func (x *Index) add(rec *pcapfile.Record, p *Packet) {
 	}
 	if i%blockLen == 0 {
 		x.blocks = append(x.blocks, block{off: rec.DataOff, sec: sec, nsec: nsec, recs: make([]frameRec, 0, blockLen)})
+		if x.follow {
+			x.blocks[len(x.blocks)-1].briefs = make([]briefRec, 0, blockLen)
+		}
 	}
 	b := &x.blocks[len(x.blocks)-1]
 	lt := x.linkIndex(rec.LinkType)
@@ -175,6 +183,9 @@ func (x *Index) add(rec *pcapfile.Record, p *Packet) {
 		x.wide.add(i, w)
 	}
 	b.recs = append(b.recs, fr)
+	if x.follow {
+		x.keepBrief(i, b, p)
+	}
 	x.n++
 }
 
@@ -244,11 +255,28 @@ func (x *Index) msgRef(m *Message) uint32 {
 
 // msgIndexOf is the usual MsgIndex of a packet with that BTH in m: its
 // PSN's distance from m's first.
-func msgIndexOf(m *Message, bth *ib.BTH) int {
-	if m == nil || bth == nil {
+func msgIndexOf(m *Message, bth *ib.BTH) int { return factsOf(bth).msgIndex(m) }
+
+// bthFacts is what rebuilding a frame's analysis reads of its BTH: the
+// packet read back has one, a follower only these numbers (Index.Follow).
+type bthFacts struct {
+	ok      bool // the frame has a BTH
+	psn     uint32
+	payload int
+}
+
+func factsOf(bth *ib.BTH) bthFacts {
+	if bth == nil {
+		return bthFacts{}
+	}
+	return bthFacts{ok: true, psn: bth.PSN, payload: len(bth.Payload)}
+}
+
+func (b bthFacts) msgIndex(m *Message) int {
+	if m == nil || !b.ok {
 		return 0
 	}
-	return psnDiff(bth.PSN, m.FirstPSN)
+	return psnDiff(b.psn, m.FirstPSN)
 }
 
 // compact reports whether analysis can give p's analysis back from fr and
@@ -322,11 +350,13 @@ func (x *Index) compact(i int, fr *frameRec, w *wideRec, p *Packet) bool {
 
 // chunkDelta is where the usual packet of a message (in order, every one
 // before it full) starts in its message's segment.
-func chunkDelta(msgIndex int, bth *ib.BTH) uint64 {
-	if bth == nil || msgIndex < 0 {
+func chunkDelta(msgIndex int, bth *ib.BTH) uint64 { return factsOf(bth).chunkDelta(msgIndex) }
+
+func (b bthFacts) chunkDelta(msgIndex int) uint64 {
+	if !b.ok || msgIndex < 0 {
 		return 0
 	}
-	return uint64(msgIndex) * uint64(len(bth.Payload))
+	return uint64(msgIndex) * uint64(b.payload)
 }
 
 // compactChunk puts c, the chunk of a packet of m, in fr and w; its
@@ -377,7 +407,8 @@ func (x *Index) keepAck(i int, a *AckInfo, bth *ib.BTH) bool {
 		}
 		x.acked = append(x.acked, ref)
 	}
-	x.acks.add(i, ackRec{expected: a.ExpectedMSN, end: uint32(len(x.acked)), known: a.MSNKnown, old: a.Old})
+	x.acks.add(i, ackRec{expected: a.ExpectedMSN, end: uint32(len(x.acked)), msn: a.MSN, syndrome: a.Syndrome,
+		known: a.MSNKnown, old: a.Old})
 	return true
 }
 
@@ -404,9 +435,9 @@ func (x *Index) ackedOf(i int) ([]uint32, ackRec) {
 	return x.acked[start:r.end], r
 }
 
-// analysis rebuilds the analysis of frame i into an (bth: the packet's
-// BTH).
-func (x *Index) analysis(i int, bth *ib.BTH, an *Analysis) {
+// analysis rebuilds the analysis of frame i into an (bth: what it needs of
+// the packet's BTH).
+func (x *Index) analysis(i int, bth bthFacts, an *Analysis) {
 	fr := x.rec(i)
 	if fr.flags&recFull != 0 {
 		*an = *x.fullOf(i)
@@ -417,7 +448,7 @@ func (x *Index) analysis(i int, bth *ib.BTH, an *Analysis) {
 	if fr.msg != 0 {
 		an.Msg = x.msgs[fr.msg-1]
 	}
-	an.MsgIndex = msgIndexOf(an.Msg, bth)
+	an.MsgIndex = bth.msgIndex(an.Msg)
 	if fr.flags&recRPC != 0 && an.Msg != nil {
 		an.RPC = an.Msg.RPC
 	}
@@ -438,13 +469,13 @@ func (x *Index) analysis(i int, bth *ib.BTH, an *Analysis) {
 			an.Flow = x.dec.an.Flows[x.flows.val[k]]
 		}
 	}
-	if fr.flags&recPSNOK != 0 && bth != nil {
-		an.PSN = PSNCheck{Status: PSNOK, Expected: bth.PSN}
+	if fr.flags&recPSNOK != 0 && bth.ok {
+		an.PSN = PSNCheck{Status: PSNOK, Expected: bth.psn}
 	}
 	if fr.flags&recChunk != 0 && an.Msg != nil && an.Msg.Chunk != nil {
 		c := *an.Msg.Chunk
 		if fr.flags&recDelta == 0 {
-			c.Offset += chunkDelta(an.MsgIndex, bth)
+			c.Offset += bth.chunkDelta(an.MsgIndex)
 		} else if k := x.deltas.find(i); k >= 0 {
 			c.Offset += uint64(x.deltas.val[k])
 		}
@@ -452,15 +483,15 @@ func (x *Index) analysis(i int, bth *ib.BTH, an *Analysis) {
 		case fr.flags&recLenMsg != 0:
 		case fr.flags&recWideLen != 0:
 			c.Len = int(w.chunkLen)
-		case bth != nil:
-			c.Len = len(bth.Payload)
+		case bth.ok:
+			c.Len = bth.payload
 		}
 		c.Past = fr.flags&recPast != 0
 		an.Chunk = c
 	}
-	if fr.flags&recAck != 0 && bth != nil {
+	if fr.flags&recAck != 0 && bth.ok {
 		refs, r := x.ackedOf(i)
-		a := &AckInfo{Syndrome: bth.AETH.Syndrome, PSN: bth.PSN, MSN: bth.AETH.MSN, ExpectedMSN: r.expected,
+		a := &AckInfo{Syndrome: r.syndrome, PSN: bth.psn, MSN: r.msn, ExpectedMSN: r.expected,
 			MSNKnown: r.known, Old: r.old}
 		a.Acked = a.acked[:0]
 		for _, ref := range refs {

@@ -122,7 +122,7 @@ func TestIndexKeepsAnalysis(t *testing.T) {
 			i := x.n
 			x.add(&rec, p)
 			var an Analysis
-			x.analysis(i, p.BTH, &an)
+			x.analysis(i, factsOf(p.BTH), &an)
 			want := p.Analysis
 			if len(want.Notes) == 0 {
 				want.Notes, an.Notes = nil, nil
@@ -155,7 +155,7 @@ func TestIndexKeepsAnalysis(t *testing.T) {
 		x.dec.Finish()
 		for i, want := range wants {
 			var an Analysis
-			x.analysis(i, bths[i], &an)
+			x.analysis(i, factsOf(bths[i]), &an)
 			if len(want.Notes) == 0 {
 				an.Notes = nil
 			}
@@ -461,55 +461,77 @@ func TestIndexCloseEarly(t *testing.T) {
 	}
 }
 
-// An index whose Pause says wait reads nothing until the pause ends,
-// then reads the whole file; Close ends a paused one.
-func TestIndexPause(t *testing.T) {
-	path := testutil.Capture(t, "nfs3-rdma.pcap")
-	asked := make(chan struct{}, 1)
-	open := func(hold chan struct{}) *Index {
-		x, err := OpenIndexWith(path, IndexOptions{Pause: func() <-chan struct{} {
-			select {
-			case asked <- struct{}{}:
-			default:
+// A follower reads every frame as decoding it says: its transport header's
+// numbers, its CM message and error, and its analysis (what Detail reads
+// back from the file); then the end of the capture.
+func TestIndexFollow(t *testing.T) {
+	for _, path := range testutil.AllCaptures(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			x, err := OpenIndexWith(path, IndexOptions{Follow: true})
+			if err != nil {
+				t.Fatal(err)
 			}
-			select {
-			case <-hold:
-				return nil
-			default:
-				return hold
+			defer x.Close()
+			var got []Brief
+			var end error
+			x.Hold(func() {
+				for i := 0; ; i++ {
+					b, err := x.Follow(i)
+					if err != nil {
+						end = err
+						return
+					}
+					got = append(got, b)
+				}
+			})
+			if !errors.Is(end, io.EOF) {
+				t.Fatalf("the follower ended with %v, want io.EOF", end)
 			}
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return x
+			if len(got) != x.Len() {
+				t.Fatalf("followed %d frames of %d", len(got), x.Len())
+			}
+			bth, cm := 0, 0
+			for i, b := range got {
+				if err := x.Decode(i, func(p *Packet) {
+					want := BriefOf(p)
+					want.Analysis.LateAnomaly = false
+					if !reflect.DeepEqual(b, want) {
+						t.Errorf("frame %d: followed %+v\nwant %+v", i+1, b, want)
+					}
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if b.BTH {
+					bth++
+				}
+				if b.CM != "" {
+					cm++
+				}
+			}
+			t.Logf("%d frames, %d with a BTH, %d CM messages", len(got), bth, cm)
+		})
 	}
-	hold := make(chan struct{})
-	x := open(hold)
-	defer x.Close()
-	<-asked // the indexer is at its first pause, before any frame
-	if p := x.Progress(); p.Packets != 0 || p.Done {
-		t.Fatalf("paused index moved on: %+v", p)
-	}
-	close(hold)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if n, err := x.Wait(ctx, -1); err != nil || n != 752 {
-		t.Fatalf("after the pause: %d packets, %v; want 752", n, err)
-	}
+}
 
-	y := open(make(chan struct{}))
-	<-asked
-	closed := make(chan struct{})
-	go func() { y.Close(); close(closed) }()
-	select {
-	case <-closed:
-	case <-ctx.Done():
-		t.Fatal("Close waits for the pause to end")
+// Follow needs the Briefs IndexOptions.Follow keeps, and stops once the
+// index is closed.
+func TestIndexFollowNeedsOption(t *testing.T) {
+	x := openDone(t, testutil.Capture(t, "nfs3-rdma.pcap"))
+	x.Hold(func() {
+		if _, err := x.Follow(0); err == nil {
+			t.Error("an index opened without Follow gave a Brief")
+		}
+	})
+	y, err := OpenIndexWith(testutil.Capture(t, "nfs3-rdma.pcap"), IndexOptions{Follow: true})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if y.Len() != 0 {
-		t.Errorf("%d packets indexed through the pause", y.Len())
-	}
+	y.Close()
+	y.Hold(func() {
+		if _, err := y.Follow(1 << 20); !errors.Is(err, ErrClosed) {
+			t.Errorf("following a closed index: %v, want ErrClosed", err)
+		}
+	})
 }
 
 func TestIndexJSON(t *testing.T) {

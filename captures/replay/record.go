@@ -73,33 +73,16 @@ type collector struct {
 	frames int
 }
 
-// record is the record of p; false for a frame that is not one.
-func (c *collector) record(p *decode.Packet) (record, bool) {
-	c.frames = p.Frame
-	if !p.HasBTH() {
+// record is the record of the frame b says; false for a frame that is not
+// one.
+func (c *collector) record(b *decode.Brief) (record, bool) {
+	c.frames = b.Frame
+	if !b.BTH {
 		return record{}, false
 	}
-	r := record{frame: p.Frame, rel: p.Rel, opcode: p.BTH.Opcode, psn: p.BTH.PSN,
-		payload: int32(len(p.Payload())), an: compact(&p.Analysis), recExtra: noRecExtra}
-	var x recExtra
-	if p.Err != nil {
-		x.bad = p.Err.Error()
-	}
-	switch p.CM.(type) {
-	case *ib.CMReq:
-		x.cm = "REQ"
-	case *ib.CMRep:
-		x.cm = "REP"
-	case *ib.CMRtu:
-		x.cm = "RTU"
-	case *ib.CMRej:
-		x.cm = "REJ"
-	case *ib.CMDreq:
-		x.cm = "DREQ"
-	case *ib.CMDrep:
-		x.cm = "DREP"
-	}
-	if x != (recExtra{}) {
+	r := record{frame: b.Frame, rel: b.Rel, opcode: b.Opcode, psn: b.PSN,
+		payload: int32(b.Payload), an: compact(&b.Analysis), recExtra: noRecExtra}
+	if x := (recExtra{cm: b.CM, bad: b.Err}); x != (recExtra{}) {
 		r.recExtra = &x
 	}
 	return r, true

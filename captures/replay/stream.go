@@ -31,48 +31,112 @@ const (
 	ackedMargin = 1 << 13
 )
 
-// source decodes a capture on demand and queues its records.
+// source reads a capture's frames on demand and queues their records.
 type source struct {
+	f     frames
+	c     collector // makes records; its frames count the frames read
+	q     []record
+	head  int
+	eof   bool
+	err   error // where the file broke
+	learn func(*record)
+	built int // records built, for the sweep
+}
+
+// frames hands a source a capture's frames in order: its own decoder
+// reading the file (fileFrames), or the pass of the Index a view reads
+// (indexFrames).
+type frames interface {
+	// next is the next frame; io.EOF at the end of the capture, or where
+	// the file broke.
+	next() (*decode.Brief, error)
+	close()
+}
+
+// fileFrames decodes a capture read from a file or a stream.
+type fileFrames struct {
 	name   string
 	pr     *pcapfile.Reader
 	closer io.Closer
 	d      *decode.Decoder
 	rec    pcapfile.Record
-	c      collector // makes records; its frames count the frames read
-	q      []record
-	head   int
-	eof    bool
-	err    error // where the file broke
-	learn  func(*record)
-	built  int // records built, for the sweep
+	b      decode.Brief
 }
 
-func newSource(r io.Reader, closer io.Closer, name string, o ReadOptions, learn func(*record)) (*source, error) {
+func newFileFrames(r io.Reader, closer io.Closer, name string, o ReadOptions) (*fileFrames, error) {
 	pr, err := pcapfile.NewReaderWith(r, pcapfile.Options{MaxExpand: o.MaxExpand})
 	if err != nil {
 		return nil, &decode.FileError{Path: name, Err: err}
 	}
-	return &source{name: name, pr: pr, closer: closer, learn: learn,
+	return &fileFrames{name: name, pr: pr, closer: closer,
 		d: decode.NewDecoderWith(decode.Options{DropChunkData: true, DropRPCs: true, DropNotes: true, ForgetIdle: true})}, nil
 }
 
+func (f *fileFrames) next() (*decode.Brief, error) {
+	if err := f.pr.Next(&f.rec); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, io.EOF
+		}
+		return nil, &decode.FileError{Path: f.name, Err: err}
+	}
+	f.b = decode.BriefOf(f.d.Decode(&f.rec))
+	return &f.b, nil
+}
+
+func (f *fileFrames) close() {
+	if f.pr != nil {
+		f.d.Finish()
+		f.pr.Close()
+		f.pr = nil
+		if f.closer != nil {
+			f.closer.Close()
+		}
+	}
+}
+
+// indexFrames follows the pass of an Index over the capture: the view's
+// Packets pane and its replay read the file once. It is called only
+// inside the Index's Hold (Timeline.pump).
+type indexFrames struct {
+	x    *decode.Index
+	name string
+	i    int
+	b    decode.Brief
+}
+
+func (f *indexFrames) next() (*decode.Brief, error) {
+	b, err := f.x.Follow(f.i)
+	if err != nil {
+		var fe *decode.FileError
+		if errors.As(err, &fe) {
+			err = &decode.FileError{Path: f.name, Err: fe.Err} // named as the timeline is
+		}
+		return nil, err
+	}
+	f.i++
+	f.b = b
+	return &f.b, nil
+}
+
+func (f *indexFrames) close() {}
+
 func (s *source) pending() int { return len(s.q) - s.head }
 
-// read decodes one more frame; false at the end of the file.
+// read takes one more frame; false at the end of the file.
 func (s *source) read() bool {
 	if s.eof {
 		return false
 	}
-	err := s.pr.Next(&s.rec)
+	b, err := s.f.next()
 	if err != nil {
 		s.eof = true
 		if !errors.Is(err, io.EOF) {
-			s.err = &decode.FileError{Path: s.name, Err: err}
+			s.err = err
 		}
 		s.close()
 		return false
 	}
-	r, ok := s.c.record(s.d.Decode(&s.rec))
+	r, ok := s.c.record(b)
 	if ok {
 		if s.head > 0 && s.head >= len(s.q)/2 {
 			s.q = s.q[:copy(s.q, s.q[s.head:])]
@@ -84,16 +148,7 @@ func (s *source) read() bool {
 	return true
 }
 
-func (s *source) close() {
-	if s.pr != nil {
-		s.d.Finish()
-		s.pr.Close()
-		s.pr = nil
-		if s.closer != nil {
-			s.closer.Close()
-		}
-	}
-}
+func (s *source) close() { s.f.close() }
 
 // next returns the next record to build, reading ahead as far as it must;
 // nil at the end.
@@ -141,6 +196,15 @@ func replied(rpc *decode.RPC) bool {
 // pump builds the next record; false at the end of the capture (the last
 // step, for a damaged file, is where it broke).
 func (tl *Timeline) pump() bool {
+	if tl.hold == nil {
+		return tl.pump1()
+	}
+	more := false
+	tl.hold(func() { more = tl.pump1() })
+	return more
+}
+
+func (tl *Timeline) pump1() bool {
 	if tl.done {
 		return false
 	}

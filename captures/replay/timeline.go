@@ -133,6 +133,10 @@ type Timeline struct {
 	// sink, when set, takes each step as it is built instead of the
 	// Timeline keeping it (a transcript); st is its transport's picture.
 	sink func(tl *Timeline, s *Step, evs []trace.Event, st *state)
+	// hold, when set, runs each pump: the Hold of the Index whose pass
+	// the timeline reads (OpenIndex), whose analysis the builder reads
+	// while the indexer goes on.
+	hold func(func())
 }
 
 // checkpoint is every transport's picture before a step; a transport's
@@ -211,6 +215,16 @@ func OpenFile(path string, o ReadOptions) (*Timeline, error) {
 	return tl, nil
 }
 
+// OpenIndex replays the capture x indexes, as OpenFile does, reading
+// x's pass over the file instead of the file: a view's Packets pane and
+// its replay read it once. x must be opened with
+// decode.IndexOptions.Follow; name is the file name the timeline and its
+// errors give. The Timeline reads x's analysis only inside x.Hold; x is
+// its caller's to close, after the Timeline.
+func OpenIndex(x *decode.Index, name string, o ReadOptions) (*Timeline, error) {
+	return start(&indexFrames{x: x, name: name}, name, o, nil, x.Hold)
+}
+
 // Close lets go of the capture file of a Timeline not read to its end,
 // and of the file where a big one keeps its steps: after it, only the
 // counts (Frames, RPCs, Err, …) are to be read.
@@ -238,17 +252,24 @@ func (tl *Timeline) transports() int {
 // Done reports whether the whole capture is built.
 func (tl *Timeline) Done() bool { return tl.done }
 
-// open starts a Timeline on r and builds up to its first step.
+// open starts a Timeline on r, decoded by the Timeline, and builds up to
+// its first step.
 func open(r io.Reader, closer io.Closer, name string, o ReadOptions, sink func(*Timeline, *Step, []trace.Event, *state)) (*Timeline, error) {
-	tl := &Timeline{File: name, pageSize: defaultPageSize, ckEvery: ckEvery, log: newEventLog(), steps: newStepLog(), sink: sink, qp: o.QP,
-		noJSON: o.NoJSON, store: &spill{}}
-	tl.log.store, tl.steps.store = tl.store, tl.store
-	tl.b = newBuilder(tl, o.QP)
-	src, err := newSource(r, closer, name, o, tl.b.learn)
+	f, err := newFileFrames(r, closer, name, o)
 	if err != nil {
 		return nil, err
 	}
-	tl.src = src
+	return start(f, name, o, sink, nil)
+}
+
+// start starts a Timeline on f and builds up to its first step; hold, when
+// set, runs each pump (Timeline.hold).
+func start(f frames, name string, o ReadOptions, sink func(*Timeline, *Step, []trace.Event, *state), hold func(func())) (*Timeline, error) {
+	tl := &Timeline{File: name, pageSize: defaultPageSize, ckEvery: ckEvery, log: newEventLog(), steps: newStepLog(), sink: sink, qp: o.QP,
+		noJSON: o.NoJSON, store: &spill{}, hold: hold}
+	tl.log.store, tl.steps.store = tl.store, tl.store
+	tl.b = newBuilder(tl, o.QP)
+	tl.src = &source{f: f, learn: tl.b.learn}
 	for tl.nsteps == 0 && tl.pump() {
 	}
 	if tl.src != nil && tl.src.eof {
