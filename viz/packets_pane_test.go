@@ -156,7 +156,7 @@ func (c changingTree) Detail(i int) []DetailLine {
 }
 
 // The pane draws the tree it laid out, though the source's tree changed
-// since (a lazy replay's Packets pane indexes as it is drawn), and a click
+// since (the index goes on while the pane draws), and a click
 // on its last line selects a line of the tree it was drawn from.
 func TestPacketsTreeChanges(t *testing.T) {
 	asked := 0

@@ -14,9 +14,11 @@
 // server posted whole, known once the reply comes; a WRITE or the Send the
 // whole reply chain), at least a few thousand records behind and at most
 // maxLook. So the first step comes at once on any capture, a transcript
-// (Transcribe) keeps no steps, and a view's Timeline (OpenFile) is built
-// as its Player goes, with checkpoints (every transport's picture every
-// ckEvery steps, thinned out to maxCheckpoints) to go back from.
+// (Transcribe) keeps no steps, and a view's Timeline (OpenFile, or
+// OpenIndex to follow the pass of the decode.Index that fills the view's
+// Packets pane, so the file is read once) is built as its Player goes,
+// with checkpoints (every transport's picture every ckEvery steps,
+// thinned out to maxCheckpoints) to go back from.
 //
 // What a Timeline keeps does not grow with the capture but by a few bytes
 // a step: each step's change to the picture is an op (bytes, not a
