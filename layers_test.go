@@ -2,9 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"go/parser"
+	"go/token"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -149,5 +154,35 @@ func checkImports(t *testing.T, tags string) {
 	}
 	if checked < 20 {
 		t.Errorf("only %d packages checked", checked)
+	}
+}
+
+// viewAdapters are the view's files that read a producer: the lab, a
+// capture's index and its filters, a replay. Everything else in viz (the
+// panes, the layout, the keys, the filter bar) draws what a Source and a
+// PacketSource hand it, so a pane never reaches into a producer.
+var viewAdapters = map[string]bool{"labsource.go": true, "capsource.go": true, "replaysource.go": true}
+
+// Only the view's adapters import the engine or the capture analysis.
+func TestViewPanesImportNoProducer(t *testing.T) {
+	files, err := filepath.Glob("viz/*.go")
+	if err != nil || len(files) < 20 {
+		t.Fatalf("viz files: %v (%d)", err, len(files))
+	}
+	fset := token.NewFileSet()
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			dep, mine := ours(strings.Trim(imp.Path.Value, `"`))
+			if mine && (dep == "engine" || strings.HasPrefix(dep, "captures/")) && !viewAdapters[filepath.Base(path)] {
+				t.Errorf("%s imports %s: only the view's source adapters (%v) read a producer", path, dep, slices.Sorted(maps.Keys(viewAdapters)))
+			}
+		}
 	}
 }

@@ -17,10 +17,13 @@ func viewCommand() *Command {
 		Usage: "view",
 		Short: "full screen: pages, SGLs, chains, SQ, positions",
 		Long: "The view takes the terminal until q. Its keys step the engine (s step, n next, f finish,\n" +
-			"c continue, C complete), 1-5 switch layouts, z zooms the selected pane, ? lists the keys.\n" +
-			"From another terminal, `rdmalab view` attaches to this session read-only. The packets\n" +
-			"layout (5) draws the capture `capture open` loaded; / filters it with a display filter\n" +
-			"as packets reads it (Tab completes a field, Enter applies, Esc cancels, Up recalls).",
+			"c continue, C complete), 1-5 switch layouts, Tab selects a pane, z zooms it, j/k move\n" +
+			"down/up in it and g/G to its top/bottom, ? lists the keys. In a lesson the narration has\n" +
+			"a pane of its own. From another terminal, `rdmalab view` attaches to this session\n" +
+			"read-only. The packets layout (5) draws the capture `capture open` loaded; / filters it\n" +
+			"with a display filter or the short forms packets takes (qp=17, xid=0x5eed0010,\n" +
+			"opcode=read, rpcs, anomalies), as packets does (Tab completes a field, Enter applies,\n" +
+			"Esc cancels, Up recalls).",
 		Example:  "view",
 		OwnsLock: true,
 		Run: func(c *Ctx, a Args, out io.Writer) error {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/internal/cli"
 )
 
@@ -17,6 +16,15 @@ import (
 // the bottom of the pane edits an expression in Wireshark's syntax (the
 // language of decode -Y), Enter applies it and the list shows only the
 // packets it passes, found in the background by a Selection.
+
+// filterMistake is a filter's error that knows where in the expression
+// the mistake is (a display filter's *dfilter.Error): the bar puts the
+// cursor there and underlines it.
+type filterMistake interface {
+	error
+	Column() int // from 1, in characters
+	Width() int  // characters, at least 1
+}
 
 // FilterView is the display filter of the Packets pane: the bar while it
 // is open, and the filter applied.
@@ -221,9 +229,9 @@ func (l *loop) applyBar() {
 	sel, err := f.Select(text, l.wakePackets)
 	if err != nil {
 		b.Err, b.ErrFor = err, text
-		var e *dfilter.Error
+		var e filterMistake
 		if errors.As(err, &e) {
-			b.Cursor = min(len([]rune(text[:min(e.Pos, len(text))])), len(b.Text))
+			b.Cursor = min(e.Column()-1, len(b.Text))
 		}
 		return
 	}
@@ -408,7 +416,7 @@ func barLines(b *FilterBar, f Filterer, w int, th Theme) []line {
 		mark = line{}.add(" ✓", th.Good)
 	default:
 		col := ""
-		var e *dfilter.Error
+		var e filterMistake
 		if errors.As(err, &e) {
 			col = fmt.Sprintf(" col %d", e.Column())
 		}
@@ -444,10 +452,10 @@ func barLines(b *FilterBar, f Filterer, w int, th Theme) []line {
 		return out
 	}
 	msg := b.Err.Error()
-	var e *dfilter.Error
+	var e filterMistake
 	if errors.As(b.Err, &e) {
 		start := e.Column() - 1 - off
-		n := max(len([]rune(e.Expr[e.Pos:min(e.End, len(e.Expr))])), 1)
+		n := e.Width()
 		if start >= 0 && start < room {
 			n = min(n, room-start)
 			out = append(out, line{}.add(strings.Repeat(" ", len(prefix)+start), th.Base).add("^"+strings.Repeat("~", n-1), th.Alarm))

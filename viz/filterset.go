@@ -2,12 +2,8 @@ package viz
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
-	"time"
-
-	"github.com/rdmalab/rdmalab/captures/decode"
 )
 
 // Filterer is a PacketSource whose packets a display filter can select
@@ -53,91 +49,7 @@ type SelectionState struct {
 	Err     error   // why the search stopped before the end
 }
 
-// selectBatch is how many packets the search decodes per turn of the
-// index's lock: the view's own reads get in between.
-const selectBatch = 256
-
-// wakeEvery is how often, at most, the search wakes the view while it goes.
-const wakeEvery = 50 * time.Millisecond
-
-// Select is Filterer's: it compiles expr with decode.CompileSelection (a
-// display filter, or the short forms decode --filter and the REPL's
-// packets take) and matches the packets of the index as Index.Scan
-// decodes them.
-func (c *CaptureSource) Select(expr string, wake func()) (*Selection, error) {
-	sel, err := decode.CompileSelection(expr)
-	if err != nil {
-		return nil, err
-	}
-	x := c.index()
-	if x == nil {
-		return nil, fmt.Errorf("no capture to filter: %w", c.Progress().Err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &Selection{expr: expr, cancel: cancel, ended: make(chan struct{})}
-	if sel.Short {
-		s.means = sel.Expr
-	}
-	go s.run(ctx, x, sel, wake)
-	return s, nil
-}
-
-// FieldNames is FieldNamer's: the names decode's display filters know.
-func (c *CaptureSource) FieldNames() []string { return decode.Registry().Names() }
-
-// CheckFilter is Filterer's.
-func (c *CaptureSource) CheckFilter(expr string) error {
-	_, err := decode.CompileSelection(expr)
-	return err
-}
-
-var _ Filterer = (*CaptureSource)(nil)
-
-// run goes through x from its first packet to its last, indexed or still
-// to come.
-func (s *Selection) run(ctx context.Context, x *decode.Index, sel *decode.Selection, wake func()) {
-	defer close(s.ended)
-	defer wake()
-	var found []int32
-	next, last := 0, time.Now()
-	for ctx.Err() == nil {
-		found = found[:0]
-		n := 0
-		end, err := x.Scan(next, func(p *decode.Packet) bool {
-			if sel.Match(p) {
-				found = append(found, int32(p.Frame-1))
-			}
-			n++
-			return n < selectBatch && ctx.Err() == nil
-		})
-		s.mu.Lock()
-		s.rows = append(s.rows, found...)
-		s.scanned = end
-		s.mu.Unlock()
-		next = end
-		if err != nil {
-			s.finish(err)
-			return
-		}
-		if time.Since(last) > wakeEvery {
-			last = time.Now()
-			wake()
-		}
-		if n > 0 {
-			continue
-		}
-		// Everything indexed is looked at: wait for more, or the end.
-		have, err := x.Wait(ctx, next+1)
-		if err != nil {
-			return // stopped
-		}
-		if have <= next {
-			s.finish(x.Progress().Err)
-			return
-		}
-	}
-}
-
+// finish ends the search: every packet looked at, or err.
 func (s *Selection) finish(err error) {
 	s.mu.Lock()
 	s.done, s.err = true, err

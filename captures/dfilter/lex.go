@@ -271,6 +271,11 @@ func (e *Error) Column() int { return utf8.RuneCountInString(e.Expr[:e.Pos]) + 1
 
 func (e *Error) Error() string { return fmt.Sprintf("column %d: %s", e.Column(), e.Msg) }
 
+// Width is how many characters the mistake spans, at least 1.
+func (e *Error) Width() int {
+	return max(utf8.RuneCountInString(e.Expr[min(e.Pos, len(e.Expr)):min(max(e.End, e.Pos), len(e.Expr))]), 1)
+}
+
 // Caret returns the expression with a line under it marking the mistake,
 // as tshark draws it:
 //
