@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -41,7 +42,12 @@ func attachLimit(ctx context.Context, path string, limit int) (Source, error) {
 			return nil, err
 		}
 		if isNotRunning(err) {
-			return nil, fmt.Errorf("no rdmalab session is running (looked for %s)", path)
+			msg := fmt.Sprintf("no rdmalab session is running (looked for %s)", path)
+			if others := othersSessionDirs(os.TempDir()); len(others) > 0 {
+				msg += fmt.Sprintf("; %s, but a view attaches only to its own user's sessions: "+
+					"for a class, the trainer runs serve and hands out its URL", others[0])
+			}
+			return nil, errors.New(msg)
 		}
 		return nil, fmt.Errorf("attach to %s: %w", path, err)
 	}

@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
 
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
@@ -133,4 +135,29 @@ func (e *untrusted) Error() string { return e.msg }
 
 func refuse(format string, args ...any) error {
 	return &untrusted{"refusing " + fmt.Sprintf(format, args...)}
+}
+
+// othersSessionDirs says, for each session folder of another user in dir
+// (rdmalab-$UID, not ours), whose it is: a student who tries to attach to
+// the trainer's session learns why it cannot, not that none runs. What
+// is inside is theirs to see (0700): only the folder is looked at.
+func othersSessionDirs(dir string) []string {
+	names, _ := filepath.Glob(filepath.Join(dir, "rdmalab-[0-9]*"))
+	var out []string
+	for _, name := range names {
+		fi, err := os.Lstat(name)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		uid, ok := ownerOf(fi)
+		if !ok || uid == os.Getuid() {
+			continue
+		}
+		who := fmt.Sprintf("uid %d", uid)
+		if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
+			who = fmt.Sprintf("user %s (uid %d)", safe.Text(u.Username), uid)
+		}
+		out = append(out, fmt.Sprintf("%s has an rdmalab session folder (%s)", who, safe.Text(name)))
+	}
+	return out
 }

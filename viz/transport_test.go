@@ -3,6 +3,7 @@ package viz
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -221,4 +222,33 @@ func TestAttachNewSessionStartsClean(t *testing.T) {
 		m.Update(v.Snapshot(), v.Events(DefaultEvents))
 		return m.EventCount() == 0 && len(v.Events(DefaultEvents)) == 0
 	})
+}
+
+// A student who tries to attach to the trainer's session is told whose
+// session folder is there and what to do instead, not only that none of
+// theirs runs; their own folder is not mentioned.
+func TestAttachSaysAnotherUsersSessionCannotBeJoined(t *testing.T) {
+	dir := t.TempDir()
+	theirs := filepath.Join(dir, "rdmalab-4242")
+	if err := os.Mkdir(theirs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(theirs, 4242, 4242); err != nil {
+		t.Skipf("cannot give a folder to another user here (%v): run as root to test", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, fmt.Sprintf("rdmalab-%d", os.Getuid())), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", dir)
+	_, err := Attach(context.Background(), socketPath(t))
+	if err == nil {
+		t.Fatal("attached")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "uid 4242) has an rdmalab session folder ("+theirs+")") && !strings.Contains(msg, "uid 4242 has an rdmalab session folder ("+theirs+")") {
+		t.Errorf("the error does not name the other user's folder: %s", msg)
+	}
+	if !strings.Contains(msg, "the trainer runs serve") || strings.Count(msg, "session folder") != 1 {
+		t.Errorf("the error: %s", msg)
+	}
 }
