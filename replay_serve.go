@@ -20,7 +20,10 @@ type replayPage struct {
 	name string
 }
 
-var _ web.PacketLister = replayPage{}
+var (
+	_ web.PacketLister  = replayPage{}
+	_ web.PacketBrowser = replayPage{}
+)
 
 // Watch is the view's moves.
 func (p replayPage) Watch(f func()) (stop func()) { return p.OnMove(f) }
@@ -31,6 +34,12 @@ func (p replayPage) Packets() *web.Packets {
 	n, sel := p.x.Len(), p.Frame()
 	from := max(1, min(sel-replayPackets/2, n-replayPackets+1))
 	return repl.IndexPackets(p.x, p.name, n, from, replayPackets, sel)
+}
+
+// BrowsePackets reads the capture on a page's request (the index locks
+// its own reads).
+func (p replayPage) BrowsePackets(from, count, sel int) *web.Packets {
+	return repl.IndexPackets(p.x, p.name, p.x.Len(), from, count, sel)
 }
 
 // serveReplay starts the class page on r's place at addr ("-": the
