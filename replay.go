@@ -15,7 +15,7 @@ import (
 // replayCommand is `rdmalab replay [--text|--rpc|--json] [-v] FILE`.
 func replayCommand() *command {
 	c := newCommand(command{
-		UsageLine: "rdmalab replay [--text | --rpc | --json] [-v] [--qp QPN] [--max-expand SIZE] FILE",
+		UsageLine: "rdmalab replay [--text | --rpc | --json] [-v] [--qp QPN] [--max-expand SIZE] [--serve ADDR] FILE",
 		Short:     "step through an NFS/RDMA capture as the server's work",
 		Long: `
 Replays a capture of NFS over RDMA as the server's work: each packet that
@@ -37,8 +37,11 @@ On a terminal it opens the view on the replay: s steps a packet, n goes to
 the next RPC, f to the end of this one, c to the end, C to the next
 completion, b and B go back, t follows one transport alone, then the
 next, then all again; the Packets pane (5) selects the packet of each
-step, and g there goes to the step of the packet selected. Otherwise
-it prints a transcript:
+step, and g there goes to the step of the packet selected. With --serve
+ADDR (- for 127.0.0.1 on a free port) a class follows in its browsers:
+the view publishes each step it shows to a read-only web page, whose URL
+and token are printed before the view opens, kept in its status line and
+printed again at the end. Otherwise it prints a transcript:
   --text   one line per step: frame, what the server did (the default
            without a terminal)
   --rpc    the same, with a heading where each RPC starts
@@ -46,6 +49,8 @@ it prints a transcript:
   -v, --events
            each step's events under it (text forms)
   --qp QPN follow one transport only (hex 0x11 or decimal)
+  --serve ADDR
+           the class page of the steps the view shows (the view only)
   ` + cli.MaxExpandHelp + `
 
 Exit status: 0 fine, 1 a damaged or unreadable file (the replay goes as far
@@ -59,6 +64,7 @@ as the file does) or no RPC-over-RDMA traffic, 2 usage error.
 	c.Flag.BoolVar(&o.verbose, "v", false, "events")
 	cli.ReplayEvents().BoolVar(c.Flag, &o.verbose)
 	cli.QP().StringVar(c.Flag, &o.qp)
+	c.Flag.StringVar(&o.serve, "serve", "", "serve the steps the view shows as a class web page at ADDR")
 	maxExpand := cli.MaxExpandFlag(c.Flag)
 	c.Run = func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		file, err := cli.OneFile(args)
@@ -67,6 +73,8 @@ as the file does) or no RPC-over-RDMA traffic, 2 usage error.
 			return c.usageError(stderr, "%v", err)
 		case o.json && (o.rpc || o.verbose):
 			return c.usageError(stderr, "--json does not go with --rpc or -v/--events")
+		case o.serve != "" && (o.text || o.rpc || o.json || !isTerminal(stdout)):
+			return c.usageError(stderr, "--serve follows the view: it needs a terminal and no --text, --rpc or --json (rdmalab serve --capture FILE serves a capture's end)")
 		}
 		if o.qp != "" {
 			if o.qpn, err = cli.ParseQP(o.qp); err != nil {
@@ -84,6 +92,7 @@ type replayOptions struct {
 	text, rpc, json, verbose bool
 	maxExpand                cli.Size
 	file, qp                 string
+	serve                    string // the class page's address (--serve)
 	qpn                      uint32
 }
 
@@ -102,6 +111,19 @@ func runReplay(ctx context.Context, o replayOptions, stdout, stderr io.Writer) i
 		if err == nil {
 			defer r.Close()
 			tl = r.Timeline
+			if o.serve != "" {
+				srv, err := serveReplay(r, o.file, o.serve)
+				if err != nil {
+					fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))
+					return exitFailed
+				}
+				defer func() {
+					srv.Close()
+					fmt.Fprintf(stderr, "rdmalab replay: stopped serving %s; the pages say the replay ended\n", srv.URL())
+				}()
+				fmt.Fprintf(stderr, "serving this replay read-only at\n  %s\nhand that URL out: the page needs its token; it follows each step the view shows\n", srv.URL())
+				r.Source().SetNote("class page " + srv.URL())
+			}
 			screen, err := viz.NewScreen()
 			if err != nil {
 				fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))

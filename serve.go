@@ -32,7 +32,9 @@ needs the random token in it. A live session serves itself: rdmalab
   --snapshot FILE
            a state saved with the REPL's save FILE
   --capture FILE
-           a capture replayed to its end as the server's work
+           a capture replayed to its end as the server's work (its
+           end state only: rdmalab replay --serve ADDR FILE lets the
+           class follow each step the trainer's view takes)
   ` + cli.MaxExpandHelp + `
 `,
 	})

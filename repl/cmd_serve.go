@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/viz/web"
 )
@@ -83,11 +84,30 @@ func (s *Session) ServeAt(addr string, out io.Writer) error {
 
 // liveSource is the session as the class page reads it: the shared lab,
 // and the packets of the capture open, taken on the REPL's goroutine
-// after each command (publishPackets), never read from the capture by the
-// page's.
+// after each command (publishPackets); the render loop never reads the
+// capture, only a student's own request for one packet or page does
+// (BrowsePackets).
 type liveSource struct {
 	*engine.Shared
 	packets atomic.Pointer[web.Packets]
+	capture atomic.Pointer[liveCapture] // what a page may browse
+}
+
+// liveCapture is the open capture as a page's request reads it.
+type liveCapture struct {
+	x    *decode.Index
+	name string
+}
+
+// BrowsePackets reads the open capture on a page's request: the index
+// locks its own reads, and one closed meanwhile answers with errors in
+// the lines, never with a crash.
+func (l *liveSource) BrowsePackets(from, count, sel int) *web.Packets {
+	c := l.capture.Load()
+	if c == nil {
+		return nil
+	}
+	return IndexPackets(c.x, c.name, c.x.Len(), from, count, sel)
 }
 
 // Packets is the open capture's list, or nil.
@@ -104,6 +124,13 @@ func (s *Session) publishPackets() {
 		return
 	}
 	x, old := s.capture.index, l.packets.Load()
+	if c := l.capture.Load(); x == nil && c != nil || x != nil && (c == nil || c.x != x) {
+		if x == nil {
+			l.capture.Store(nil)
+		} else {
+			l.capture.Store(&liveCapture{x: x, name: s.capture.name})
+		}
+	}
 	if x == nil {
 		if old != nil {
 			l.packets.Store(nil)

@@ -247,3 +247,26 @@ func TestServeHostileCaptureInBrowser(t *testing.T) {
 	}
 	shoot(t, ctx, "class-hostile", 390, 844)
 }
+
+// A student clicks a packet of the live list: the page shows its tree
+// and bytes, which stay while the live part redraws, and fit a phone.
+func TestServeBrowsePacketInBrowser(t *testing.T) {
+	ctx := browser(t)
+	s, _ := captureSession(t)
+	exec(t, s, "serve")
+	exec(t, s, "capture open nfs3-rdma.pcap")
+	waitPage(t, s, func(p string) bool { return strings.Contains(p, `href="?packet=5"`) })
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.web.URL()), chromedp.WaitVisible(chromedp.CSS(`a[href="?packet=5"]`)),
+		chromedp.Click(chromedp.CSS(`a[href="?packet=5"]`)), chromedp.WaitVisible(chromedp.CSS("#browse"))); err != nil {
+		t.Fatal(err)
+	}
+	first := s.capture.index.Detail(4)[0].Text
+	pageText(t, ctx, "#browse", func(s string) bool {
+		return strings.Contains(s, "Packet 5 of nfs3-rdma.pcap") && strings.Contains(s, first)
+	})
+	seq := s.web.Seq()
+	s.web.Changed()
+	pageText(t, ctx, "#frame", func(string) bool { return s.web.Seq() > seq })
+	pageText(t, ctx, "#browse", func(s string) bool { return strings.Contains(s, "Packet 5 of nfs3-rdma.pcap") })
+	shoot(t, ctx, "class-packet", 390, 844)
+}

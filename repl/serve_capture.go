@@ -47,16 +47,24 @@ func capturePackets(path string, maxExpand int64, sel int) (*web.Packets, error)
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	first := max(0, min(sel-servedPackets/2, n-servedPackets))
-	p := &web.Packets{Name: path, Total: n, First: first + 1}
-	for i := first; i < min(n, first+servedPackets); i++ {
+	return IndexPackets(x, path, n, first+1, servedPackets, sel), nil
+}
+
+// IndexPackets is the class page's view of x's first total packets:
+// count summaries from packet from (from 1), and packet sel's tree and
+// bytes when it is one of them (0: none).
+func IndexPackets(x *decode.Index, name string, total, from, count, sel int) *web.Packets {
+	from = max(from, 1)
+	p := &web.Packets{Name: name, Total: total, First: from}
+	for i := from - 1; i < min(total, from-1+count); i++ {
 		p.List = append(p.List, x.Summary(i))
 	}
-	if sel >= 1 && sel <= n {
+	if sel >= 1 && sel <= total {
 		p.Selected = sel
 		for _, d := range x.Detail(sel - 1) {
 			p.Detail = append(p.Detail, web.DetailLine{Depth: d.Depth, Text: d.Text})
 		}
 		p.Bytes = x.Bytes(sel - 1)
 	}
-	return p, nil
+	return p
 }

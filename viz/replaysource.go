@@ -11,6 +11,7 @@ import (
 	"github.com/rdmalab/rdmalab/captures/replay"
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
+	"github.com/rdmalab/rdmalab/internal/watch"
 )
 
 // Rewinder is a Source that can also go back: its Act takes ActBack and
@@ -42,8 +43,10 @@ type FrameSeeker interface {
 // one transport alone (the next each time, then all again). The timeline
 // is built as the player goes.
 type ReplaySource struct {
-	mu sync.Mutex
-	p  *replay.Player
+	mu    sync.Mutex
+	p     *replay.Player
+	note  string    // said after the place (SetNote)
+	moved watch.Set // OnMove's callbacks
 }
 
 var (
@@ -73,12 +76,29 @@ func (r *ReplaySource) Events(n int) []trace.Event {
 	return r.p.Events(n)
 }
 
-// Describe says which capture and where in it: "replay of FILE · frame N of M · RPC k of K".
+// Describe says which capture and where in it: "replay of FILE · frame N of M · RPC k of K",
+// after the note, if any (first: a narrow status line keeps it).
 func (r *ReplaySource) Describe() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.note != "" {
+		return r.note + " · " + r.p.Describe()
+	}
 	return r.p.Describe()
 }
+
+// SetNote adds s to what Describe says (the class page's address, for
+// the trainer's title bar).
+func (r *ReplaySource) SetNote(s string) {
+	r.mu.Lock()
+	r.note = s
+	r.mu.Unlock()
+}
+
+// OnMove calls f after each move (Act, Seek, SeekFrame), on the mover's
+// goroutine: f must not block. It is not the view's Watcher: the view
+// pulls after its own moves already; a class page follows with it.
+func (r *ReplaySource) OnMove(f func()) (stop func()) { return r.moved.Add(f) }
 
 // Narration is the current step in words.
 func (r *ReplaySource) Narration() string {
@@ -94,8 +114,9 @@ func (r *ReplaySource) CanRewind() bool { return true }
 // open a replay at a frame.
 func (r *ReplaySource) Seek(i int) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.p.Seek(i)
+	r.mu.Unlock()
+	r.moved.Notify()
 }
 
 // Frame is the frame of the current step, 0 before the first.
@@ -114,6 +135,7 @@ func (r *ReplaySource) SeekFrame(frame int) (string, error) {
 	if frame < 1 {
 		return "", fmt.Errorf("no frame %d: frames count from 1", frame)
 	}
+	defer r.moved.Notify() // after the unlock below
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	i, exact := r.p.SeekFrame(frame)
@@ -138,6 +160,14 @@ var (
 
 // Act moves through the replay.
 func (r *ReplaySource) Act(a Action) error {
+	err := r.act(a)
+	if err == nil {
+		r.moved.Notify()
+	}
+	return err
+}
+
+func (r *ReplaySource) act(a Action) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := r.p
@@ -179,6 +209,7 @@ func (r *ReplaySource) Act(a Action) error {
 type Replay struct {
 	Timeline *replay.Timeline
 	x        *decode.Index
+	src      *ReplaySource
 }
 
 // OpenReplay opens the capture at path for RunReplay: it returns once the
@@ -199,8 +230,15 @@ func OpenReplay(path, name string, o replay.ReadOptions) (*Replay, error) {
 		x.Close()
 		return nil, err
 	}
-	return &Replay{Timeline: tl, x: x}, nil
+	return &Replay{Timeline: tl, x: x, src: NewReplaySource(tl)}, nil
 }
+
+// Source is the place RunReplay moves: another reader (a class page)
+// follows it with OnMove.
+func (r *Replay) Source() *ReplaySource { return r.src }
+
+// Index is the capture's index, which the Packets pane lists.
+func (r *Replay) Index() *decode.Index { return r.x }
 
 // Close closes the timeline, then the index whose pass it read.
 func (r *Replay) Close() {
@@ -214,5 +252,5 @@ func (r *Replay) Close() {
 // pass the replay reads.
 func RunReplay(ctx context.Context, s tcell.Screen, r *Replay) error {
 	v := Viewer{Layout: LayoutRead, Packets: NewCaptureSource(r.x, r.Timeline.File)}
-	return v.Run(ctx, s, NewReplaySource(r.Timeline))
+	return v.Run(ctx, s, r.src)
 }

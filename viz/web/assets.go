@@ -26,4 +26,7 @@ func asset(name, ctype string) http.HandlerFunc {
 func liveHTML(b []byte) pageData { return pageData{Live: template.HTML(b)} }
 
 // pageData is the page shell's data: the live part, already rendered.
-type pageData struct{ Live template.HTML }
+type pageData struct {
+	Live   template.HTML
+	Browse template.HTML // what the request asked of the capture (browse.go)
+}

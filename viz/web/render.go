@@ -51,6 +51,8 @@ type packetsView struct {
 	Selected     int
 	Detail       []DetailLine
 	Hex          string
+	Browse       bool // each packet links to its tree (?packet=N)
+	More         int  // the first packet after the list, for ?from= (0: none)
 }
 
 // bodyOf lays out f; every string from the frame is escaped for display
@@ -83,7 +85,10 @@ func bodyOf(f Frame, origin, session string, seq uint64) body {
 		b.Lesson = &c
 	}
 	if p := f.Packets; p != nil {
-		v := &packetsView{Name: safe.Text(p.Name), Total: p.Total, First: max(p.First, 1), Selected: p.Selected}
+		v := &packetsView{Name: safe.Text(p.Name), Total: p.Total, First: max(p.First, 1), Selected: p.Selected, Browse: f.Browsable}
+		if next := v.First + len(p.List); f.Browsable && next <= p.Total {
+			v.More = next
+		}
 		for _, l := range p.List {
 			v.List = append(v.List, safe.Display(l))
 		}

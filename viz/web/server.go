@@ -296,6 +296,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/app.css", asset("app.css", "text/css; charset=utf-8"))
 	mux.HandleFunc("/events", s.events)
 	mux.HandleFunc("/picture.svg", s.picture)
+	mux.HandleFunc("/packet", s.browseFragment)
+	mux.HandleFunc("/packets", s.browseFragment)
 	return mux
 }
 
@@ -351,9 +353,13 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 		cur = s.cur
 		s.mu.Unlock()
 	}
+	d := liveHTML(cur)
+	var code int
+	d.Browse, code = s.browseHTML(r)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(writeTimeout))
-	_ = templates.ExecuteTemplate(w, "page", liveHTML(cur))
+	_ = templates.ExecuteTemplate(w, "page", d)
 }
 
 // picture is the current picture as a standalone SVG.

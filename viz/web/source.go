@@ -26,6 +26,7 @@ type Frame struct {
 	Narration string
 	Packets   *Packets     // a capture's packets (nil: none open)
 	Lesson    *snap.Lesson // where a paced lesson stands (nil: none)
+	Browsable bool         // a page may ask for any packet (PacketBrowser)
 }
 
 // LessonSource is a Source that says where a paced lesson stands
@@ -66,6 +67,7 @@ func frameOf(src Source, events int) Frame {
 	if p, ok := src.(PacketLister); ok {
 		f.Packets = p.Packets()
 	}
+	_, f.Browsable = src.(PacketBrowser)
 	return f
 }
 
