@@ -22,7 +22,10 @@ func serveCommand() *Command {
 			"lesson's narration) over HTTP, redrawn at every step, and prints the URL to hand out:\n" +
 			"it carries a random token, and the page refuses any request without it. Nothing on the\n" +
 			"page changes the lab. ADDR defaults to 127.0.0.1 on a free port; give 0.0.0.0:8080 to\n" +
-			"open it to the room. `serve` again says where it serves; `serve stop` stops it.",
+			"open it to the room. With a capture open (capture open FILE) the page lists its packets\n" +
+			"and each student can open any packet's tree and bytes, without moving the session.\n" +
+			"`serve` again says where it serves; `serve stop` stops it. To let a class follow a\n" +
+			"capture step by step, run `rdmalab replay --serve ADDR FILE`.",
 		Example: "serve 0.0.0.0:8080",
 		Args:    []Arg{{Name: "ADDR", Optional: true}},
 		// Starting draws the lab once: not from inside the lock.
