@@ -201,11 +201,11 @@ func TestServeInBrowser(t *testing.T) {
 // drive a terminal if any of it were taken raw.
 const hostileMarkup = `<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>` + "\x1b[2J\r\n"
 
-// The capture whose NFS file names carry markup and escape sequences
-// renders as text in the browser: no element made, no script run.
-func TestServeHostileCaptureInBrowser(t *testing.T) {
-	ctx := browser(t)
-	s, dir := trafficSession(t)
+// saveHostileCapture makes the session answer a LOOKUP whose machine
+// name and file name are hostileMarkup, and saves the capture as
+// hostile.pcap in its folder.
+func saveHostileCapture(t *testing.T, s *Session) {
+	t.Helper()
 	cred := oncrpc.AuthSysParams{MachineName: hostileMarkup}
 	h := oncrpc.CallHeader{RPCVers: oncrpc.RPCVersion, Prog: nfs.ProgNFS, Vers: 3, Proc: uint32(nfs.Proc3Lookup),
 		Cred: cred.Auth(), Verf: oncrpc.OpaqueAuth{Flavor: oncrpc.AuthNone}}
@@ -217,6 +217,14 @@ func TestServeHostileCaptureInBrowser(t *testing.T) {
 	}
 	exec(t, s, "continue")
 	exec(t, s, "capture save hostile.pcap")
+}
+
+// The capture whose NFS file names carry markup and escape sequences
+// renders as text in the browser: no element made, no script run.
+func TestServeHostileCaptureInBrowser(t *testing.T) {
+	ctx := browser(t)
+	s, dir := trafficSession(t)
+	saveHostileCapture(t, s)
 	f, origin, err := CaptureFrame(filepath.Join(dir, "hostile.pcap"), 0)
 	if err != nil {
 		t.Fatal(err)

@@ -10,11 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rdmalab/rdmalab/engine/xprt"
-	"github.com/rdmalab/rdmalab/proto/nfs"
-	"github.com/rdmalab/rdmalab/proto/oncrpc"
-	"github.com/rdmalab/rdmalab/proto/xdr"
 )
 
 // student is a browser that opened the URL the trainer handed out: its
@@ -129,17 +124,7 @@ func TestServeBrowsePackets(t *testing.T) {
 // served as text.
 func TestServeBrowseHostilePacket(t *testing.T) {
 	s, _ := trafficSession(t)
-	cred := oncrpc.AuthSysParams{MachineName: hostileMarkup}
-	h := oncrpc.CallHeader{RPCVers: oncrpc.RPCVersion, Prog: nfs.ProgNFS, Vers: 3, Proc: uint32(nfs.Proc3Lookup),
-		Cred: cred.Auth(), Verf: oncrpc.OpaqueAuth{Flavor: oncrpc.AuthNone}}
-	w := xdr.NewWriter(h.AppendTo(nil))
-	w.OpaqueVar([]byte{1, 2, 3, 4})
-	w.String(hostileMarkup)
-	if _, err := s.lab.Call(xprt.CallSpec{Label: hostileMarkup, Msg: w.Bytes()}); err != nil {
-		t.Fatal(err)
-	}
-	exec(t, s, "continue")
-	exec(t, s, "capture save hostile.pcap")
+	saveHostileCapture(t, s)
 	exec(t, s, "capture open hostile.pcap")
 	exec(t, s, "serve")
 	c, home := student(t, s)
