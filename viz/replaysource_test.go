@@ -240,11 +240,16 @@ func TestReplayKeys(t *testing.T) {
 	before := s.shows.Load()
 	s.InjectKey(tcell.KeyRune, 'n', tcell.ModNone)
 	waitFor(t, "RPC 1", at("frame 4 of 752 · RPC 1 of 38"))
-	waitFor(t, "the frame after n", func() bool { return s.shows.Load() > before })
-	time.Sleep(50 * time.Millisecond)
-	if _, rows := s.frame(); !strings.Contains(rows[0], "replay frame 4/752 · RPC 1/38") {
-		t.Errorf("title row %q does not say where the replay is", rows[0])
-	}
+	// The title row follows once the view has drawn the move: wait for
+	// that draw, not for a fixed time (a loaded machine under -race took
+	// longer than 50 ms).
+	waitFor(t, "the title row to say where the replay is", func() bool {
+		if s.shows.Load() <= before {
+			return false
+		}
+		_, rows := s.frame()
+		return strings.Contains(rows[0], "replay frame 4/752 · RPC 1/38")
+	})
 	s.InjectKey(tcell.KeyRune, 'q', tcell.ModNone)
 	if err := waitRun(t, done); err != nil {
 		t.Fatal(err)
