@@ -25,6 +25,10 @@ messages, checks every ICRC and VCRC, and analyses each queue pair:
 messages, PSNs, acknowledgements, RDMA READ responses, and which RPC chunk
 segment every RDMA READ and WRITE fills.
 
+FILE - reads the capture from standard input as it comes, in the memory a
+file takes: tcpdump -i eth0 -w - udp port 4791 | rdmalab decode -
+(a file named "-" is ./-).
+
 Output (one of):
   (default)      one line per packet, as tshark prints them
   -V             a detail tree per packet
@@ -85,7 +89,7 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 	c.Flag.BoolVar(&o.Hex, "x", false, "a hex dump under each packet")
 	list := c.Flag.Bool("fields", false, "the list of fields")
 	maxExpand := cli.MaxExpandFlag(c.Flag)
-	c.Run = func(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	c.Run = func(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if *list {
 			if len(args) > 0 {
 				return c.usageError(stderr, "--fields takes no file")
@@ -142,7 +146,12 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 			}
 		}
 		o.MaxExpand = int64(*maxExpand)
-		anomalies, err := decode.Write(stdout, file, o)
+		var anomalies int
+		if file == "-" {
+			anomalies, err = decode.WriteStream(stdout, stdin, "standard input", o)
+		} else {
+			anomalies, err = decode.Write(stdout, file, o)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "rdmalab decode: %v\n", err)
 			return exitFailed

@@ -2,7 +2,11 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -164,5 +168,50 @@ func TestDecodeFilterSaysItsExpression(t *testing.T) {
 		if code, _, errs := runDecode(append(args, nfs3)...); code != exitOK || errs != "" {
 			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
 		}
+	}
+}
+
+// decode - reads the capture from standard input as it comes (a pipe from
+// tcpdump -w -): every output is the file's, gzip too, and a stream cut
+// inside a packet says where, naming standard input.
+func TestDecodeStandardInput(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		args []string
+		gz   bool
+	}{
+		{"captures/testdata/nfs3-rdma.pcap", nil, false},
+		{"captures/testdata/nfs3-rdma.pcap", []string{"-V", "-c", "40"}, false},
+		{"captures/testdata/nfs4.1-rdma.pcap", []string{"--rpc"}, true},
+		{"captures/testdata/rdmacm-rping.pcap", []string{"--json", "--check"}, false},
+	} {
+		data, err := os.ReadFile(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := data
+		if tc.gz {
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			zw.Write(data)
+			zw.Close()
+			in = b.Bytes()
+		}
+		wantCode, want, _ := runDecode(append(slices.Clone(tc.args), tc.file)...)
+		var out, errb bytes.Buffer
+		// A reader that is no file: what a pipe gives.
+		code := run(append(append([]string{"decode"}, tc.args...), "-"), io.MultiReader(bytes.NewReader(in)), &out, &errb)
+		if code != wantCode || out.String() != want || len(want) == 0 {
+			t.Errorf("decode %v - of %s: exit %d (file: %d), %d bytes of output (file: %d)\n%s", tc.args, tc.file, code, wantCode, out.Len(), len(want), errb.String())
+		}
+	}
+	data, err := os.ReadFile("captures/testdata/nfs3-rdma.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"decode", "-"}, bytes.NewReader(data[:5000]), &out, &errb)
+	if want := "rdmalab decode: standard input: frame 35, offset 5000: file ends inside the packet data"; code != exitFailed || !strings.HasPrefix(errb.String(), want) || !strings.Contains(out.String(), "\n   34 ") {
+		t.Errorf("a stream cut short: exit %d, stderr %q, want %q and the 34 packets before it", code, errb.String(), want)
 	}
 }

@@ -79,6 +79,17 @@ func Read(r io.Reader, name string, fn func(*Packet) error) (*Analyzer, error) {
 	return decodeAll(pr, name, Options{}, fn)
 }
 
+// ReadWith is Read with a decoder that keeps what opt says: a stream
+// (a pipe) is decoded as it comes, on one goroutine.
+func ReadWith(r io.Reader, name string, opt Options, fn func(*Packet) error) (*Analyzer, error) {
+	pr, err := pcapfile.NewReaderWith(r, pcapfile.Options{MaxExpand: opt.MaxExpand})
+	if err != nil {
+		return nil, fileError(name, err)
+	}
+	defer pr.Close()
+	return decodeAll(pr, name, opt, fn)
+}
+
 // ReadFileWith is ReadFile with a decoder that keeps what opt says.
 func ReadFileWith(path string, opt Options, fn func(*Packet) error) (*Analyzer, error) {
 	f, err := os.Open(path)

@@ -30,8 +30,26 @@ var errCount = errors.New("count reached")
 // first error: a damaged or unreadable file, after what it could decode
 // was written, or a failed write.
 func Write(w io.Writer, path string, o Output) (anomalies int, err error) {
+	return writeFrom(w, o, func(keep Options, fn func(*Packet) error) (*Analyzer, error) {
+		return ReadFileWith(path, keep, fn)
+	})
+}
+
+// WriteStream is Write for a capture read from r as it comes (a pipe:
+// `tcpdump -w - | rdmalab decode -`), in the memory Write needs for a
+// file; name is what its errors call it.
+func WriteStream(w io.Writer, r io.Reader, name string, o Output) (anomalies int, err error) {
+	return writeFrom(w, o, func(keep Options, fn func(*Packet) error) (*Analyzer, error) {
+		return ReadWith(r, name, keep, fn)
+	})
+}
+
+// source reads a capture with a decoder that keeps what keep says.
+type source func(keep Options, fn func(*Packet) error) (*Analyzer, error)
+
+func writeFrom(w io.Writer, o Output, src source) (anomalies int, err error) {
 	out := bufio.NewWriterSize(w, writeChunk)
-	anomalies, err = write(out, w, path, o)
+	anomalies, err = write(out, w, src, o)
 	if ferr := out.Flush(); err == nil {
 		err = ferr
 	}
@@ -45,7 +63,7 @@ func Write(w io.Writer, path string, o Output) (anomalies int, err error) {
 const writeChunk = 64 << 10
 
 // write is Write on out, a buffered w.
-func write(out *bufio.Writer, w io.Writer, path string, o Output) (int, error) {
+func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
 	packets := !o.RPCs && !(o.Check && !o.Tree && !o.JSON)
 	var buf []byte // the packets' text not written yet
 	var jw jsonw
@@ -59,7 +77,7 @@ func write(out *bufio.Writer, w io.Writer, path string, o Output) (int, error) {
 	if o.Fields != nil && o.Fields.Header && packets {
 		buf = o.Fields.appendHeader(buf)
 	}
-	an, ferr := ReadFileWith(path, keep, func(p *Packet) error {
+	an, ferr := src(keep, func(p *Packet) error {
 		if o.Count > 0 && p.Frame > o.Count {
 			return errCount
 		}
