@@ -87,6 +87,23 @@ func pageText(t *testing.T, ctx context.Context, sel string, ok func(string) boo
 	}
 }
 
+// textsInside checks that every text of the page's drawings ends inside
+// its drawing: a phone scales a drawing down, and what runs past its
+// width is cut off, not wrapped.
+func textsInside(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	clipped, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("svg")).flatMap(s => {
+		const w = s.viewBox.baseVal.width;
+		return Array.from(s.querySelectorAll("text")).filter(t => { const b = t.getBBox(); return b.x < -1 || b.x + b.width > w + 1; }).map(t => t.textContent);
+	})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(clipped) > 0 {
+		t.Errorf("%s: texts run past their drawing's edge: %q", name, clipped)
+	}
+}
+
 // shoot sets the viewport, checks nothing overflows sideways and saves
 // a screenshot (under RDMALAB_SCREENSHOTS when set, for the docs).
 func shoot(t *testing.T, ctx context.Context, name string, w, h int64) {
@@ -98,6 +115,7 @@ func shoot(t *testing.T, ctx context.Context, name string, w, h int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	textsInside(t, ctx, name)
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)
@@ -156,6 +174,7 @@ func TestServeInBrowser(t *testing.T) {
 		pageText(t, ctx, "#acked", func(s string) bool { return s == strconv.FormatUint(sn.Positions.AckedPos, 10) })
 		sawWRs = sawWRs || wrs > 0
 		sawAcked = sawAcked || sn.Positions.AckedPos > 0
+		textsInside(t, ctx, fmt.Sprintf("step %d", step))
 		if step == 4 {
 			shoot(t, ctx, "class-step4", 1920, 1080)
 			shoot(t, ctx, "class-step4", 390, 844)

@@ -107,9 +107,13 @@ func pagesFigure(s *snap.Snapshot) figure {
 	ps := pageSize(s)
 	y := 4
 	used := map[int]bool{}
-	group := func(label string, pages []snap.Page) {
-		y += 16
-		f.text(4, y, label, "bold")
+	// A label comes in lines short enough for the figure's width: a phone
+	// scales it down, it does not clip it.
+	group := func(pages []snap.Page, label ...string) {
+		for _, l := range label {
+			y += 16
+			f.text(4, y, l, "bold")
+		}
 		y += 6
 		// Many pages: a grid of small boxes, a label a row.
 		bw, bh, per, gap, compact := boxW, boxH, perRow, 14, len(pages) > 2*perRow
@@ -145,12 +149,13 @@ func pagesFigure(s *snap.Snapshot) figure {
 	}
 	for _, t := range s.Threads {
 		if len(t.Pages) > 0 {
-			group(fmt.Sprintf("%s rq_pages · %s", t.Name, t.State), t.Pages)
+			group(t.Pages, fmt.Sprintf("%s rq_pages · %s", t.Name, t.State))
 		}
 	}
 	for _, rd := range s.Reads {
 		if len(rd.Pages) > 0 {
-			group(fmt.Sprintf("Read list of xid %s · rc_curpage %d · rc_pageoff %d · %d bytes read", rd.XID, rd.CurPage, rd.PageOff, rd.ReadBytes), rd.Pages)
+			group(rd.Pages, fmt.Sprintf("Read list of xid %s · %d bytes read", rd.XID, rd.ReadBytes),
+				fmt.Sprintf("rc_curpage %d · rc_pageoff %d", rd.CurPage, rd.PageOff))
 		}
 	}
 	if len(used) == 0 {
