@@ -33,11 +33,15 @@ each one's queue pairs. --qp QPN follows only the transport one of whose
 queue pairs is QPN. The replay is built as the capture is read: the first
 step shows at once, however large the file.
 
+FILE - reads the capture from standard input as it comes, for a
+transcript (--text, --rpc, --json): the view needs a file it can go
+back in.
+
 On a terminal it opens the view on the replay: s steps a packet, n goes to
 the next RPC, f to the end of this one, c to the end, C to the next
 completion, b and B go back, t follows one transport alone, then the
 next, then all again; the Packets pane (5) selects the packet of each
-step, and g there goes to the step of the packet selected. With --serve
+step, and @ there goes to the step of the packet selected. With --serve
 ADDR (- for 127.0.0.1 on a free port) a class follows in its browsers:
 the view publishes each step it shows to a read-only web page, whose URL
 and token are printed before the view opens, kept in its status line and
@@ -66,11 +70,13 @@ as the file does) or no RPC-over-RDMA traffic, 2 usage error.
 	cli.QP().StringVar(c.Flag, &o.qp)
 	c.Flag.StringVar(&o.serve, "serve", "", "serve the steps the view shows as a class web page at ADDR")
 	maxExpand := cli.MaxExpandFlag(c.Flag)
-	c.Run = func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	c.Run = func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		file, err := cli.OneFile(args)
 		switch {
 		case err != nil:
 			return c.usageError(stderr, "%v", err)
+		case file == "-" && !o.text && !o.rpc && !o.json && isTerminal(stdout):
+			return c.usageError(stderr, "replay - reads a pipe, which the view cannot go back in: give --text, --rpc or --json, or save the capture to a file")
 		case o.json && (o.rpc || o.verbose):
 			return c.usageError(stderr, "--json does not go with --rpc or -v/--events")
 		case o.serve != "" && (o.text || o.rpc || o.json || !isTerminal(stdout)):
@@ -81,7 +87,7 @@ as the file does) or no RPC-over-RDMA traffic, 2 usage error.
 				return c.usageError(stderr, "%v", err)
 			}
 		}
-		o.file, o.maxExpand = file, *maxExpand
+		o.file, o.maxExpand, o.stdin = file, *maxExpand, stdin
 		return runReplay(ctx, o, stdout, stderr)
 	}
 	return c
@@ -94,6 +100,7 @@ type replayOptions struct {
 	file, qp                 string
 	serve                    string // the class page's address (--serve)
 	qpn                      uint32
+	stdin                    io.Reader // the capture when file is "-"
 }
 
 // runReplay is rdmalab replay once its arguments are parsed: the view on a
@@ -141,7 +148,12 @@ func runReplay(ctx context.Context, o replayOptions, stdout, stderr io.Writer) i
 		// A transcript keeps about 30 MB live whatever the capture's
 		// size; without a limit the collector lets the heap double.
 		debug.SetMemoryLimit(64 << 20)
-		tl, err = replay.Transcribe(o.file, ro, stdout, replay.Options{ByRPC: o.rpc, Events: o.verbose, JSON: o.json})
+		to := replay.Options{ByRPC: o.rpc, Events: o.verbose, JSON: o.json}
+		if o.file == "-" {
+			tl, err = replay.TranscribeStream(o.stdin, "standard input", ro, stdout, to)
+		} else {
+			tl, err = replay.Transcribe(o.file, ro, stdout, to)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmalab replay: %s\n", safe.Text(err.Error()))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -162,4 +163,25 @@ func TestReplayTmuxREPL(t *testing.T) {
 	ts.keys("q")
 	ts.waitFor(`sim fix2025> replay captures/testdata/nfs4.1-rdma.pcap\n(.*\n)*sim fix2025>`)
 	ts.run("replay captures/testdata/nfs4.1-rdma.pcap --rpc", `RPC 50 of 50  xid`)
+}
+
+// replay - transcribes the capture from standard input as it comes: the
+// same transcript as the file's, with standard input named where the
+// file's name was.
+func TestReplayStandardInput(t *testing.T) {
+	const file = "captures/testdata/nfs3-rdma.pcap"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--text"}, {"--rpc", "-v"}, {"--json"}} {
+		var want, got, errb bytes.Buffer
+		if code := run(append(append([]string{"replay"}, args...), file), nil, &want, &errb); code != exitOK {
+			t.Fatalf("replay %v %s: exit %d\n%s", args, file, code, errb.String())
+		}
+		code := run(append(append([]string{"replay"}, args...), "-"), io.MultiReader(bytes.NewReader(data)), &got, &errb)
+		if code != exitOK || got.Len() == 0 || got.String() != strings.ReplaceAll(want.String(), file, "standard input") {
+			t.Errorf("replay %v - : exit %d, %d bytes, not the file's transcript (%d bytes)\n%s", args, code, got.Len(), want.Len(), errb.String())
+		}
+	}
 }

@@ -58,9 +58,15 @@ func Transcribe(path string, ro ReadOptions, w io.Writer, o Options) (*Timeline,
 		return nil, err
 	}
 	defer f.Close()
+	return TranscribeStream(f, path, ro, w, o)
+}
+
+// TranscribeStream is Transcribe for a capture read from r as it comes
+// (a pipe); name is what the transcript and its errors call it.
+func TranscribeStream(r io.Reader, name string, ro ReadOptions, w io.Writer, o Options) (*Timeline, error) {
 	bw := bufio.NewWriterSize(w, writeChunk)
 	t := transcriber{w: bw, o: o}
-	tl, err := open(f, nil, path, ro, t.step)
+	tl, err := open(r, nil, name, ro, t.step)
 	if err != nil {
 		return nil, err
 	}
