@@ -11,6 +11,7 @@ import (
 	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/svcrdma"
 	"github.com/rdmalab/rdmalab/engine/verbs"
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // Setting is one row of the settings table: a field of Settings under
@@ -106,7 +107,7 @@ func SettingsTable() []Setting {
 			return err
 		}
 		if n&(n-1) != 0 {
-			return fmt.Errorf("page_size must be a power of two from 4096 to 65536, not %s", shown(v))
+			return fmt.Errorf("page_size must be a power of two from 4096 to 65536, not %s", safe.Typed(v))
 		}
 		s.PageSize = int(n)
 		return nil
@@ -360,7 +361,7 @@ func pathMTUSetting() Setting {
 					return nil
 				}
 			}
-			return fmt.Errorf("path_mtu must be one of %s, not %s", strings.Join(mtus, ", "), shown(v))
+			return fmt.Errorf("path_mtu must be one of %s, not %s", strings.Join(mtus, ", "), safe.Typed(v))
 		}}
 	for _, m := range mtus {
 		st.Values = append(st.Values, Choice{m, ""})

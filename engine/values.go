@@ -22,19 +22,10 @@ type RangeError struct {
 }
 
 func (e *RangeError) Error() string {
-	return fmt.Sprintf("%s must be %s..%s, not %s", e.what, fmtInt(e.min), fmtInt(e.max), shown(e.got))
+	return fmt.Sprintf("%s must be %s..%s, not %s", e.what, fmtInt(e.min), fmtInt(e.max), safe.Typed(e.got))
 }
 
 func fmtInt(v int64) string { return strconv.FormatInt(v, 10) }
-
-// shown is s as a message may quote it: what a learner typed, with
-// anything a terminal would act on made visible.
-func shown(s string) string {
-	if safe.IsSafe(s) || safe.IsSafe(strings.NewReplacer("\\", "", "\t", "").Replace(s)) {
-		return s
-	}
-	return safe.Text(s)
-}
 
 // ParseSize reads a byte count: 4096, 128k, 1M, 1MiB, 2g (powers of 1024).
 func ParseSize(what, s string, lo, hi int64) (int, error) {
@@ -123,7 +114,7 @@ func ParseRate(what, s string, lo, hi int64) (int64, error) {
 	}
 	v := int64(f * float64(mult))
 	if v < lo || v > hi {
-		return 0, fmt.Errorf("%s must be %s..%s bits/s, not %s", what, FmtRate(lo), FmtRate(hi), shown(s))
+		return 0, fmt.Errorf("%s must be %s..%s bits/s, not %s", what, FmtRate(lo), FmtRate(hi), safe.Typed(s))
 	}
 	return v, nil
 }
@@ -150,7 +141,7 @@ func ParseDuration(what, s string, lo, hi time.Duration) (time.Duration, error) 
 		return 0, fmt.Errorf("%s: %q is not a duration (try 2us or 1ms)", what, s)
 	}
 	if d < lo || d > hi {
-		return 0, fmt.Errorf("%s must be %v..%v, not %s", what, lo, hi, shown(s))
+		return 0, fmt.Errorf("%s must be %v..%v, not %s", what, lo, hi, safe.Typed(s))
 	}
 	return d, nil
 }

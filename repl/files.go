@@ -15,17 +15,9 @@ import (
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
-// shown is s fit for the terminal: s itself when nothing in it would act
-// on a terminal (a tab or a backslash stays as typed), else escaped
-// entirely by safe.Text, backslashes included, so that it reads back
-// unambiguously. File names, script lines and typed words go through it
-// before any message repeats them.
-func shown(s string) string {
-	if safe.IsSafe(s) || safe.IsSafe(strings.NewReplacer("\\", "", "\t", "").Replace(s)) {
-		return s
-	}
-	return safe.Text(s)
-}
+// shown is safe.Typed: file names, script lines and typed words go
+// through it before any message repeats them.
+func shown(s string) string { return safe.Typed(s) }
 
 // shownLines is shown for each line of a message of several (an error
 // and its usage line), so the line breaks stay breaks.

@@ -22,6 +22,7 @@
 package safe
 
 import (
+	"strings"
 	"unicode/utf8"
 )
 
@@ -63,6 +64,17 @@ func appendEscaped(dst []byte, s string, keepBackslash bool) []byte {
 	}
 	dst = append(dst, s[:i]...)
 	return appendFrom(dst, s[i:], keepBackslash)
+}
+
+// Typed is something a user typed (a file name, a word, a script line)
+// fit to repeat on a terminal: s itself when nothing in it would act on
+// one (a tab or a backslash stays as typed), else all of it escaped by
+// Text, backslashes included, so that it reads back unambiguously.
+func Typed(s string) string {
+	if IsSafe(s) || IsSafe(strings.NewReplacer("\\", "", "\t", "").Replace(s)) {
+		return s
+	}
+	return Text(s)
 }
 
 // IsSafe reports whether s prints as itself under Text.

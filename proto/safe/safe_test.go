@@ -151,3 +151,20 @@ func FuzzDisplay(f *testing.F) {
 		}
 	})
 }
+
+// What a user typed comes back as typed unless something in it would act
+// on a terminal; then all of it is escaped, backslashes too, so that the
+// escaped form cannot be mistaken for what was typed.
+func TestTyped(t *testing.T) {
+	for in, want := range map[string]string{
+		"notes.md":      "notes.md",
+		`dir\file	x`:    `dir\file	x`,
+		"a\x1b[2Jb":     `a\x1b[2Jb`,
+		"c:\\x\x07":     `c:\\x\a`,
+		"naïve ünïcode": "naïve ünïcode",
+	} {
+		if got := Typed(in); got != want {
+			t.Errorf("Typed(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
