@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/rdmalab/rdmalab/internal/cli"
+	"github.com/rdmalab/rdmalab/proto/safe"
 	"github.com/rdmalab/rdmalab/repl"
 	"github.com/rdmalab/rdmalab/viz"
 	"github.com/rdmalab/rdmalab/viz/web"
@@ -53,19 +54,20 @@ needs the random token in it. A live session serves itself: rdmalab
 		}
 		src, origin, err := staticSource(*snapshot, *capture, int64(*maxExpand))
 		if err != nil {
-			fmt.Fprintf(stderr, "rdmalab serve: %v\n", err)
+			fmt.Fprintf(stderr, "rdmalab serve: %s\n", safe.Text(err.Error()))
 			return exitFailed
 		}
 		ctx, caught, stop := onSignals(ctx)
 		defer stop()
 		srv, err := web.Listen(src, origin, web.Options{Addr: *addr})
 		if err != nil {
-			fmt.Fprintf(stderr, "rdmalab serve: %v\n", err)
+			fmt.Fprintf(stderr, "rdmalab serve: %s\n", safe.Text(err.Error()))
 			return exitFailed
 		}
 		fmt.Fprintf(stdout, "serving %s read-only at\n  %s\nhand that URL out: the page needs its token; Ctrl-C stops\n", origin, srv.URL())
 		<-ctx.Done()
 		srv.Close()
+		fmt.Fprintf(stderr, "rdmalab serve: stopped serving %s; the pages say the session ended\n", srv.URL())
 		if sig := caught(); sig != 0 {
 			return sig
 		}
