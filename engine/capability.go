@@ -49,20 +49,10 @@ func ParseStatus(name string) (Status, error) { return verbs.ParseStatus(name) }
 // Errno is an errno the engine returns.
 type Errno = verbs.Errno
 
-// Errnos is every errno the engine names (verbs.Errno's constants).
-func Errnos() []Errno {
-	return []Errno{verbs.EPERM, verbs.EIO, verbs.E2BIG, verbs.EAGAIN, verbs.ENOMEM, verbs.EFAULT,
-		verbs.EBUSY, verbs.EINVAL, verbs.ENOSPC, verbs.EMSGSIZE, verbs.EPROTONOSUPPORT, verbs.EOPNOTSUPP, verbs.ENOTCONN}
-}
-
 // ErrnoByName finds an errno by its name ("EINVAL").
 func ErrnoByName(name string) (Errno, bool) {
-	for _, e := range Errnos() {
-		if e.Error() == name {
-			return e, true
-		}
-	}
-	return 0, false
+	e, err := verbs.ParseErrno(name)
+	return e, err == nil
 }
 
 // DeviceBuilt says whether this binary has the real provider (-tags ibv).
