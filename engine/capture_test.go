@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
 	"github.com/rdmalab/rdmalab/engine/verbs"
@@ -131,7 +132,7 @@ func TestCaptureDecodes(t *testing.T) {
 		if p.Err != nil {
 			return fmt.Errorf("frame %d: %v", p.Frame, p.Err)
 		}
-		if p.ICRC.State != decode.CRCGood {
+		if p.ICRC.State != frame.CRCGood {
 			return fmt.Errorf("frame %d: ICRC %v", p.Frame, p.ICRC.State)
 		}
 		if s := p.Analysis.PSN.Status; s != decode.PSNOK && s != decode.PSNNotChecked {
@@ -439,7 +440,7 @@ func TestStartCaptureEqualsWriteCapture(t *testing.T) {
 		t.Errorf("recording off: streamed %d frames (%v), kept %d transfers", n, err, len(l2.Transfers()))
 	}
 	an, err := decode.Read(&buf, "stream", func(p *decode.Packet) error {
-		if p.ICRC.State != decode.CRCGood {
+		if p.ICRC.State != frame.CRCGood {
 			return fmt.Errorf("frame %d: ICRC %v", p.Frame, p.ICRC.State)
 		}
 		return nil
@@ -502,7 +503,7 @@ func TestCaptureDropped(t *testing.T) {
 		t.Fatal("no frame written")
 	}
 	_, err := decode.ReadFile(path, func(p *decode.Packet) error {
-		if p.ICRC.State != decode.CRCGood {
+		if p.ICRC.State != frame.CRCGood {
 			return fmt.Errorf("frame %d: ICRC %v", p.Frame, p.ICRC.State)
 		}
 		return nil

@@ -1,6 +1,9 @@
 package decode
 
-import "github.com/rdmalab/rdmalab/proto/ib"
+import (
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
+	"github.com/rdmalab/rdmalab/proto/ib"
+)
 
 // Analysis is what the transport analysis found about one packet.
 type Analysis struct {
@@ -113,4 +116,13 @@ type ChunkRef struct {
 	Segment int    // index of the segment in its chunk
 	Offset  uint64 // where the packet's data starts in the segment
 	Len     int    // bytes of this packet (a READ request: the bytes requested)
+}
+
+// Packet is one decoded frame and what the transport analysis found about
+// it. The frame's layer pointers and byte slices point into the decoder
+// and the reader's buffer: they are valid until the next Decode. The
+// analysis results (Analysis) point to records that stay.
+type Packet struct {
+	frame.Packet
+	Analysis Analysis
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/nfs"
@@ -50,7 +51,7 @@ func TestKernelNFSCaptures(t *testing.T) {
 						placed++
 					}
 				}
-				if p.ICRC.State != CRCGood {
+				if p.ICRC.State != frame.CRCGood {
 					t.Errorf("frame %d: ICRC %v", p.Frame, p.ICRC.State)
 				}
 			}
@@ -268,14 +269,14 @@ func TestPublicCaptures(t *testing.T) {
 			}
 		case strings.Contains(name, "native-ib"):
 			for _, p := range d.packets {
-				if p.VCRC.State != CRCGood || p.ICRC.State != CRCGood {
+				if p.VCRC.State != frame.CRCGood || p.ICRC.State != frame.CRCGood {
 					t.Errorf("%s frame %d: ICRC %v VCRC %v", name, p.Frame, p.ICRC.State, p.VCRC.State)
 				}
 			}
 		case strings.Contains(name, "rocev1"):
 			v1 := 0
 			for _, p := range d.packets {
-				if p.Encap == EncapRoCEv1 && p.ICRC.State == CRCGood {
+				if p.Encap == frame.EncapRoCEv1 && p.ICRC.State == frame.CRCGood {
 					v1++
 				}
 			}

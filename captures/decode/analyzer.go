@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
@@ -104,7 +105,7 @@ func (s *slab) msg() *Message {
 	return x
 }
 
-type addrPair struct{ Src, Dst Addr }
+type addrPair struct{ Src, Dst frame.Addr }
 
 // NewAnalyzer returns an empty analysis that keeps everything.
 func NewAnalyzer() *Analyzer { return NewAnalyzerWith(Options{}) }
@@ -149,10 +150,10 @@ func (a *Analyzer) Packet(p *Packet) {
 	if p.Err != nil {
 		a.note(p, NoteMalformed, "%s at offset %d: %s", p.Err.Layer, p.Err.Offset, p.Err.Msg)
 	}
-	if p.ICRC.State == CRCBad {
+	if p.ICRC.State == frame.CRCBad {
 		a.note(p, NoteBadICRC, "ICRC 0x%08x on the wire, 0x%08x computed", p.ICRC.Wire, p.ICRC.Computed)
 	}
-	if p.VCRC.State == CRCBad {
+	if p.VCRC.State == frame.CRCBad {
 		a.note(p, NoteBadVCRC, "VCRC 0x%04x on the wire, 0x%04x computed", p.VCRC.Wire, p.VCRC.Computed)
 	}
 	b := p.BTH

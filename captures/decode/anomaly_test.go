@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/gopacket"
 
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
@@ -144,7 +145,7 @@ func TestAnomalies(t *testing.T) {
 func TestTruncatedFrameICRCUnknown(t *testing.T) {
 	d := decodeFile(t, mutate(t, func(fs []capFrame) []capFrame { fs[7].caplen = 80; return fs }, 0))
 	p := d.packets[7]
-	if p.ICRC.State != CRCUnknown || !p.Truncated || p.Analysis.RPC != nil {
+	if p.ICRC.State != frame.CRCUnknown || !p.Truncated || p.Analysis.RPC != nil {
 		t.Errorf("frame 8: ICRC %v, truncated %v, RPC %v", p.ICRC.State, p.Truncated, p.Analysis.RPC != nil)
 	}
 	for _, n := range d.an.Notes() {
@@ -232,7 +233,7 @@ func TestRDMAError(t *testing.T) {
 // prints is what it prints with the CRCs checked.
 func TestSkipCRCs(t *testing.T) {
 	path := mutate(t, func(fs []capFrame) []capFrame { fs[7].data[70] ^= 1; return fs }, 8)
-	decode := func(opt Options) (crcs []CRCCheck, table string, bad int) {
+	decode := func(opt Options) (crcs []frame.CRCCheck, table string, bad int) {
 		an, err := ReadFileWith(path, opt, func(p *Packet) error {
 			crcs = append(crcs, p.ICRC)
 			return nil
@@ -253,11 +254,11 @@ func TestSkipCRCs(t *testing.T) {
 	}
 	checked, want, wantBad := decode(Options{})
 	skipped, got, gotBad := decode(Options{SkipCRCs: true})
-	if checked[7].State != CRCBad || wantBad != 1 || gotBad != 0 {
+	if checked[7].State != frame.CRCBad || wantBad != 1 || gotBad != 0 {
 		t.Fatalf("frame 8: ICRC %v checked; bad-ICRC notes %d checked, %d skipped", checked[7].State, wantBad, gotBad)
 	}
 	for i, c := range skipped {
-		if c.State != CRCUnknown || c.Wire != checked[i].Wire {
+		if c.State != frame.CRCUnknown || c.Wire != checked[i].Wire {
 			t.Fatalf("frame %d skipped: %+v, checked %+v", i+1, c, checked[i])
 		}
 	}

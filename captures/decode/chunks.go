@@ -8,6 +8,7 @@ package decode
 // answered yet.
 
 import (
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
@@ -22,7 +23,7 @@ import (
 // WRITE is matched by the start of a segment, else among the maxScan most
 // recent: each costs a bounded time, however many segments the capture's
 // calls claim.
-func (s *rpcState) lookup(owner Addr, rkey uint32, va uint64, n int) *ChunkRef {
+func (s *rpcState) lookup(owner frame.Addr, rkey uint32, va uint64, n int) *ChunkRef {
 	refs := s.segs[segKey{Owner: owner, RKey: rkey}]
 	if len(refs) > maxScan {
 		if r, ok := s.starts[segStart{owner, rkey, va}]; ok {

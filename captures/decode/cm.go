@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
@@ -11,7 +12,7 @@ import (
 // tore down): which QPs it joined, from the REQ and REP on QP1.
 type CMConn struct {
 	ID              int
-	Active, Passive Addr // the REQ's sender and receiver
+	Active, Passive frame.Addr // the REQ's sender and receiver
 	ActiveQPN       uint32
 	PassiveQPN      uint32
 	ActiveCommID    uint32
@@ -26,7 +27,7 @@ type CMConn struct {
 	ReqFrame, RepFrame, RtuFrame, RejFrame, DreqFrame, DrepFrame int
 	RejReason                                                    uint16
 
-	addrs [][2]Addr // (active, passive) addressings its data flows may use
+	addrs [][2]frame.Addr // (active, passive) addressings its data flows may use
 }
 
 // Established reports whether the REP was seen.
@@ -65,7 +66,9 @@ func (c *CMConn) peerKey(k FlowKey) FlowKey {
 }
 
 // started reports whether a REQ between the two addresses was seen.
-func (s *cmState) started(x, y Addr) bool { return s.pairs[addrPair{x, y}] || s.pairs[addrPair{y, x}] }
+func (s *cmState) started(x, y frame.Addr) bool {
+	return s.pairs[addrPair{x, y}] || s.pairs[addrPair{y, x}]
+}
 
 // message handles a CM MAD.
 func (s *cmState) message(a *Analyzer, p *Packet) {
@@ -75,12 +78,12 @@ func (s *cmState) message(a *Analyzer, p *Packet) {
 			ActiveCommID: m.LocalCommID, PassivePSN: m.StartingPSN, ServiceID: m.ServiceID,
 			PMTU: ib.MTUBytes(m.PathMTU), ReqFrame: p.Frame}
 		c.IP, c.HaveIP = m.IPCM()
-		c.addrs = append(c.addrs, [2]Addr{p.Src, p.Dst})
+		c.addrs = append(c.addrs, [2]frame.Addr{p.Src, p.Dst})
 		if m.Primary.LocalGID != (ib.GID{}) {
-			c.addrs = append(c.addrs, [2]Addr{gidAddr(m.Primary.LocalGID), gidAddr(m.Primary.RemoteGID)})
+			c.addrs = append(c.addrs, [2]frame.Addr{frame.GIDAddr(m.Primary.LocalGID), frame.GIDAddr(m.Primary.RemoteGID)})
 		}
 		if l, r := m.Primary.LocalLID, m.Primary.RemoteLID; l != 0 && l != 0xffff && r != 0 && r != 0xffff {
-			c.addrs = append(c.addrs, [2]Addr{{LID: l}, {LID: r}})
+			c.addrs = append(c.addrs, [2]frame.Addr{{LID: l}, {LID: r}})
 		}
 		if old := s.byComm[m.LocalCommID]; old != nil && old.Active == c.Active && old.RepFrame == 0 {
 			old.ReqFrame = p.Frame // a retried REQ

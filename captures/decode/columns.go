@@ -16,7 +16,7 @@ type Columns struct {
 func ColumnsOf(p *Packet) Columns {
 	var src, dst []byte
 	if p.Src.IsValid() {
-		src, dst = p.Src.appendTo(nil), p.Dst.appendTo(nil)
+		src, dst = p.Src.AppendTo(nil), p.Dst.AppendTo(nil)
 	} else {
 		src, dst = linkAddr(nil, p, true), linkAddr(nil, p, false)
 	}

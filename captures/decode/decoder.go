@@ -4,20 +4,17 @@ import (
 	"errors"
 	"io"
 	"os"
-	"time"
 
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // Decoder decodes and analyses the frames of one capture, in order.
 type Decoder struct {
-	fd      frameDecoder
-	an      *Analyzer
-	pkt     Packet
-	first   time.Time
-	started bool
-	warm    byte // what warmHeaders read, kept so that its loads are not dropped
+	fd  *frame.Decoder
+	an  *Analyzer
+	pkt Packet
 }
 
 // NewDecoder returns a decoder for one capture that keeps everything the
@@ -27,9 +24,7 @@ func NewDecoder() *Decoder { return NewDecoderWith(Options{}) }
 // NewDecoderWith returns a decoder for one capture that keeps what opt
 // says.
 func NewDecoderWith(opt Options) *Decoder {
-	d := &Decoder{an: NewAnalyzerWith(opt)}
-	d.fd.skipCRCs = opt.SkipCRCs
-	return d
+	return &Decoder{fd: frame.NewDecoder(opt.SkipCRCs), an: NewAnalyzerWith(opt)}
 }
 
 // Analyzer returns the transport analysis the decoder feeds.
@@ -40,15 +35,7 @@ func (d *Decoder) Analyzer() *Analyzer { return d.an }
 // Packet.Analysis points to stays.
 func (d *Decoder) Decode(rec *pcapfile.Record) *Packet {
 	p := &d.pkt
-	notes := p.Analysis.Notes[:0]
-	*p = Packet{Frame: rec.Frame, Offset: rec.Offset, Time: rec.Info.Timestamp,
-		CapLen: rec.Info.CaptureLength, WireLen: rec.Info.Length, LinkType: rec.LinkType, Data: rec.Data}
-	p.Analysis.Notes = notes
-	if !d.started {
-		d.first, d.started = p.Time, true
-	}
-	p.Rel = p.Time.Sub(d.first)
-	d.fd.decode(rec, p)
+	d.fd.Decode(rec, &p.Packet)
 	d.an.Packet(p)
 	return p
 }
@@ -104,7 +91,7 @@ func ReadFileWith(path string, opt Options, fn func(*Packet) error) (*Analyzer, 
 	defer pr.Close()
 	// Without the ICRC to compute, the reading goroutine's copy costs
 	// more than it takes off the decoding one (--rpc: 1.14x the time).
-	if st, err := f.Stat(); err == nil && st.Size() >= aheadMin && !opt.SkipCRCs {
+	if st, err := f.Stat(); err == nil && st.Size() >= frame.AheadMin && !opt.SkipCRCs {
 		return decodeAhead(pr, path, opt, fn)
 	}
 	return decodeAll(pr, path, opt, fn)
@@ -131,30 +118,11 @@ func decodeAll(r *pcapfile.Reader, path string, opt Options, fn func(*Packet) er
 	return d.an, nil
 }
 
-// decodeAhead is decodeAll with the records read ahead (readahead.go).
+// decodeAhead is decodeAll with the records read ahead (frame/readahead.go).
 func decodeAhead(r *pcapfile.Reader, path string, opt Options, fn func(*Packet) error) (*Analyzer, error) {
 	d := NewDecoderWith(opt)
-	ra := startReadAhead(r, opt.SkipCRCs)
-	defer ra.stop()
-	err := func() error {
-		for b := range ra.full {
-			d.warm += warmHeaders(b.recs)
-			for i := range b.recs {
-				d.fd.hint = b.hints[i]
-				if err := fn(d.Decode(&b.recs[i])); err != nil {
-					return err
-				}
-			}
-			if errors.Is(b.err, io.EOF) {
-				return nil
-			}
-			if b.err != nil {
-				return fileError(path, b.err)
-			}
-			ra.free <- b
-		}
-		return nil
-	}()
+	err := d.fd.ReadAhead(r, func(rec *pcapfile.Record) error { return fn(d.Decode(rec)) },
+		func(err error) error { return fileError(path, err) })
 	d.Finish()
 	return d.an, err
 }

@@ -50,5 +50,5 @@
 // are appended into buffers reused from packet to packet, without fmt on
 // the common lines (package appendtext). A large capture whose CRCs are checked
 // is read ahead on a second goroutine, which also computes the ICRCs
-// (readahead.go); the decoding, analysis and output stay on one.
+// (frame/readahead.go); the decoding, analysis and output stay on one.
 package decode

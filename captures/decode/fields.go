@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/nfs"
@@ -461,12 +462,12 @@ func timeValue(ns int64) dfilter.Value { return dfilter.Value{F: float64(ns) / 1
 
 // crcOK is a CRC's verdict: true, false, or absent when there is no CRC or
 // it cannot be checked.
-func crcOK(name, desc string, g func(p *Packet) CRCState) FieldDef {
+func crcOK(name, desc string, g func(p *Packet) frame.CRCState) FieldDef {
 	return fb(name, desc, func(p *Packet) (bool, bool) {
 		switch g(p) {
-		case CRCGood:
+		case frame.CRCGood:
 			return true, true
-		case CRCBad:
+		case frame.CRCBad:
 			return false, true
 		}
 		return false, false
@@ -481,11 +482,11 @@ func cmGID(name, desc string, g func(c *ib.CMReq) ib.GID) FieldDef {
 		if !ok {
 			return netip.Addr{}, false
 		}
-		local, remote := ipAddr16(c.Primary.LocalGID), ipAddr16(c.Primary.RemoteGID)
+		local, remote := frame.IPAddr16(c.Primary.LocalGID), frame.IPAddr16(c.Primary.RemoteGID)
 		if !local.Is4() || !remote.Is4() {
 			return netip.Addr{}, false
 		}
-		return ipAddr16(g(c)), true
+		return frame.IPAddr16(g(c)), true
 	})
 }
 
@@ -617,7 +618,7 @@ func rProc(r *RPC) uint32 {
 func cmGID6(name, desc string, g func(c *ib.CMReq) ib.GID) FieldDef {
 	return fa(name, dfilter.TypeIPv6, desc, func(p *Packet) (netip.Addr, bool) {
 		c, ok := p.CM.(*ib.CMReq)
-		if !ok || ipAddr16(c.Primary.LocalGID).Is4() && ipAddr16(c.Primary.RemoteGID).Is4() {
+		if !ok || frame.IPAddr16(c.Primary.LocalGID).Is4() && frame.IPAddr16(c.Primary.RemoteGID).Is4() {
 			return netip.Addr{}, false
 		}
 		return gidIPv6(g(c)), true

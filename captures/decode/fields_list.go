@@ -6,6 +6,7 @@ package decode
 import (
 	"net/netip"
 
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/nfs"
@@ -116,7 +117,7 @@ func fieldDefs() []FieldDef {
 		// InfiniBand
 		fp("infiniband", "InfiniBand: a BTH, an LRH or a MAD", func(p *Packet) bool { return p.BTH != nil || p.LRH != nil || p.MAD != nil }),
 		fs("rdmalab.encap", "how InfiniBand travels: RoCEv2, RoCEv1 or InfiniBand", func(p *Packet) (string, bool) {
-			if p.Encap == EncapNone {
+			if p.Encap == frame.EncapNone {
 				return "", false
 			}
 			return encapJSON[p.Encap], true
@@ -135,13 +136,13 @@ func fieldDefs() []FieldDef {
 			}
 			return u64(p.LRH.VCRC), true
 		}),
-		crcOK("rdmalab.vcrc_ok", "the VCRC matches (absent: no VCRC, or not checkable)", func(p *Packet) CRCState {
+		crcOK("rdmalab.vcrc_ok", "the VCRC matches (absent: no VCRC, or not checkable)", func(p *Packet) frame.CRCState {
 			if p.LRH == nil {
-				return CRCAbsent
+				return frame.CRCAbsent
 			}
 			return p.VCRC.State
 		}),
-		fp("rdmalab.vcrc_bad", "the VCRC does not match", func(p *Packet) bool { return p.LRH != nil && p.VCRC.State == CRCBad }),
+		fp("rdmalab.vcrc_bad", "the VCRC does not match", func(p *Packet) bool { return p.LRH != nil && p.VCRC.State == frame.CRCBad }),
 		fp("infiniband.grh", "Global Route Header", func(p *Packet) bool { return p.GRH != nil }),
 		grhU("infiniband.grh.ipver", 8, "IP version", func(g *ib.GRH) uint64 { return u64(g.IPVer) }),
 		grhU("infiniband.grh.tclass", 16, "traffic class", func(g *ib.GRH) uint64 { return u64(g.TClass) }),
@@ -209,18 +210,18 @@ func fieldDefs() []FieldDef {
 			return u64(len(p.BTH.Payload)), true
 		}),
 		fu("infiniband.invariant.crc", 32, true, "ICRC as on the wire", func(p *Packet) (uint64, bool) {
-			if p.BTH == nil || p.ICRC.State == CRCAbsent {
+			if p.BTH == nil || p.ICRC.State == frame.CRCAbsent {
 				return 0, false
 			}
 			return u64(p.BTH.ICRC), true
 		}),
-		crcOK("rdmalab.icrc_ok", "the ICRC matches (absent: no ICRC, or not checkable)", func(p *Packet) CRCState {
+		crcOK("rdmalab.icrc_ok", "the ICRC matches (absent: no ICRC, or not checkable)", func(p *Packet) frame.CRCState {
 			if p.BTH == nil {
-				return CRCAbsent
+				return frame.CRCAbsent
 			}
 			return p.ICRC.State
 		}),
-		fp("rdmalab.icrc_bad", "the ICRC does not match", func(p *Packet) bool { return p.BTH != nil && p.ICRC.State == CRCBad }),
+		fp("rdmalab.icrc_bad", "the ICRC does not match", func(p *Packet) bool { return p.BTH != nil && p.ICRC.State == frame.CRCBad }),
 		// MADs and the Communication Manager
 		fp("infiniband.mad", "a Management Datagram", func(p *Packet) bool { return p.MAD != nil }),
 		madU("infiniband.mad.baseversion", 8, "base version", func(m *ib.MAD) uint64 { return u64(m.BaseVersion) }),

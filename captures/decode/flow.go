@@ -4,8 +4,35 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
+
+// FlowKey identifies one direction of a queue pair's traffic: packets from
+// Src to the queue pair QP at Dst. Reliable Datagram traffic runs on End-to-
+// End contexts rather than queue pairs (IBTA 9.7.1): its flows are keyed by
+// the EE context at Dst that the RDETH names (EE set, QP the EE context
+// number), whose PSN sequence all its datagrams share whatever their QP.
+type FlowKey struct {
+	Src, Dst frame.Addr
+	QP       uint32
+	EE       bool // QP is an EE context number (RD)
+}
+
+func (k FlowKey) String() string { return string(k.appendTo(nil)) }
+
+// appendTo appends the text of k to b: "192.0.2.1 → 192.0.2.2 QP 0x000011".
+func (k FlowKey) appendTo(b []byte) []byte {
+	b = k.Src.AppendTo(b)
+	b = k.Dst.AppendTo(append(b, " → "...))
+	if k.EE {
+		b = append(b, " EEC "...)
+	} else {
+		b = append(b, " QP "...)
+	}
+	return appendtext.Hex0x(b, uint64(k.QP), 6)
+}
 
 // Flow is one direction of a queue pair's traffic: every packet from Src
 // to the QP DestQP at Dst. The requests of one requester travel on it (SENDs,

@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/gopacket"
 
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
@@ -73,7 +74,7 @@ type Index struct {
 	extras   side[briefExtra] // what a follower reads of a few frames (index_follow.go)
 
 	// Reading frames back (under mu).
-	fd     frameDecoder
+	fd     frame.Decoder
 	pkt    Packet
 	win    []byte
 	winOff int64
@@ -366,12 +367,9 @@ func (x *Index) load(i int) (*Packet, error) {
 		Info:     gopacket.CaptureInfo{Timestamp: h.time, CaptureLength: h.capLen, Length: h.wireLen},
 		LinkType: h.lt, Data: data}
 	p := &x.pkt
-	notes := p.Analysis.Notes[:0]
-	*p = Packet{Frame: rec.Frame, Offset: rec.Offset, Time: rec.Info.Timestamp, CapLen: rec.Info.CaptureLength,
-		WireLen: rec.Info.Length, LinkType: rec.LinkType, Data: data}
-	p.Analysis.Notes = notes
-	p.Rel = p.Time.Sub(x.first)
-	x.fd.decode(&rec, p)
+	p.Analysis = Analysis{Notes: p.Analysis.Notes[:0]}
+	x.fd.Decode(&rec, &p.Packet)
+	p.Rel = p.Time.Sub(x.first) // the capture's first frame, not the first loaded
 	x.analysis(i, factsOf(p.BTH), &p.Analysis)
 	if x.done {
 		p.Analysis.LateAnomaly = x.lateAnomaly(p.Frame)

@@ -13,6 +13,7 @@ import (
 	"slices"
 
 	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/nfs"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
@@ -21,7 +22,7 @@ import (
 // appendJSON appends the JSON object of p (without a newline).
 func appendJSON(w *jsonw, p *Packet) {
 	jsonFrame(w, p)
-	if p.Encap != EncapNone {
+	if p.Encap != frame.EncapNone {
 		w.str("rdmalab.encap", encapJSON[p.Encap])
 	}
 	jsonNetwork(w, p)
@@ -144,13 +145,13 @@ func jsonGRH(w *jsonw, g *ib.GRH) {
 	w.str("infiniband.grh.dgid", gidIPv6(g.DGID).String())
 }
 
-func crcJSON(w *jsonw, key string, s CRCState) {
+func crcJSON(w *jsonw, key string, s frame.CRCState) {
 	switch s {
-	case CRCGood:
+	case frame.CRCGood:
 		w.bool(key, true)
-	case CRCBad:
+	case frame.CRCBad:
 		w.bool(key, false)
-	case CRCUnknown:
+	case frame.CRCUnknown:
 		w.null(key)
 	}
 }
@@ -196,7 +197,7 @@ func jsonBTH(w *jsonw, p *Packet) {
 		w.hex("infiniband.ieth", uint64(b.IETH.RKey), 8)
 	}
 	w.int("rdmalab.payload_len", len(b.Payload))
-	if p.ICRC.State != CRCAbsent {
+	if p.ICRC.State != frame.CRCAbsent {
 		w.hex("infiniband.invariant.crc", uint64(b.ICRC), 8)
 		crcJSON(w, "rdmalab.icrc_ok", p.ICRC.State)
 	}
@@ -320,11 +321,11 @@ func jsonCMReq(w *jsonw, c *ib.CMReq) {
 		w.uint("infiniband.cm.req.ip_cm.ipv", uint64(ip.IPVer))
 		w.uint("infiniband.cm.req.ip_cm.sport", uint64(ip.SrcPort))
 		if ip.IPVer == 4 {
-			w.addr("infiniband.cm.req.ip_cm.sip4", Addr{IP: ip.Src})
-			w.addr("infiniband.cm.req.ip_cm.dip4", Addr{IP: ip.Dst})
+			w.addr("infiniband.cm.req.ip_cm.sip4", frame.Addr{IP: ip.Src})
+			w.addr("infiniband.cm.req.ip_cm.dip4", frame.Addr{IP: ip.Dst})
 		} else {
-			w.addr("infiniband.cm.req.ip_cm.sip6", Addr{IP: ip.Src})
-			w.addr("infiniband.cm.req.ip_cm.dip6", Addr{IP: ip.Dst})
+			w.addr("infiniband.cm.req.ip_cm.sip6", frame.Addr{IP: ip.Src})
+			w.addr("infiniband.cm.req.ip_cm.dip6", frame.Addr{IP: ip.Dst})
 		}
 	}
 }
@@ -336,10 +337,10 @@ func jsonCMPath(w *jsonw, prefix string, p *ib.CMPath, gids bool) {
 	w.uint(prefix+"locallid", uint64(p.LocalLID))
 	w.uint(prefix+"remotelid", uint64(p.RemoteLID))
 	if gids {
-		local, remote := ipAddr16(p.LocalGID), ipAddr16(p.RemoteGID)
+		local, remote := frame.IPAddr16(p.LocalGID), frame.IPAddr16(p.RemoteGID)
 		if local.Is4() && remote.Is4() {
-			w.addr(prefix+"localgid_ipv4", Addr{IP: local})
-			w.addr(prefix+"remotegid_ipv4", Addr{IP: remote})
+			w.addr(prefix+"localgid_ipv4", frame.Addr{IP: local})
+			w.addr(prefix+"remotegid_ipv4", frame.Addr{IP: remote})
 		} else {
 			w.str(prefix+"localgid", p.LocalGID.String())
 			w.str(prefix+"remotegid", p.RemoteGID.String())

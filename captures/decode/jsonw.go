@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
@@ -161,10 +162,10 @@ func (w *jsonw) float(key string, v float64) {
 }
 
 // addr writes a as Addr.String does, without allocating.
-func (w *jsonw) addr(key string, a Addr) {
+func (w *jsonw) addr(key string, a frame.Addr) {
 	w.sep(key)
 	w.b = append(w.b, '"')
-	w.b = a.appendTo(w.b)
+	w.b = a.AppendTo(w.b)
 	w.b = append(w.b, '"')
 }
 

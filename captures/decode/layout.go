@@ -7,6 +7,7 @@ package decode
 import (
 	"math/bits"
 
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
@@ -86,12 +87,12 @@ func (l *layout) fill(p *Packet) {
 			}
 			end := min(pl.end+len(b.Pad), n)
 			l.payload = span{pl.start, end}
-			if p.ICRC.State == CRCGood || p.ICRC.State == CRCBad {
+			if p.ICRC.State == frame.CRCGood || p.ICRC.State == frame.CRCBad {
 				l.icrc = span{end, min(end+4, n)}
 			}
 		}
 	}
-	if p.VCRC.State == CRCGood || p.VCRC.State == CRCBad {
+	if p.VCRC.State == frame.CRCGood || p.VCRC.State == frame.CRCBad {
 		l.vcrc = span{max(n-2, 0), n}
 	}
 	for _, s := range []span{l.lrh, l.grh, l.bth} {
@@ -120,7 +121,7 @@ func (l *layout) of(b []byte) span {
 	if len(b) == 0 || cap(b) > cap(l.data) {
 		return span{}
 	}
-	start := offsetIn(l.data, b)
+	start := frame.OffsetIn(l.data, b)
 	end := start + len(b)
 	if start < 0 || end > len(l.data) {
 		return span{}
@@ -130,7 +131,7 @@ func (l *layout) of(b []byte) span {
 
 // malformed is the bytes from where decoding failed to the end of the
 // frame.
-func (l *layout) malformed(e *FrameError) span {
+func (l *layout) malformed(e *frame.FrameError) span {
 	if e.Offset >= 0 && e.Offset <= len(l.data) {
 		return span{e.Offset, len(l.data)}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/oncrpc"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
@@ -59,7 +60,7 @@ func appendFrameTime(b []byte, p *Packet) []byte {
 func appendAddrs(b []byte, p *Packet) []byte {
 	at := len(b)
 	if p.Src.IsValid() {
-		b = p.Src.appendTo(b)
+		b = p.Src.AppendTo(b)
 	} else {
 		b = linkAddr(b, p, true)
 	}
@@ -67,7 +68,7 @@ func appendAddrs(b []byte, p *Packet) []byte {
 	b = append(b, " → "...)
 	at = len(b)
 	if p.Src.IsValid() {
-		b = p.Dst.appendTo(b)
+		b = p.Dst.AppendTo(b)
 	} else {
 		b = linkAddr(b, p, false)
 	}
@@ -97,8 +98,8 @@ type lineCache struct {
 
 // lineKey is what a cached prefix depends on.
 type lineKey struct {
-	src, dst Addr
-	encap    Encap
+	src, dst frame.Addr
+	encap    frame.Encap
 	wireLen  int
 	opcode   ib.Opcode
 	qp       uint32
@@ -195,10 +196,10 @@ func appendInfo(b []byte, p *Packet) ([]byte, string) {
 // appendFaults appends what is wrong with the frame: a bad CRC, a
 // malformed header.
 func appendFaults(b []byte, p *Packet) []byte {
-	if p.ICRC.State == CRCBad {
+	if p.ICRC.State == frame.CRCBad {
 		b = append(b, " [bad ICRC]"...)
 	}
-	if p.VCRC.State == CRCBad {
+	if p.VCRC.State == frame.CRCBad {
 		b = append(b, " [bad VCRC]"...)
 	}
 	if p.Err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/gopacket"
 
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
@@ -47,7 +48,7 @@ func TestLinkLengthsChecked(t *testing.T) {
 		rec := pcapfile.Record{Frame: 3, LinkType: c.lt, Data: c.data,
 			Info: gopacket.CaptureInfo{CaptureLength: len(c.data), Length: len(c.data)}}
 		p := NewDecoder().Decode(&rec)
-		want := &FrameError{Frame: 3, Layer: c.layer, Offset: c.offset, Msg: c.msg}
+		want := &frame.FrameError{Frame: 3, Layer: c.layer, Offset: c.offset, Msg: c.msg}
 		if p.Err == nil || *p.Err != *want {
 			t.Errorf("%s: %v, want %v", c.name, p.Err, want)
 		}

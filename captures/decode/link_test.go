@@ -10,6 +10,7 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
@@ -32,25 +33,25 @@ func TestLinkTypes(t *testing.T) {
 	cases := []struct {
 		name   string
 		lt     pcapfile.LinkType
-		encap  Encap
+		encap  frame.Encap
 		ls     []gopacket.SerializableLayer
 		prefix []byte
 	}{
-		{"Ethernet IPv4", pcapfile.LinkTypeEthernet, EncapRoCEv2, []gopacket.SerializableLayer{
+		{"Ethernet IPv4", pcapfile.LinkTypeEthernet, frame.EncapRoCEv2, []gopacket.SerializableLayer{
 			&layers.Ethernet{SrcMAC: mac(1), DstMAC: mac(2), EthernetType: layers.EthernetTypeIPv4}, ip4(), udp(), send(), pay}, nil},
-		{"VLAN IPv6, source port 69", pcapfile.LinkTypeEthernet, EncapRoCEv2, []gopacket.SerializableLayer{
+		{"VLAN IPv6, source port 69", pcapfile.LinkTypeEthernet, frame.EncapRoCEv2, []gopacket.SerializableLayer{
 			&layers.Ethernet{SrcMAC: mac(1), DstMAC: mac(2), EthernetType: layers.EthernetTypeDot1Q},
 			&layers.Dot1Q{VLANIdentifier: 3, Type: layers.EthernetTypeIPv6}, ip6, udp6, send(), pay}, nil},
-		{"Linux SLL", pcapfile.LinkTypeLinuxSLL, EncapRoCEv2, []gopacket.SerializableLayer{ip4(), udp(), send(), pay}, sll},
-		{"Linux SLL2", pcapfile.LinkTypeLinuxSLL2, EncapRoCEv2, []gopacket.SerializableLayer{
+		{"Linux SLL", pcapfile.LinkTypeLinuxSLL, frame.EncapRoCEv2, []gopacket.SerializableLayer{ip4(), udp(), send(), pay}, sll},
+		{"Linux SLL2", pcapfile.LinkTypeLinuxSLL2, frame.EncapRoCEv2, []gopacket.SerializableLayer{
 			&ib.LinuxSLL2{ProtocolType: layers.EthernetTypeIPv4, InterfaceIndex: 2, ARPHRDType: 1, AddrLen: 6}, ip4(), udp(), send(), pay}, nil},
-		{"raw IP", pcapfile.LinkTypeRaw, EncapRoCEv2, []gopacket.SerializableLayer{ip4(), udp(), send(), pay}, nil},
-		{"RoCEv1", pcapfile.LinkTypeEthernet, EncapRoCEv1, []gopacket.SerializableLayer{
+		{"raw IP", pcapfile.LinkTypeRaw, frame.EncapRoCEv2, []gopacket.SerializableLayer{ip4(), udp(), send(), pay}, nil},
+		{"RoCEv1", pcapfile.LinkTypeEthernet, frame.EncapRoCEv1, []gopacket.SerializableLayer{
 			&layers.Ethernet{SrcMAC: mac(1), DstMAC: mac(2), EthernetType: ib.EthernetTypeRoCEv1},
 			&ib.GRH{IPVer: 6, NxtHdr: ib.NxtHdrIBA, HopLmt: 1}, send(), pay}, nil},
-		{"InfiniBand", pcapfile.LinkTypeInfiniBand, EncapNative, []gopacket.SerializableLayer{
+		{"InfiniBand", pcapfile.LinkTypeInfiniBand, frame.EncapNative, []gopacket.SerializableLayer{
 			&ib.LRH{LNH: ib.LNHIBALocal, DLID: 1, SLID: 2}, send(), pay}, nil},
-		{"ERF InfiniBand", pcapfile.LinkTypeERF, EncapNative, []gopacket.SerializableLayer{
+		{"ERF InfiniBand", pcapfile.LinkTypeERF, frame.EncapNative, []gopacket.SerializableLayer{
 			&ib.ERF{Type: ib.ERFTypeInfiniBand}, &ib.LRH{LNH: ib.LNHIBAGlobal, DLID: 1, SLID: 2},
 			&ib.GRH{IPVer: 6, NxtHdr: ib.NxtHdrIBA}, send(), pay}, nil},
 	}
@@ -60,13 +61,13 @@ func TestLinkTypes(t *testing.T) {
 		if err := ib.SerializeLayers(buf, opts, tc.ls...); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		frame := append(append([]byte(nil), tc.prefix...), buf.Bytes()...)
-		ci := gopacket.CaptureInfo{CaptureLength: len(frame), Length: len(frame)}
+		fr := append(append([]byte(nil), tc.prefix...), buf.Bytes()...)
+		ci := gopacket.CaptureInfo{CaptureLength: len(fr), Length: len(fr)}
 		var pcap, ng bytes.Buffer
 		w, _ := pcapfile.NewWriter(&pcap, tc.lt, 65536)
-		w.WritePacket(ci, frame)
+		w.WritePacket(ci, fr)
 		nw, _ := pcapfile.NewNgWriter(&ng, tc.lt)
-		nw.WritePacket(0, ci, frame)
+		nw.WritePacket(0, ci, fr)
 		var gz bytes.Buffer
 		zw := gzip.NewWriter(&gz)
 		zw.Write(ng.Bytes())
@@ -78,8 +79,8 @@ func TestLinkTypes(t *testing.T) {
 			}
 			d := decodeFile(t, path)
 			p := d.packets[0]
-			if p.Err != nil || p.BTH == nil || p.Encap != tc.encap || p.ICRC.State != CRCGood ||
-				string(p.BTH.Payload) != "payload!" || (tc.encap == EncapNative) != (p.VCRC.State == CRCGood) {
+			if p.Err != nil || p.BTH == nil || p.Encap != tc.encap || p.ICRC.State != frame.CRCGood ||
+				string(p.BTH.Payload) != "payload!" || (tc.encap == frame.EncapNative) != (p.VCRC.State == frame.CRCGood) {
 				t.Errorf("%s (%s): encap %v, ICRC %v, VCRC %v, error %v", tc.name, kind, p.Encap, p.ICRC.State, p.VCRC.State, p.Err)
 			}
 		}

@@ -244,8 +244,8 @@ func (s *tcpState) dir(k tcpKey) *tcpDir {
 // segment works out p's relative numbers.
 func (s *tcpState) segment(p *Packet) {
 	t := p.TCP
-	src, _ := netip.AddrFromSlice(p.netSrc())
-	dst, _ := netip.AddrFromSlice(p.netDst())
+	src, _ := netip.AddrFromSlice(p.NetSrc())
+	dst, _ := netip.AddrFromSlice(p.NetDst())
 	k := tcpKey{src.Unmap(), dst.Unmap(), t.SrcPort, t.DstPort}
 	me, peer := s.dir(k), s.dir(tcpKey{k.dst, k.src, k.dstPort, k.srcPort})
 	if t.SYN {
@@ -266,25 +266,4 @@ func (s *tcpState) segment(p *Packet) {
 		win <<= me.shift
 	}
 	p.Analysis.TCP = TCPSeq{Seq: t.Seq - me.base, Ack: t.Ack - peer.base, Win: win, Known: true}
-}
-
-// netSrc and netDst are the IP addresses of a frame, whatever carries it.
-func (p *Packet) netSrc() []byte {
-	if p.IPv4 != nil {
-		return p.IPv4.SrcIP
-	}
-	if p.IPv6 != nil {
-		return p.IPv6.SrcIP
-	}
-	return nil
-}
-
-func (p *Packet) netDst() []byte {
-	if p.IPv4 != nil {
-		return p.IPv4.DstIP
-	}
-	if p.IPv6 != nil {
-		return p.IPv6.DstIP
-	}
-	return nil
 }

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/nfs"
 	"github.com/rdmalab/rdmalab/proto/oncrpc"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
@@ -53,7 +54,7 @@ func (m *RPCMessage) Obsolete() bool {
 type RPC struct {
 	ID             int
 	XID            uint32
-	Client, Server Addr
+	Client, Server frame.Addr
 	Call, Reply    *RPCMessage
 
 	Prog, Vers, Proc uint32
@@ -148,18 +149,18 @@ func (s *Segment) put(off uint64, data []byte) int {
 }
 
 type rpcKey struct {
-	Client, Server Addr
+	Client, Server frame.Addr
 	XID            uint32
 }
 
 type segKey struct {
-	Owner Addr
+	Owner frame.Addr
 	RKey  uint32
 }
 
 // segStart is where a segment starts: rkey and address.
 type segStart struct {
-	Owner  Addr
+	Owner  frame.Addr
 	RKey   uint32
 	Offset uint64
 }
@@ -222,7 +223,7 @@ func (s *rpcState) unanswered() []*RPC {
 
 // peer returns the state between client and server, if they spoke
 // RPC-over-RDMA; create makes it.
-func (s *rpcState) peer(a *Analyzer, client, server Addr, create bool) *rpcPeer {
+func (s *rpcState) peer(a *Analyzer, client, server frame.Addr, create bool) *rpcPeer {
 	k := addrPair{client, server}
 	if p := s.peers[k]; p != nil || !create {
 		return p
@@ -233,7 +234,7 @@ func (s *rpcState) peer(a *Analyzer, client, server Addr, create bool) *rpcPeer 
 }
 
 // known reports whether x and y spoke RPC-over-RDMA, either way round.
-func (s *rpcState) known(x, y Addr) *rpcPeer {
+func (s *rpcState) known(x, y frame.Addr) *rpcPeer {
 	if p := s.peers[addrPair{x, y}]; p != nil {
 		return p
 	}

@@ -35,9 +35,9 @@ func appendRPCBlock(b []byte, r *RPC) []byte {
 	b = append(b, "  XID "...)
 	b = appendtext.Hex0x(b, uint64(r.XID), 8)
 	b = append(b, "  "...)
-	b = r.Client.appendTo(b)
+	b = r.Client.AppendTo(b)
 	b = append(b, " → "...)
-	b = r.Server.appendTo(b)
+	b = r.Server.AppendTo(b)
 	b = append(b, '\n')
 	if c := r.Call; c != nil {
 		b = appendMessageLine(b, "  call   frame ", c, r.CallSummary, false)

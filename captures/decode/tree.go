@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/nfs"
 	"github.com/rdmalab/rdmalab/proto/oncrpc"
@@ -142,8 +143,8 @@ func (t *tree) packet(p *Packet) {
 	case p.IPv4 != nil:
 		ip := p.IPv4
 		hdr := at.of(ip.Contents)
-		b := p.Src.appendTo(append(t.begin(0, hdr), "Internet Protocol Version 4, Src: "...))
-		t.end(p.Dst.appendTo(append(b, ", Dst: "...)))
+		b := p.Src.AppendTo(append(t.begin(0, hdr), "Internet Protocol Version 4, Src: "...))
+		t.end(p.Dst.AppendTo(append(b, ", Dst: "...)))
 		b = appendtext.Hex0x(append(t.begin(1, hdr), "Differentiated Services Field: "...), uint64(ip.TOS), 2)
 		b = appendtext.Uint(append(b, ", Total Length: "...), uint64(ip.Length))
 		b = appendtext.Hex0x(append(b, ", Identification: "...), uint64(ip.Id), 4)
@@ -197,13 +198,13 @@ func (t *tree) other(p *Packet) {
 	case p.ICMPv6 != nil:
 		icmp6Info(&sb, p.ICMPv6)
 		c := p.ICMPv6
-		t.line(0, t.at.frame.sub(offsetIn(p.Data, c.Contents), offsetIn(p.Data, c.Payload)+len(c.Payload)),
+		t.line(0, t.at.frame.sub(frame.OffsetIn(p.Data, c.Contents), frame.OffsetIn(p.Data, c.Payload)+len(c.Payload)),
 			"Internet Control Message Protocol v6, Type: %d, Code: %d, Checksum: 0x%04x", c.TypeCode.Type(), c.TypeCode.Code(), c.Checksum)
 		t.line(1, t.at.of(c.Payload), "%s", sb.String())
 	case p.ICMPv4 != nil:
 		icmp4Info(&sb, p)
 		c := p.ICMPv4
-		t.line(0, t.at.frame.sub(offsetIn(p.Data, c.Contents), offsetIn(p.Data, c.Payload)+len(c.Payload)),
+		t.line(0, t.at.frame.sub(frame.OffsetIn(p.Data, c.Contents), frame.OffsetIn(p.Data, c.Payload)+len(c.Payload)),
 			"Internet Control Message Protocol, Type: %d, Code: %d, Checksum: 0x%04x", c.TypeCode.Type(), c.TypeCode.Code(), c.Checksum)
 		t.line(1, t.at.of(c.Contents), "%s", sb.String())
 	case p.TCP != nil:
@@ -366,14 +367,14 @@ func title(b bool) string {
 }
 
 // crc writes the check of a CRC of width hex digits held in the bytes at.
-func (t *tree) crc(name string, c CRCCheck, width int, at span) {
+func (t *tree) crc(name string, c frame.CRCCheck, width int, at span) {
 	switch c.State {
-	case CRCGood:
+	case frame.CRCGood:
 		l := appendtext.Hex0x(append(append(t.begin(1, at), name...), ": "...), uint64(c.Wire), width)
 		t.end(append(l, " [correct]"...))
-	case CRCBad:
+	case frame.CRCBad:
 		t.line(1, at, "%s: 0x%0*x [incorrect, should be 0x%0*x]", name, width, c.Wire, width, c.Computed)
-	case CRCUnknown:
+	case frame.CRCUnknown:
 		t.line(1, at, "%s: [unchecked: the capture cut the packet]", name)
 	}
 }

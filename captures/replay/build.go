@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
@@ -50,7 +51,7 @@ type conn struct {
 	id             int // 1-based, in the order of their first steps; 0 until then
 	skip           bool
 	cflow, sflow   *decode.Flow
-	server, client decode.Addr
+	server, client frame.Addr
 	st             *state // the picture so far, for the narration
 	dirty          bool   // st changed since the last checkpoint
 	ck             *state // its copy in the last checkpoint

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
@@ -85,7 +86,7 @@ type Conn struct {
 }
 
 // Addr is an endpoint's address.
-type Addr = decode.Addr
+type Addr = frame.Addr
 
 // String names c for a heading: "xprt 2: server 192.0.2.1 QP 0x000011, client 192.0.2.2 QP 0x000011".
 func (c Conn) String() string {
@@ -97,9 +98,9 @@ func (c Conn) String() string {
 // the steps, RPCs and Frames are those read so far.
 type Timeline struct {
 	File    string
-	Frames  int         // frames read
-	Server  decode.Addr // the first transport's side that receives RPC calls
-	Client  decode.Addr
+	Frames  int        // frames read
+	Server  frame.Addr // the first transport's side that receives RPC calls
+	Client  frame.Addr
 	Conns   []Conn // the transports replayed, each its own picture
 	RPCs    []RPC
 	Unknown []string // what the capture cannot tell, said once

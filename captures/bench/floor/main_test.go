@@ -12,6 +12,7 @@ import (
 	"github.com/google/gopacket/layers"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
@@ -38,7 +39,7 @@ func TestFloorCountsAsTheDecoder(t *testing.T) {
 				return nil
 			}
 			want.roce++
-			if p.ICRC.State != decode.CRCGood {
+			if p.ICRC.State != frame.CRCGood {
 				want.badICRC++
 			}
 			return nil

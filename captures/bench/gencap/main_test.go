@@ -13,6 +13,7 @@ import (
 	"github.com/google/gopacket"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
@@ -33,7 +34,7 @@ func TestGencap(t *testing.T) {
 	frames := 0
 	an, err := decode.ReadFile(path, func(p *decode.Packet) error {
 		frames++
-		if p.ICRC.State != decode.CRCGood {
+		if p.ICRC.State != frame.CRCGood {
 			return fmt.Errorf("frame %d: ICRC %v", p.Frame, p.ICRC.State)
 		}
 		if p.Time.Before(last) {

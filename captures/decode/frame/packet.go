@@ -1,4 +1,4 @@
-package decode
+package frame
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ type CRCCheck struct {
 
 // Packet is one decoded frame. Its layer pointers and byte slices point
 // into the Decoder and the reader's buffer: they are valid until the next
-// Decode. The analysis results (Analysis) point to records that stay.
+// Decode.
 type Packet struct {
 	Frame    int
 	Offset   int64 // byte offset of the record in the file
@@ -89,8 +89,6 @@ type Packet struct {
 
 	ICRC CRCCheck
 	VCRC CRCCheck
-
-	Analysis Analysis
 }
 
 // HasBTH reports whether the packet carries InfiniBand transport.
@@ -116,4 +114,25 @@ type FrameError struct {
 
 func (e *FrameError) Error() string {
 	return fmt.Sprintf("frame %d, offset %d: %s: %s", e.Frame, e.Offset, e.Layer, e.Msg)
+}
+
+// NetSrc and NetDst are the IP addresses of a frame, whatever carries it.
+func (p *Packet) NetSrc() []byte {
+	if p.IPv4 != nil {
+		return p.IPv4.SrcIP
+	}
+	if p.IPv6 != nil {
+		return p.IPv6.SrcIP
+	}
+	return nil
+}
+
+func (p *Packet) NetDst() []byte {
+	if p.IPv4 != nil {
+		return p.IPv4.DstIP
+	}
+	if p.IPv6 != nil {
+		return p.IPv6.DstIP
+	}
+	return nil
 }

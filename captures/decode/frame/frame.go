@@ -1,7 +1,8 @@
-package decode
+package frame
 
 import (
 	"errors"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -14,9 +15,9 @@ import (
 	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
-// frameDecoder decodes frames with gopacket's DecodingLayerParser over one
+// Decoder decodes frames with gopacket's DecodingLayerParser over one
 // preallocated set of layers (one parser per first layer, sharing them).
-type frameDecoder struct {
+type Decoder struct {
 	eth   layers.Ethernet
 	dot1q layers.Dot1Q
 	sll   netlayer.LinuxSLL
@@ -50,12 +51,15 @@ type frameDecoder struct {
 	lastFirst gopacket.LayerType
 	decoded   []gopacket.LayerType
 	noFast    bool // every frame through the parser (tests compare the two)
-	skipCRCs  bool // Options.SkipCRCs
+	skipCRCs  bool // NewDecoder's skipCRCs
 	truncated bool // a layer said so while the fast path ran (DecodeFeedback)
+	first     time.Time
+	started   bool
+	warm      byte // what warmHeaders read, kept so that its loads are not dropped
 }
 
 // SetTruncated is gopacket.DecodeFeedback for the fast path.
-func (d *frameDecoder) SetTruncated() { d.truncated = true }
+func (d *Decoder) SetTruncated() { d.truncated = true }
 
 // fast decodes the usual RoCEv2 frame — Ethernet, IPv4, UDP to port 4791,
 // a BTH and its payload — calling each layer's DecodeFromBytes in turn as
@@ -63,7 +67,7 @@ func (d *frameDecoder) SetTruncated() { d.truncated = true }
 // interface calls. It reports false, and the parser decodes the frame
 // again, for any other frame, and for any error, truncation or panic, so
 // that what the parser says of those stays its own.
-func (d *frameDecoder) fast(data []byte) (ok bool) {
+func (d *Decoder) fast(data []byte) (ok bool) {
 	const eth, minIP = 14, 20
 	if d.noFast || len(data) < eth+minIP+8+ib.BTHLen+ib.ICRCLen ||
 		data[12] != 0x08 || data[13] != 0x00 || data[eth]>>4 != 4 || data[eth+9] != 17 {
@@ -99,7 +103,7 @@ func (d *frameDecoder) fast(data []byte) (ok bool) {
 	return true
 }
 
-func (d *frameDecoder) parser(first gopacket.LayerType) *gopacket.DecodingLayerParser {
+func (d *Decoder) parser(first gopacket.LayerType) *gopacket.DecodingLayerParser {
 	if d.last != nil && d.lastFirst == first {
 		return d.last // a capture's frames mostly start alike
 	}
@@ -127,8 +131,30 @@ func (d *frameDecoder) parser(first gopacket.LayerType) *gopacket.DecodingLayerP
 	return p
 }
 
-// decode fills the frame part of p from rec.
-func (d *frameDecoder) decode(rec *pcapfile.Record, p *Packet) {
+// NewDecoder returns a decoder for the frames of one capture; with
+// skipCRCs it leaves every ICRC and VCRC unchecked (CRCUnknown, with the
+// wire's value).
+func NewDecoder(skipCRCs bool) *Decoder { return &Decoder{skipCRCs: skipCRCs} }
+
+// ParserOnly makes d decode every frame through gopacket's parser, without
+// the RoCEv2 fast path: the two must decode alike (tests compare them).
+func (d *Decoder) ParserOnly() { d.noFast = true }
+
+// Decode decodes one record into p. The Packet, and everything it points
+// into, is valid until the next call; Rel is the time since the first
+// record d decoded.
+func (d *Decoder) Decode(rec *pcapfile.Record, p *Packet) {
+	*p = Packet{Frame: rec.Frame, Offset: rec.Offset, Time: rec.Info.Timestamp,
+		CapLen: rec.Info.CaptureLength, WireLen: rec.Info.Length, LinkType: rec.LinkType, Data: rec.Data}
+	if !d.started {
+		d.first, d.started = p.Time, true
+	}
+	p.Rel = p.Time.Sub(d.first)
+	d.decode(rec, p)
+}
+
+// decode fills p's layers, addresses and CRC checks from rec.
+func (d *Decoder) decode(rec *pcapfile.Record, p *Packet) {
 	data := rec.Data
 	p.Truncated = rec.Info.CaptureLength < rec.Info.Length
 	first, err := pcapfile.FirstLayer(rec.LinkType, data)
@@ -171,12 +197,12 @@ func uncheckedCRCs(p *Packet) {
 // the layers that decoded: the one that failed is what the last of them
 // said comes next (or the first layer), and it starts where that one's
 // payload does.
-func (d *frameDecoder) frameError(rec *pcapfile.Record, first gopacket.LayerType, err error) *FrameError {
+func (d *Decoder) frameError(rec *pcapfile.Record, first gopacket.LayerType, err error) *FrameError {
 	fe := &FrameError{Frame: rec.Frame, Msg: lowerFirst(err.Error())}
 	failed := first
 	if n := len(d.decoded); n > 0 {
 		if l := d.layer(d.decoded[n-1]); l != nil {
-			fe.Offset = offsetIn(rec.Data, l.LayerPayload())
+			fe.Offset = OffsetIn(rec.Data, l.LayerPayload())
 			if dl, ok := l.(gopacket.DecodingLayer); ok {
 				failed = dl.NextLayerType()
 			}
@@ -192,8 +218,8 @@ func (d *frameDecoder) frameError(rec *pcapfile.Record, first gopacket.LayerType
 	return fe
 }
 
-// offsetIn returns where sub starts in frame (sub is a subslice of it).
-func offsetIn(frame, sub []byte) int {
+// OffsetIn returns where sub starts in frame (sub is a subslice of it).
+func OffsetIn(frame, sub []byte) int {
 	if cap(sub) == 0 {
 		return len(frame)
 	}
@@ -209,7 +235,7 @@ func lowerFirst(s string) string {
 }
 
 // layer returns the decoding layer of type t.
-func (d *frameDecoder) layer(t gopacket.LayerType) gopacket.Layer {
+func (d *Decoder) layer(t gopacket.LayerType) gopacket.Layer {
 	switch t {
 	case layers.LayerTypeEthernet:
 		return &d.eth
@@ -268,7 +294,7 @@ func (d *frameDecoder) layer(t gopacket.LayerType) gopacket.Layer {
 }
 
 // fill points p at the layers decoded and sets its addresses.
-func (d *frameDecoder) fill(p *Packet) {
+func (d *Decoder) fill(p *Packet) {
 	types := p.Layers
 	if p.Err != nil && p.Err.Layer == "BTH" && len(d.bth.Contents) == ib.BTHLen {
 		// The BTH itself decoded; what follows it did not. Show it.
@@ -315,7 +341,7 @@ func (d *frameDecoder) fill(p *Packet) {
 			if p.Encap != EncapNative {
 				p.Encap = EncapRoCEv1
 			}
-			p.Src, p.Dst = gidAddr(d.grh.SGID), gidAddr(d.grh.DGID)
+			p.Src, p.Dst = GIDAddr(d.grh.SGID), GIDAddr(d.grh.DGID)
 		case ib.LayerTypeBTH:
 			if p.UDP != nil && p.DstPort != ib.UDPPortRoCEv2 {
 				break // gopacket fell back to the source port: not RoCEv2
@@ -335,12 +361,12 @@ func (d *frameDecoder) fill(p *Packet) {
 	}
 }
 
-func gidAddr(g ib.GID) Addr { return Addr{IP: ipAddr16(g)} }
+func GIDAddr(g ib.GID) Addr { return Addr{IP: IPAddr16(g)} }
 
 // checkCRCs verifies the ICRC and VCRC of an InfiniBand packet.
-func (d *frameDecoder) checkCRCs(p *Packet) {
+func (d *Decoder) checkCRCs(p *Packet) {
 	if p.LRH != nil && p.BTH == nil && p.LRH.HasVCRC && !p.Truncated {
-		span := p.Data[offsetIn(p.Data, p.LRH.Contents) : offsetIn(p.Data, p.LRH.Payload)+len(p.LRH.Payload)]
+		span := p.Data[OffsetIn(p.Data, p.LRH.Contents) : OffsetIn(p.Data, p.LRH.Payload)+len(p.LRH.Payload)]
 		p.VCRC = CRCCheck{Wire: uint32(p.LRH.VCRC), Computed: uint32(ib.VCRC(span))}
 		p.VCRC.State = crcState(p.VCRC.Wire == p.VCRC.Computed)
 	}
@@ -354,17 +380,17 @@ func (d *frameDecoder) checkCRCs(p *Packet) {
 	case EncapRoCEv2:
 		start := 0
 		if p.IPv4 != nil {
-			start = offsetIn(frame, p.IPv4.Contents)
+			start = OffsetIn(frame, p.IPv4.Contents)
 		} else {
-			start = offsetIn(frame, p.IPv6.Contents)
+			start = OffsetIn(frame, p.IPv6.Contents)
 		}
-		span = frame[start : offsetIn(frame, p.UDP.Payload)+len(p.UDP.Payload)]
+		span = frame[start : OffsetIn(frame, p.UDP.Payload)+len(p.UDP.Payload)]
 	case EncapRoCEv1:
-		start := offsetIn(frame, p.GRH.Contents)
-		span = frame[start : offsetIn(frame, p.GRH.Payload)+len(p.GRH.Payload)]
+		start := OffsetIn(frame, p.GRH.Contents)
+		span = frame[start : OffsetIn(frame, p.GRH.Payload)+len(p.GRH.Payload)]
 	case EncapNative:
-		start := offsetIn(frame, p.LRH.Contents)
-		span = frame[start : offsetIn(frame, p.LRH.Payload)+len(p.LRH.Payload)]
+		start := OffsetIn(frame, p.LRH.Contents)
+		span = frame[start : OffsetIn(frame, p.LRH.Payload)+len(p.LRH.Payload)]
 		if p.LRH.HasVCRC && !p.Truncated {
 			p.VCRC = CRCCheck{Wire: uint32(p.LRH.VCRC), Computed: uint32(ib.VCRC(span))}
 			p.VCRC.State = crcState(p.VCRC.Wire == p.VCRC.Computed)
@@ -382,7 +408,7 @@ func (d *frameDecoder) checkCRCs(p *Packet) {
 	var err error
 	switch p.Encap {
 	case EncapRoCEv2:
-		if h := d.hint; h.ok && int(h.start) == offsetIn(frame, span) && int(h.end) == offsetIn(frame, span)+len(span) {
+		if h := d.hint; h.ok && int(h.start) == OffsetIn(frame, span) && int(h.end) == OffsetIn(frame, span)+len(span) {
 			c = h.crc
 			break
 		}

@@ -1,7 +1,9 @@
-package decode
+package frame
 
 import (
 	"encoding/binary"
+	"errors"
+	"io"
 
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
@@ -16,7 +18,7 @@ import (
 // analysis is one sequence of states.
 
 const (
-	aheadMin     = 4 << 20   // smaller files are read on one goroutine: the second costs more than it saves
+	AheadMin     = 4 << 20   // smaller files are read on one goroutine: the second costs more than it saves
 	batchBytes   = 256 << 10 // a batch's packet bytes: it stays in a core's cache
 	batchRecords = 1024
 	batches      = 4 // in flight: one being read, one decoded, two waiting
@@ -45,6 +47,32 @@ type readAhead struct {
 	full chan *batch
 	free chan *batch
 	done chan struct{}
+}
+
+// ReadAhead calls fn with each record of r, in order, as it decodes them
+// with d: the records are read, and their ICRCs computed, on a second
+// goroutine. It stops at the end of r or at fn's first error, which it
+// returns; a reading error other than io.EOF it returns through readErr.
+func (d *Decoder) ReadAhead(r *pcapfile.Reader, fn func(*pcapfile.Record) error, readErr func(error) error) error {
+	ra := startReadAhead(r, d.skipCRCs)
+	defer ra.stop()
+	for b := range ra.full {
+		d.warm += warmHeaders(b.recs)
+		for i := range b.recs {
+			d.hint = b.hints[i]
+			if err := fn(&b.recs[i]); err != nil {
+				return err
+			}
+		}
+		if errors.Is(b.err, io.EOF) {
+			return nil
+		}
+		if b.err != nil {
+			return readErr(b.err)
+		}
+		ra.free <- b
+	}
+	return nil
 }
 
 // startReadAhead starts reading r ahead.
