@@ -40,6 +40,8 @@ var layerRules = []struct {
 	{"captures/dfilter", nil, "the filter language knows no protocol"},
 	{"captures/decode", []string{"captures/decode/", "captures/dfilter", "proto/", "internal/"}, "the decoder reads wire formats only (and compiles display filters)"},
 	{"captures/decode/frame", []string{"captures/decode/netlayer", "captures/decode/appendtext", "proto/"}, "a frame is decoded from its bytes alone: no analysis, field or output in it"},
+	{"captures/decode/analysis", []string{"captures/decode/frame", "captures/decode/appendtext", "proto/"}, "the transport analysis reads decoded frames: no field registry or output in it"},
+	{"captures/decode/internal/craft", []string{"proto/", "internal/"}, "the tests' capture builder is made of wire formats"},
 	{"captures/decode/netlayer", []string{"proto/"}, "the decoder's link and network layers are wire formats: no decoder in them"},
 	{"captures/decode/appendtext", nil, "the outputs' text helpers are a leaf"},
 	{"captures/replay", []string{"captures/decode", "captures/decode/", "engine/kernel", "engine/snap", "engine/trace", "proto/", "internal/"}, "a replay draws the picture, without the simulator"},

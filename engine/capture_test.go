@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
@@ -127,7 +128,7 @@ func sessionCapture(t *testing.T) (path string, packets int, calls []*xprt.Call)
 func TestCaptureDecodes(t *testing.T) {
 	path, packets, calls := sessionCapture(t)
 	frames, rdma := 0, 0
-	an, err := decode.ReadFile(path, func(p *decode.Packet) error {
+	an, err := decode.ReadFile(path, func(p *analysis.Packet) error {
 		frames++
 		if p.Err != nil {
 			return fmt.Errorf("frame %d: %v", p.Frame, p.Err)
@@ -135,7 +136,7 @@ func TestCaptureDecodes(t *testing.T) {
 		if p.ICRC.State != frame.CRCGood {
 			return fmt.Errorf("frame %d: ICRC %v", p.Frame, p.ICRC.State)
 		}
-		if s := p.Analysis.PSN.Status; s != decode.PSNOK && s != decode.PSNNotChecked {
+		if s := p.Analysis.PSN.Status; s != analysis.PSNOK && s != analysis.PSNNotChecked {
 			return fmt.Errorf("frame %d: PSN %v", p.Frame, s)
 		}
 		switch p.BTH.Opcode.Kind() {
@@ -162,7 +163,7 @@ func TestCaptureDecodes(t *testing.T) {
 		}
 	}
 	slices.Sort(kinds)
-	want := []string{decode.NoteNAK.String(), decode.NoteCallNoReply.String()}
+	want := []string{analysis.NoteNAK.String(), analysis.NoteCallNoReply.String()}
 	slices.Sort(want)
 	if !slices.Equal(kinds, want) {
 		t.Errorf("anomalies %v, want %v (the injected fault's)", an.Notes(), want)
@@ -439,7 +440,7 @@ func TestStartCaptureEqualsWriteCapture(t *testing.T) {
 	if err != nil || n < 10 || len(l2.Transfers()) != 0 {
 		t.Errorf("recording off: streamed %d frames (%v), kept %d transfers", n, err, len(l2.Transfers()))
 	}
-	an, err := decode.Read(&buf, "stream", func(p *decode.Packet) error {
+	an, err := decode.Read(&buf, "stream", func(p *analysis.Packet) error {
 		if p.ICRC.State != frame.CRCGood {
 			return fmt.Errorf("frame %d: ICRC %v", p.Frame, p.ICRC.State)
 		}
@@ -466,8 +467,8 @@ func TestStartCaptureMidSession(t *testing.T) {
 	if _, err := l.StopCapture(); err != nil {
 		t.Fatal(err)
 	}
-	an, err := decode.Read(&buf, "mid", func(p *decode.Packet) error {
-		if s := p.Analysis.PSN.Status; s != decode.PSNOK && s != decode.PSNNotChecked {
+	an, err := decode.Read(&buf, "mid", func(p *analysis.Packet) error {
+		if s := p.Analysis.PSN.Status; s != analysis.PSNOK && s != analysis.PSNNotChecked {
 			return fmt.Errorf("frame %d: PSN %v", p.Frame, s)
 		}
 		return nil
@@ -502,7 +503,7 @@ func TestCaptureDropped(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no frame written")
 	}
-	_, err := decode.ReadFile(path, func(p *decode.Packet) error {
+	_, err := decode.ReadFile(path, func(p *analysis.Packet) error {
 		if p.ICRC.State != frame.CRCGood {
 			return fmt.Errorf("frame %d: ICRC %v", p.Frame, p.ICRC.State)
 		}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/internal/atomicfile"
@@ -244,7 +245,7 @@ func completeFrames(s *Session, _ []string) []Suggestion {
 }
 
 // captureAnalyzer is the loaded capture's analysis once indexed, or nil.
-func (s *Session) captureAnalyzer() *decode.Analyzer {
+func (s *Session) captureAnalyzer() *analysis.Analyzer {
 	if s.capture.index == nil {
 		return nil
 	}
@@ -609,7 +610,7 @@ func runPackets(c *Ctx, a Args, out io.Writer) error {
 	var objs []json.RawMessage
 	matched := 0
 	next := 0 // the frame after the last shown
-	_, err = x.Scan(from, func(p *decode.Packet) bool {
+	_, err = x.Scan(from, func(p *analysis.Packet) bool {
 		if s.interrupt.Load() {
 			return false
 		}

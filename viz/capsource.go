@@ -11,6 +11,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 )
 
 // CaptureSource fills the Packets pane from a capture file that
@@ -267,7 +268,7 @@ func (s *Selection) run(ctx context.Context, x *decode.Index, sel *decode.Select
 	for ctx.Err() == nil {
 		found = found[:0]
 		n := 0
-		end, err := x.Scan(next, func(p *decode.Packet) bool {
+		end, err := x.Scan(next, func(p *analysis.Packet) bool {
 			if sel.Match(p) {
 				found = append(found, int32(p.Frame-1))
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/gopacket"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
@@ -89,39 +90,39 @@ func TestAnomalies(t *testing.T) {
 		name  string
 		fn    func(fs []capFrame) []capFrame
 		keep  int
-		kind  NoteKind
+		kind  analysis.NoteKind
 		frame int
 	}{
-		{"NAK", func(fs []capFrame) []capFrame { fs[86].data[offExt] = 0x60; return fs }, 0, NoteNAK, 87},
-		{"RNR NAK", func(fs []capFrame) []capFrame { fs[4].data[offExt] = 0x2e; return fs }, 0, NoteRNRNAK, 5},
-		{"PSN gap in a READ response", func(fs []capFrame) []capFrame { return drop(fs, 96) }, 0, NotePSNGap, 96},
-		{"READ response short", func(fs []capFrame) []capFrame { return drop(fs, 96) }, 0, NoteReadShort, 113},
-		{"duplicate", func(fs []capFrame) []capFrame { return slices.Insert(fs, 8, capFrame{data: slices.Clone(fs[7].data)}) }, 0, NotePSNDuplicate, 9},
-		{"out of order", func(fs []capFrame) []capFrame { fs[251], fs[252] = fs[252], fs[251]; return fs }, 0, NotePSNOutOfOrder, 253},
-		{"READ without response", func(fs []capFrame) []capFrame { return drop(fs, 215, 216, 217, 218, 219, 220, 221, 222) }, 0, NoteReadNoResponse, 94},
+		{"NAK", func(fs []capFrame) []capFrame { fs[86].data[offExt] = 0x60; return fs }, 0, analysis.NoteNAK, 87},
+		{"RNR NAK", func(fs []capFrame) []capFrame { fs[4].data[offExt] = 0x2e; return fs }, 0, analysis.NoteRNRNAK, 5},
+		{"PSN gap in a READ response", func(fs []capFrame) []capFrame { return drop(fs, 96) }, 0, analysis.NotePSNGap, 96},
+		{"READ response short", func(fs []capFrame) []capFrame { return drop(fs, 96) }, 0, analysis.NoteReadShort, 113},
+		{"duplicate", func(fs []capFrame) []capFrame { return slices.Insert(fs, 8, capFrame{data: slices.Clone(fs[7].data)}) }, 0, analysis.NotePSNDuplicate, 9},
+		{"out of order", func(fs []capFrame) []capFrame { fs[251], fs[252] = fs[252], fs[251]; return fs }, 0, analysis.NotePSNOutOfOrder, 253},
+		{"READ without response", func(fs []capFrame) []capFrame { return drop(fs, 215, 216, 217, 218, 219, 220, 221, 222) }, 0, analysis.NoteReadNoResponse, 94},
 		{"WRITE past the segment", func(fs []capFrame) []capFrame {
 			va := binary.BigEndian.Uint64(fs[67].data[offExt:])
 			binary.BigEndian.PutUint64(fs[67].data[offExt:], va+4094)
 			return fs
-		}, 0, NoteWritePastSegment, 68},
+		}, 0, analysis.NoteWritePastSegment, 68},
 		{"WRITE to an unknown rkey", func(fs []capFrame) []capFrame {
 			binary.BigEndian.PutUint32(fs[67].data[offExt+8:], 0xdead)
 			return fs
-		}, 0, NoteUnknownRKey, 68},
-		{"reply without call", func(fs []capFrame) []capFrame { return drop(fs, 66) }, 0, NoteReplyNoCall, 68},
-		{"call never answered", func(fs []capFrame) []capFrame { return drop(fs, 69) }, 0, NoteCallNoReply, 66},
+		}, 0, analysis.NoteUnknownRKey, 68},
+		{"reply without call", func(fs []capFrame) []capFrame { return drop(fs, 66) }, 0, analysis.NoteReplyNoCall, 68},
+		{"call never answered", func(fs []capFrame) []capFrame { return drop(fs, 69) }, 0, analysis.NoteCallNoReply, 66},
 		{"credits exceeded", func(fs []capFrame) []capFrame {
 			binary.BigEndian.PutUint32(fs[5].data[offExt+8:], 0) // the NULL reply grants 0 credits
 			return fs
-		}, 0, NoteCreditsExceeded, 8},
-		{"bad ICRC", func(fs []capFrame) []capFrame { fs[7].data[70] ^= 1; return fs }, 8, NoteBadICRC, 8},
+		}, 0, analysis.NoteCreditsExceeded, 8},
+		{"bad ICRC", func(fs []capFrame) []capFrame { fs[7].data[70] ^= 1; return fs }, 8, analysis.NoteBadICRC, 8},
 		{"malformed BTH", func(fs []capFrame) []capFrame {
 			f := fs[87].data // a READ request: cut it inside its RETH
 			binary.BigEndian.PutUint16(f[16:], 20+8+12+8+4)
 			binary.BigEndian.PutUint16(f[38:], 8+12+8+4)
 			fs[87].data = f[:14+20+8+12+8+4]
 			return fs
-		}, 88, NoteMalformed, 88},
+		}, 88, analysis.NoteMalformed, 88},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -149,7 +150,7 @@ func TestTruncatedFrameICRCUnknown(t *testing.T) {
 		t.Errorf("frame 8: ICRC %v, truncated %v, RPC %v", p.ICRC.State, p.Truncated, p.Analysis.RPC != nil)
 	}
 	for _, n := range d.an.Notes() {
-		if n.Kind == NoteBadICRC {
+		if n.Kind == analysis.NoteBadICRC {
 			t.Errorf("%v", n)
 		}
 	}
@@ -170,7 +171,7 @@ func TestShortSend(t *testing.T) {
 		t.Errorf("frame 4: short %v, RPC %v, error %v", p.Analysis.Short, p.Analysis.RPC != nil, p.Err)
 	}
 	for _, n := range d.an.Notes() {
-		if n.Kind == NoteMalformed {
+		if n.Kind == analysis.NoteMalformed {
 			t.Errorf("%v", n)
 		}
 	}
@@ -187,7 +188,7 @@ func TestMidStream(t *testing.T) {
 	}
 	unknown := 0
 	for _, n := range d.an.Notes() {
-		if n.Kind == InfoMidStream {
+		if n.Kind == analysis.InfoMidStream {
 			unknown++
 		}
 	}
@@ -218,7 +219,7 @@ func TestRDMAError(t *testing.T) {
 	}
 	found := false
 	for _, n := range d.an.Notes() {
-		found = found || n.Kind == NoteRPCError && n.Frame == 6
+		found = found || n.Kind == analysis.NoteRPCError && n.Frame == 6
 	}
 	if !found {
 		t.Errorf("no RDMA_ERROR note: %v", d.an.Notes())
@@ -233,8 +234,8 @@ func TestRDMAError(t *testing.T) {
 // prints is what it prints with the CRCs checked.
 func TestSkipCRCs(t *testing.T) {
 	path := mutate(t, func(fs []capFrame) []capFrame { fs[7].data[70] ^= 1; return fs }, 8)
-	decode := func(opt Options) (crcs []frame.CRCCheck, table string, bad int) {
-		an, err := ReadFileWith(path, opt, func(p *Packet) error {
+	decode := func(opt analysis.Options) (crcs []frame.CRCCheck, table string, bad int) {
+		an, err := ReadFileWith(path, opt, func(p *analysis.Packet) error {
 			crcs = append(crcs, p.ICRC)
 			return nil
 		})
@@ -246,14 +247,14 @@ func TestSkipCRCs(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, n := range an.Notes() {
-			if n.Kind == NoteBadICRC {
+			if n.Kind == analysis.NoteBadICRC {
 				bad++
 			}
 		}
 		return crcs, b.String(), bad
 	}
-	checked, want, wantBad := decode(Options{})
-	skipped, got, gotBad := decode(Options{SkipCRCs: true})
+	checked, want, wantBad := decode(analysis.Options{})
+	skipped, got, gotBad := decode(analysis.Options{SkipCRCs: true})
 	if checked[7].State != frame.CRCBad || wantBad != 1 || gotBad != 0 {
 		t.Fatalf("frame 8: ICRC %v checked; bad-ICRC notes %d checked, %d skipped", checked[7].State, wantBad, gotBad)
 	}

@@ -11,17 +11,18 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // streaming is what Write keeps for --json alone.
-var streaming = Options{DropRPCs: true, DropNotes: true, DropChunkData: true}
+var streaming = analysis.Options{DropRPCs: true, DropNotes: true, DropChunkData: true}
 
 // benchCapture runs fn over every packet of a kernel capture, from memory,
 // keeping what opt says, and reports packets per second.
-func benchCapture(b *testing.B, name string, opt Options, fn func(p *Packet, out *bytes.Buffer)) {
+func benchCapture(b *testing.B, name string, opt analysis.Options, fn func(p *analysis.Packet, out *bytes.Buffer)) {
 	data := testutil.ReadCapture(b, name)
 	var out bytes.Buffer
 	b.ReportAllocs()
@@ -34,7 +35,7 @@ func benchCapture(b *testing.B, name string, opt Options, fn func(p *Packet, out
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, err = decodeAll(pr, name, opt, func(p *Packet) error {
+		_, err = decodeAll(pr, name, opt, func(p *analysis.Packet) error {
 			packets++
 			fn(p, &out)
 			return nil
@@ -51,7 +52,7 @@ func BenchmarkDecodeJSON(b *testing.B) {
 	for _, name := range testutil.KernelCaptures() {
 		b.Run(name, func(b *testing.B) {
 			var w jsonw
-			benchCapture(b, name, streaming, func(p *Packet, out *bytes.Buffer) {
+			benchCapture(b, name, streaming, func(p *analysis.Packet, out *bytes.Buffer) {
 				w.reset()
 				appendJSON(&w, p)
 				w.b = append(w.b, '\n')
@@ -64,7 +65,7 @@ func BenchmarkDecodeJSON(b *testing.B) {
 // BenchmarkDecodeLines is the default one-line output.
 func BenchmarkDecodeLines(b *testing.B) {
 	var buf []byte
-	benchCapture(b, "nfs3-rdma.pcap", streaming, func(p *Packet, out *bytes.Buffer) {
+	benchCapture(b, "nfs3-rdma.pcap", streaming, func(p *analysis.Packet, out *bytes.Buffer) {
 		buf = appendLine(buf[:0], p)
 		out.Write(buf)
 	})
@@ -73,7 +74,7 @@ func BenchmarkDecodeLines(b *testing.B) {
 // BenchmarkDecodeAnalyse decodes and analyses without output, keeping
 // everything (as the REPL and replay do).
 func BenchmarkDecodeAnalyse(b *testing.B) {
-	benchCapture(b, "nfs3-rdma.pcap", Options{}, func(*Packet, *bytes.Buffer) {})
+	benchCapture(b, "nfs3-rdma.pcap", analysis.Options{}, func(*analysis.Packet, *bytes.Buffer) {})
 }
 
 // BenchmarkLayers is the DecodingLayerParser fast path alone, with the
@@ -152,7 +153,7 @@ func repeatedCapture(b testing.TB, name string, n int) []byte {
 // benchRepeated decodes n packets of repeated NFSv3 traffic from memory
 // b.N times with decode, which hands each packet to fn, and reports
 // packets/s and allocations.
-func benchRepeated(b *testing.B, n int, decode func(*pcapfile.Reader, func(*Packet) error) error, fn func(*Packet) error) {
+func benchRepeated(b *testing.B, n int, decode func(*pcapfile.Reader, func(*analysis.Packet) error) error, fn func(*analysis.Packet) error) {
 	data := repeatedCapture(b, "nfs3-rdma.pcap", n)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
@@ -175,10 +176,10 @@ func benchRepeated(b *testing.B, n int, decode func(*pcapfile.Reader, func(*Pack
 func BenchmarkStreamJSON(b *testing.B) {
 	out := bufio.NewWriterSize(io.Discard, 1<<16)
 	var w jsonw
-	benchRepeated(b, 100000, func(pr *pcapfile.Reader, fn func(*Packet) error) error {
+	benchRepeated(b, 100000, func(pr *pcapfile.Reader, fn func(*analysis.Packet) error) error {
 		_, err := decodeAll(pr, "repeated", streaming, fn)
 		return err
-	}, func(p *Packet) error {
+	}, func(p *analysis.Packet) error {
 		w.reset()
 		appendJSON(&w, p)
 		w.b = append(w.b, '\n')
@@ -195,10 +196,10 @@ func BenchmarkAheadLines(b *testing.B) {
 	out := bufio.NewWriterSize(io.Discard, 1<<16)
 	var lc lineCache
 	var buf []byte
-	benchRepeated(b, 200000, func(pr *pcapfile.Reader, fn func(*Packet) error) error {
+	benchRepeated(b, 200000, func(pr *pcapfile.Reader, fn func(*analysis.Packet) error) error {
 		_, err := decodeAhead(pr, "repeated", keep, fn)
 		return err
-	}, func(p *Packet) error {
+	}, func(p *analysis.Packet) error {
 		buf = lc.appendLine(buf[:0], p)
 		_, err := out.Write(buf)
 		return err

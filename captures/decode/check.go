@@ -6,10 +6,12 @@ package decode
 import (
 	"fmt"
 	"io"
+
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 )
 
 // writeCheck lists notes and returns the number of anomalies.
-func writeCheck(w io.Writer, notes []Note) (int, error) {
+func writeCheck(w io.Writer, notes []analysis.Note) (int, error) {
 	anomalies, unknowns := 0, 0
 	for _, n := range notes {
 		if n.Kind.Anomaly() {

@@ -3,6 +3,7 @@ package decode
 import (
 	"strconv"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 )
 
@@ -13,7 +14,7 @@ type Columns struct {
 }
 
 // ColumnsOf splits p's summary (as Line writes it) into its columns.
-func ColumnsOf(p *Packet) Columns {
+func ColumnsOf(p *analysis.Packet) Columns {
 	var src, dst []byte
 	if p.Src.IsValid() {
 		src, dst = p.Src.AppendTo(nil), p.Dst.AppendTo(nil)

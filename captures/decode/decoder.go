@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 	"github.com/rdmalab/rdmalab/proto/safe"
@@ -13,27 +14,27 @@ import (
 // Decoder decodes and analyses the frames of one capture, in order.
 type Decoder struct {
 	fd  *frame.Decoder
-	an  *Analyzer
-	pkt Packet
+	an  *analysis.Analyzer
+	pkt analysis.Packet
 }
 
 // NewDecoder returns a decoder for one capture that keeps everything the
 // whole-capture views need (Options{}).
-func NewDecoder() *Decoder { return NewDecoderWith(Options{}) }
+func NewDecoder() *Decoder { return NewDecoderWith(analysis.Options{}) }
 
 // NewDecoderWith returns a decoder for one capture that keeps what opt
 // says.
-func NewDecoderWith(opt Options) *Decoder {
-	return &Decoder{fd: frame.NewDecoder(opt.SkipCRCs), an: NewAnalyzerWith(opt)}
+func NewDecoderWith(opt analysis.Options) *Decoder {
+	return &Decoder{fd: frame.NewDecoder(opt.SkipCRCs), an: analysis.NewAnalyzerWith(opt)}
 }
 
 // Analyzer returns the transport analysis the decoder feeds.
-func (d *Decoder) Analyzer() *Analyzer { return d.an }
+func (d *Decoder) Analyzer() *analysis.Analyzer { return d.an }
 
 // Decode decodes and analyses one record. The Packet it returns, and
 // everything it points into, is reused by the next call; what
 // Packet.Analysis points to stays.
-func (d *Decoder) Decode(rec *pcapfile.Record) *Packet {
+func (d *Decoder) Decode(rec *pcapfile.Record) *analysis.Packet {
 	p := &d.pkt
 	d.fd.Decode(rec, &p.Packet)
 	d.an.Packet(p)
@@ -46,7 +47,7 @@ func (d *Decoder) Finish() { d.an.Finish() }
 // ReadFile decodes every frame of the capture at path, calling fn for
 // each, then finishes the analysis. A damaged file is decoded as far as it
 // goes: the error names the file, frame and byte offset.
-func ReadFile(path string, fn func(*Packet) error) (*Analyzer, error) {
+func ReadFile(path string, fn func(*analysis.Packet) error) (*analysis.Analyzer, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -57,18 +58,18 @@ func ReadFile(path string, fn func(*Packet) error) (*Analyzer, error) {
 
 // Read is ReadFile for a capture read from r; name is the file name its
 // errors give.
-func Read(r io.Reader, name string, fn func(*Packet) error) (*Analyzer, error) {
+func Read(r io.Reader, name string, fn func(*analysis.Packet) error) (*analysis.Analyzer, error) {
 	pr, err := pcapfile.NewReader(r)
 	if err != nil {
 		return nil, fileError(name, err)
 	}
 	defer pr.Close()
-	return decodeAll(pr, name, Options{}, fn)
+	return decodeAll(pr, name, analysis.Options{}, fn)
 }
 
 // ReadWith is Read with a decoder that keeps what opt says: a stream
 // (a pipe) is decoded as it comes, on one goroutine.
-func ReadWith(r io.Reader, name string, opt Options, fn func(*Packet) error) (*Analyzer, error) {
+func ReadWith(r io.Reader, name string, opt analysis.Options, fn func(*analysis.Packet) error) (*analysis.Analyzer, error) {
 	pr, err := pcapfile.NewReaderWith(r, pcapfile.Options{MaxExpand: opt.MaxExpand})
 	if err != nil {
 		return nil, fileError(name, err)
@@ -78,7 +79,7 @@ func ReadWith(r io.Reader, name string, opt Options, fn func(*Packet) error) (*A
 }
 
 // ReadFileWith is ReadFile with a decoder that keeps what opt says.
-func ReadFileWith(path string, opt Options, fn func(*Packet) error) (*Analyzer, error) {
+func ReadFileWith(path string, opt analysis.Options, fn func(*analysis.Packet) error) (*analysis.Analyzer, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -97,7 +98,7 @@ func ReadFileWith(path string, opt Options, fn func(*Packet) error) (*Analyzer, 
 	return decodeAll(pr, path, opt, fn)
 }
 
-func decodeAll(r *pcapfile.Reader, path string, opt Options, fn func(*Packet) error) (*Analyzer, error) {
+func decodeAll(r *pcapfile.Reader, path string, opt analysis.Options, fn func(*analysis.Packet) error) (*analysis.Analyzer, error) {
 	d := NewDecoderWith(opt)
 	var rec pcapfile.Record
 	for {
@@ -119,7 +120,7 @@ func decodeAll(r *pcapfile.Reader, path string, opt Options, fn func(*Packet) er
 }
 
 // decodeAhead is decodeAll with the records read ahead (frame/readahead.go).
-func decodeAhead(r *pcapfile.Reader, path string, opt Options, fn func(*Packet) error) (*Analyzer, error) {
+func decodeAhead(r *pcapfile.Reader, path string, opt analysis.Options, fn func(*analysis.Packet) error) (*analysis.Analyzer, error) {
 	d := NewDecoderWith(opt)
 	err := d.fd.ReadAhead(r, func(rec *pcapfile.Record) error { return fn(d.Decode(rec)) },
 		func(err error) error { return fileError(path, err) })

@@ -11,6 +11,7 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
+	"github.com/rdmalab/rdmalab/captures/decode/internal/craft"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
@@ -95,7 +96,7 @@ func besideRDMACapture(t *testing.T) string {
 	opts := []layers.TCPOption{{OptionType: layers.TCPOptionKindMSS, OptionLength: 4, OptionData: []byte{5, 0xb4}},
 		{OptionType: layers.TCPOptionKindSACKPermitted, OptionLength: 2},
 		{OptionType: layers.TCPOptionKindWindowScale, OptionLength: 3, OptionData: []byte{7}}}
-	path := writeFrames(t,
+	path := craft.WriteFrames(t,
 		mldFrame(),
 		arp(layers.ARPRequest, mac2, ip2, ip1),
 		arp(layers.ARPReply, mac1, ip1, ip2),
@@ -129,7 +130,7 @@ func TestFramesBesideRDMA(t *testing.T) {
 		t.Errorf("frame 1: 90 of 90 bytes captured, but called truncated")
 	}
 	// The same frame cut by the capture is truncated.
-	cut := writeFrames(t, mldFrame()[:80])
+	cut := craft.WriteFrames(t, mldFrame()[:80])
 	if d := decodeFile(t, cut); !d.packets[0].Truncated {
 		t.Errorf("an MLD report cut at 80 of 90 bytes is not called truncated")
 	}

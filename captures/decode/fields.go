@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/proto/ib"
@@ -41,7 +42,7 @@ func (f *FieldDef) Origin() string {
 	return "Wireshark"
 }
 
-type getter func(p *Packet, vs []dfilter.Value) []dfilter.Value
+type getter func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value
 
 // Fields is the registry, by name.
 type Fields struct {
@@ -98,16 +99,16 @@ func (f *Fields) Lookup(name string) (dfilter.Field, bool) {
 func (f *Fields) Names() []string { return f.names }
 
 // Values appends every occurrence of field id (an index in All) in p.
-func (f *Fields) Values(id int, p *Packet, dst []dfilter.Value) []dfilter.Value {
+func (f *Fields) Values(id int, p *analysis.Packet, dst []dfilter.Value) []dfilter.Value {
 	return f.defs[id].get(p, dst)
 }
 
 // Record returns p as a dfilter.Record of this registry.
-func (f *Fields) Record(p *Packet) dfilter.Record { return record{f, p} }
+func (f *Fields) Record(p *analysis.Packet) dfilter.Record { return record{f, p} }
 
 type record struct {
 	f *Fields
-	p *Packet
+	p *analysis.Packet
 }
 
 func (r record) Values(id int, dst []dfilter.Value) []dfilter.Value {
@@ -131,7 +132,7 @@ func CompileDisplayFilter(expr string) (*DisplayFilter, error) {
 }
 
 // Match reports whether p passes; a nil filter passes every packet.
-func (d *DisplayFilter) Match(p *Packet) bool {
+func (d *DisplayFilter) Match(p *analysis.Packet) bool {
 	return d == nil || d.f.Match(record{registry, p})
 }
 
@@ -146,9 +147,9 @@ func (d *DisplayFilter) String() string {
 // Constructors of the definitions: one value (present when ok), or a
 // getter of every occurrence.
 
-func fu(name string, bits int, hex bool, desc string, g func(p *Packet) (uint64, bool)) FieldDef {
+func fu(name string, bits int, hex bool, desc string, g func(p *analysis.Packet) (uint64, bool)) FieldDef {
 	return FieldDef{Name: name, Type: dfilter.TypeUint, Bits: bits, Hex: hex, Desc: desc,
-		get: func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+		get: func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 			if v, ok := g(p); ok {
 				vs = append(vs, dfilter.Uint(v))
 			}
@@ -156,9 +157,9 @@ func fu(name string, bits int, hex bool, desc string, g func(p *Packet) (uint64,
 		}}
 }
 
-func fb(name, desc string, g func(p *Packet) (bool, bool)) FieldDef {
+func fb(name, desc string, g func(p *analysis.Packet) (bool, bool)) FieldDef {
 	return FieldDef{Name: name, Type: dfilter.TypeBool, Desc: desc,
-		get: func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+		get: func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 			if v, ok := g(p); ok {
 				vs = append(vs, dfilter.Bool(v))
 			}
@@ -166,9 +167,9 @@ func fb(name, desc string, g func(p *Packet) (bool, bool)) FieldDef {
 		}}
 }
 
-func fs(name, desc string, g func(p *Packet) (string, bool)) FieldDef {
+func fs(name, desc string, g func(p *analysis.Packet) (string, bool)) FieldDef {
 	return FieldDef{Name: name, Type: dfilter.TypeString, Desc: desc,
-		get: func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+		get: func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 			if v, ok := g(p); ok {
 				vs = append(vs, dfilter.String(v))
 			}
@@ -176,9 +177,9 @@ func fs(name, desc string, g func(p *Packet) (string, bool)) FieldDef {
 		}}
 }
 
-func fa(name string, t dfilter.Type, desc string, g func(p *Packet) (netip.Addr, bool)) FieldDef {
+func fa(name string, t dfilter.Type, desc string, g func(p *analysis.Packet) (netip.Addr, bool)) FieldDef {
 	return FieldDef{Name: name, Type: t, Desc: desc,
-		get: func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+		get: func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 			if v, ok := g(p); ok {
 				vs = append(vs, dfilter.Addr(v))
 			}
@@ -187,9 +188,9 @@ func fa(name string, t dfilter.Type, desc string, g func(p *Packet) (netip.Addr,
 }
 
 // fp is a protocol or marker field: present or not.
-func fp(name, desc string, g func(p *Packet) bool) FieldDef {
+func fp(name, desc string, g func(p *analysis.Packet) bool) FieldDef {
 	return FieldDef{Name: name, Type: dfilter.TypeNone, Desc: desc,
-		get: func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+		get: func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 			if g(p) {
 				vs = append(vs, dfilter.Value{})
 			}
@@ -206,7 +207,7 @@ func u64[T ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~int](v T) uint64 { return uin
 // Helpers that take a layer or an analysis record, or say it is absent.
 
 func bthU(name string, bits int, hex bool, desc string, g func(b *ib.BTH) uint64) FieldDef {
-	return fu(name, bits, hex, desc, func(p *Packet) (uint64, bool) {
+	return fu(name, bits, hex, desc, func(p *analysis.Packet) (uint64, bool) {
 		if p.BTH == nil {
 			return 0, false
 		}
@@ -215,7 +216,7 @@ func bthU(name string, bits int, hex bool, desc string, g func(b *ib.BTH) uint64
 }
 
 func bthB(name, desc string, g func(b *ib.BTH) bool) FieldDef {
-	return fb(name, desc, func(p *Packet) (bool, bool) {
+	return fb(name, desc, func(p *analysis.Packet) (bool, bool) {
 		if p.BTH == nil {
 			return false, false
 		}
@@ -225,7 +226,7 @@ func bthB(name, desc string, g func(b *ib.BTH) bool) FieldDef {
 
 // ext is an extension header's field: present when the BTH has header h.
 func ext(name string, h ib.Headers, bits int, hex bool, desc string, g func(b *ib.BTH) uint64) FieldDef {
-	return fu(name, bits, hex, desc, func(p *Packet) (uint64, bool) {
+	return fu(name, bits, hex, desc, func(p *analysis.Packet) (uint64, bool) {
 		if p.BTH == nil || p.BTH.Headers&h == 0 {
 			return 0, false
 		}
@@ -234,12 +235,12 @@ func ext(name string, h ib.Headers, bits int, hex bool, desc string, g func(b *i
 }
 
 func extP(name string, h ib.Headers, desc string) FieldDef {
-	return fp(name, desc, func(p *Packet) bool { return p.BTH != nil && p.BTH.Headers&h != 0 })
+	return fp(name, desc, func(p *analysis.Packet) bool { return p.BTH != nil && p.BTH.Headers&h != 0 })
 }
 
 // extBytes is an extension header Wireshark shows as bytes (ImmDt, IETH).
 func extBytes(name string, h ib.Headers, desc string, g func(b *ib.BTH) uint32) FieldDef {
-	return fm(name, dfilter.TypeBytes, 0, false, desc, func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+	return fm(name, dfilter.TypeBytes, 0, false, desc, func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 		if p.BTH == nil || p.BTH.Headers&h == 0 {
 			return vs
 		}
@@ -249,7 +250,7 @@ func extBytes(name string, h ib.Headers, desc string, g func(b *ib.BTH) uint32) 
 }
 
 func lrhU(name string, bits int, hex bool, desc string, g func(l *ib.LRH) uint64) FieldDef {
-	return fu(name, bits, hex, desc, func(p *Packet) (uint64, bool) {
+	return fu(name, bits, hex, desc, func(p *analysis.Packet) (uint64, bool) {
 		if p.LRH == nil {
 			return 0, false
 		}
@@ -258,7 +259,7 @@ func lrhU(name string, bits int, hex bool, desc string, g func(l *ib.LRH) uint64
 }
 
 func grhU(name string, bits int, desc string, g func(l *ib.GRH) uint64) FieldDef {
-	return fu(name, bits, false, desc, func(p *Packet) (uint64, bool) {
+	return fu(name, bits, false, desc, func(p *analysis.Packet) (uint64, bool) {
 		if p.GRH == nil {
 			return 0, false
 		}
@@ -267,7 +268,7 @@ func grhU(name string, bits int, desc string, g func(l *ib.GRH) uint64) FieldDef
 }
 
 func madU(name string, bits int, desc string, g func(m *ib.MAD) uint64) FieldDef {
-	return fu(name, bits, true, desc, func(p *Packet) (uint64, bool) {
+	return fu(name, bits, true, desc, func(p *analysis.Packet) (uint64, bool) {
 		if p.MAD == nil {
 			return 0, false
 		}
@@ -277,7 +278,7 @@ func madU(name string, bits int, desc string, g func(m *ib.MAD) uint64) FieldDef
 
 // cm is a field of one CM message type T.
 func cm[T any](name string, bits int, hex bool, desc string, g func(c *T) uint64) FieldDef {
-	return fu(name, bits, hex, desc, func(p *Packet) (uint64, bool) {
+	return fu(name, bits, hex, desc, func(p *analysis.Packet) (uint64, bool) {
 		c, ok := any(p.CM).(*T)
 		if !ok {
 			return 0, false
@@ -287,10 +288,12 @@ func cm[T any](name string, bits int, hex bool, desc string, g func(c *T) uint64
 }
 
 // rpcMsg returns the RPC-over-RDMA message p completes.
-func rpcMsg(p *Packet) (*RPCMessage, bool) { return p.Analysis.RPC, p.Analysis.RPC != nil }
+func rpcMsg(p *analysis.Packet) (*analysis.RPCMessage, bool) {
+	return p.Analysis.RPC, p.Analysis.RPC != nil
+}
 
 func rdmaU(name string, bits int, hex bool, desc string, g func(h *rpcrdma.Header) (uint64, bool)) FieldDef {
-	return fu(name, bits, hex, desc, func(p *Packet) (uint64, bool) {
+	return fu(name, bits, hex, desc, func(p *analysis.Packet) (uint64, bool) {
 		if m, ok := rpcMsg(p); ok {
 			return g(&m.Header)
 		}
@@ -306,7 +309,7 @@ func hasChunkLists(h *rpcrdma.Header) bool {
 
 // oncRPC returns the RPC message p carries when it has the ONC RPC fields
 // (as jsonONCRPC writes them).
-func oncRPC(p *Packet) (*RPCMessage, *RPC, bool) {
+func oncRPC(p *analysis.Packet) (*analysis.RPCMessage, *analysis.RPC, bool) {
 	m := p.Analysis.RPC
 	if m == nil || m.RPC == nil || m.Header.Proc == rpcrdma.ProcError || (m.Call && !m.RPC.HaveProc) {
 		return nil, nil, false
@@ -314,8 +317,8 @@ func oncRPC(p *Packet) (*RPCMessage, *RPC, bool) {
 	return m, m.RPC, true
 }
 
-func rpcU(name string, hex bool, desc string, needProc bool, g func(m *RPCMessage, r *RPC) uint64) FieldDef {
-	return fu(name, 32, hex, desc, func(p *Packet) (uint64, bool) {
+func rpcU(name string, hex bool, desc string, needProc bool, g func(m *analysis.RPCMessage, r *analysis.RPC) uint64) FieldDef {
+	return fu(name, 32, hex, desc, func(p *analysis.Packet) (uint64, bool) {
 		m, r, ok := oncRPC(p)
 		if !ok || needProc && !r.HaveProc {
 			return 0, false
@@ -325,7 +328,7 @@ func rpcU(name string, hex bool, desc string, needProc bool, g func(m *RPCMessag
 }
 
 // nfsFields returns the NFS fields of the message p carries.
-func nfsFields(p *Packet) (*nfs.Fields, bool, bool) {
+func nfsFields(p *analysis.Packet) (*nfs.Fields, bool, bool) {
 	m, r, ok := oncRPC(p)
 	if !ok || !r.HaveProc {
 		return nil, false, false
@@ -338,7 +341,7 @@ func nfsFields(p *Packet) (*nfs.Fields, bool, bool) {
 }
 
 func nfsU(name string, bits int, desc string, g func(f *nfs.Fields, call bool) (uint64, bool)) FieldDef {
-	return fu(name, bits, false, desc, func(p *Packet) (uint64, bool) {
+	return fu(name, bits, false, desc, func(p *analysis.Packet) (uint64, bool) {
 		f, call, ok := nfsFields(p)
 		if !ok {
 			return 0, false
@@ -348,7 +351,7 @@ func nfsU(name string, bits int, desc string, g func(f *nfs.Fields, call bool) (
 }
 
 func nfsStr(name, desc string) FieldDef {
-	return fm(name, dfilter.TypeString, 0, false, desc, func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+	return fm(name, dfilter.TypeString, 0, false, desc, func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 		f, _, ok := nfsFields(p)
 		if !ok {
 			return vs
@@ -362,10 +365,12 @@ func nfsStr(name, desc string) FieldDef {
 	})
 }
 
-func msgOf(p *Packet) (*Message, bool) { return p.Analysis.Msg, p.Analysis.Msg != nil }
+func msgOf(p *analysis.Packet) (*analysis.Message, bool) {
+	return p.Analysis.Msg, p.Analysis.Msg != nil
+}
 
-func msgU(name, desc string, g func(p *Packet, m *Message) uint64) FieldDef {
-	return fu(name, 32, false, desc, func(p *Packet) (uint64, bool) {
+func msgU(name, desc string, g func(p *analysis.Packet, m *analysis.Message) uint64) FieldDef {
+	return fu(name, 32, false, desc, func(p *analysis.Packet) (uint64, bool) {
 		if m, ok := msgOf(p); ok {
 			return g(p, m), true
 		}
@@ -374,13 +379,13 @@ func msgU(name, desc string, g func(p *Packet, m *Message) uint64) FieldDef {
 }
 
 // atomicMsg returns the atomic p belongs to.
-func atomicMsg(p *Packet) (*Message, bool) {
+func atomicMsg(p *analysis.Packet) (*analysis.Message, bool) {
 	m := p.Analysis.Msg
 	return m, m != nil && m.Kind == ib.KindAtomic
 }
 
-func atomicU(name string, bits int, hex bool, desc string, g func(m *Message) (uint64, bool)) FieldDef {
-	return fu(name, bits, hex, desc, func(p *Packet) (uint64, bool) {
+func atomicU(name string, bits int, hex bool, desc string, g func(m *analysis.Message) (uint64, bool)) FieldDef {
+	return fu(name, bits, hex, desc, func(p *analysis.Packet) (uint64, bool) {
 		if m, ok := atomicMsg(p); ok {
 			return g(m)
 		}
@@ -388,8 +393,8 @@ func atomicU(name string, bits int, hex bool, desc string, g func(m *Message) (u
 	})
 }
 
-func ackU(name, desc string, g func(a *AckInfo) (uint64, bool)) FieldDef {
-	return fu(name, 32, false, desc, func(p *Packet) (uint64, bool) {
+func ackU(name, desc string, g func(a *analysis.AckInfo) (uint64, bool)) FieldDef {
+	return fu(name, 32, false, desc, func(p *analysis.Packet) (uint64, bool) {
 		if a := p.Analysis.Ack; a != nil {
 			return g(a)
 		}
@@ -397,8 +402,8 @@ func ackU(name, desc string, g func(a *AckInfo) (uint64, bool)) FieldDef {
 	})
 }
 
-func ackEach(name string, t dfilter.Type, desc string, g func(m *Message) dfilter.Value) FieldDef {
-	return fm(name, t, 32, false, desc, func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+func ackEach(name string, t dfilter.Type, desc string, g func(m *analysis.Message) dfilter.Value) FieldDef {
+	return fm(name, t, 32, false, desc, func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 		if a := p.Analysis.Ack; a != nil {
 			for _, m := range a.Acked {
 				vs = append(vs, g(m))
@@ -408,8 +413,8 @@ func ackEach(name string, t dfilter.Type, desc string, g func(m *Message) dfilte
 	})
 }
 
-func chunkU(name string, bits int, hex bool, desc string, g func(c *ChunkRef) uint64) FieldDef {
-	return fu(name, bits, hex, desc, func(p *Packet) (uint64, bool) {
+func chunkU(name string, bits int, hex bool, desc string, g func(c *analysis.ChunkRef) uint64) FieldDef {
+	return fu(name, bits, hex, desc, func(p *analysis.Packet) (uint64, bool) {
 		if c := &p.Analysis.Chunk; c.RPC != nil {
 			return g(c), true
 		}
@@ -417,8 +422,8 @@ func chunkU(name string, bits int, hex bool, desc string, g func(c *ChunkRef) ui
 	})
 }
 
-func noteEach(name string, t dfilter.Type, desc string, g func(n Note) dfilter.Value) FieldDef {
-	return fm(name, t, 0, false, desc, func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+func noteEach(name string, t dfilter.Type, desc string, g func(n analysis.Note) dfilter.Value) FieldDef {
+	return fm(name, t, 0, false, desc, func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 		for _, n := range p.Analysis.Notes {
 			vs = append(vs, g(n))
 		}
@@ -429,7 +434,7 @@ func noteEach(name string, t dfilter.Type, desc string, g func(n Note) dfilter.V
 // wireSegs is a field of every segment of the header p carries, in wire
 // order: Read list, Write list, Reply chunk.
 func wireSegs(name string, bits int, hex bool, desc string, g func(s rpcrdma.Segment) uint64) FieldDef {
-	return fm(name, dfilter.TypeUint, bits, hex, desc, func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+	return fm(name, dfilter.TypeUint, bits, hex, desc, func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 		m, ok := rpcMsg(p)
 		if !ok || !hasChunkLists(&m.Header) {
 			return vs
@@ -462,8 +467,8 @@ func timeValue(ns int64) dfilter.Value { return dfilter.Value{F: float64(ns) / 1
 
 // crcOK is a CRC's verdict: true, false, or absent when there is no CRC or
 // it cannot be checked.
-func crcOK(name, desc string, g func(p *Packet) frame.CRCState) FieldDef {
-	return fb(name, desc, func(p *Packet) (bool, bool) {
+func crcOK(name, desc string, g func(p *analysis.Packet) frame.CRCState) FieldDef {
+	return fb(name, desc, func(p *analysis.Packet) (bool, bool) {
 		switch g(p) {
 		case frame.CRCGood:
 			return true, true
@@ -477,7 +482,7 @@ func crcOK(name, desc string, g func(p *Packet) frame.CRCState) FieldDef {
 // cmGID is a REQ primary path GID Wireshark shows as IPv4 (…_ipv4): when
 // both GIDs of the path are IPv4-mapped.
 func cmGID(name, desc string, g func(c *ib.CMReq) ib.GID) FieldDef {
-	return fa(name, dfilter.TypeIPv4, desc, func(p *Packet) (netip.Addr, bool) {
+	return fa(name, dfilter.TypeIPv4, desc, func(p *analysis.Packet) (netip.Addr, bool) {
 		c, ok := p.CM.(*ib.CMReq)
 		if !ok {
 			return netip.Addr{}, false
@@ -490,7 +495,7 @@ func cmGID(name, desc string, g func(c *ib.CMReq) ib.GID) FieldDef {
 	})
 }
 
-func ipCM(p *Packet) (ib.IPCM, bool) {
+func ipCM(p *analysis.Packet) (ib.IPCM, bool) {
 	c, ok := p.CM.(*ib.CMReq)
 	if !ok {
 		return ib.IPCM{}, false
@@ -499,7 +504,7 @@ func ipCM(p *Packet) (ib.IPCM, bool) {
 }
 
 func ipCMU(name string, bits int, desc string, g func(ip ib.IPCM) uint64) FieldDef {
-	return fu(name, bits, true, desc, func(p *Packet) (uint64, bool) {
+	return fu(name, bits, true, desc, func(p *analysis.Packet) (uint64, bool) {
 		ip, ok := ipCM(p)
 		return g(ip), ok
 	})
@@ -510,7 +515,7 @@ func ipCMAddr(name string, ver uint8, desc string, g func(ip ib.IPCM) netip.Addr
 	if ver == 6 {
 		t = dfilter.TypeIPv6
 	}
-	return fa(name, t, desc, func(p *Packet) (netip.Addr, bool) {
+	return fa(name, t, desc, func(p *analysis.Packet) (netip.Addr, bool) {
 		ip, ok := ipCM(p)
 		if !ok || ip.IPVer != ver {
 			return netip.Addr{}, false
@@ -525,7 +530,7 @@ func ipCMAddr(name string, ver uint8, desc string, g func(ip ib.IPCM) netip.Addr
 
 // segmentCounts is rpcordma.segment_count: the segments of each Write
 // chunk, then of the Reply chunk.
-func segmentCounts(p *Packet, vs []dfilter.Value) []dfilter.Value {
+func segmentCounts(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 	m, ok := rpcMsg(p)
 	if !ok || !hasChunkLists(&m.Header) {
 		return vs
@@ -540,7 +545,7 @@ func segmentCounts(p *Packet, vs []dfilter.Value) []dfilter.Value {
 }
 
 func authSysS(name, desc string, g func(a *oncrpc.AuthSysParams) dfilter.Value, t dfilter.Type, bits int) FieldDef {
-	return fm(name, t, bits, false, desc, func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+	return fm(name, t, bits, false, desc, func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 		m, r, ok := oncRPC(p)
 		if !ok || !r.HaveProc || !m.Call || r.AuthSys == nil {
 			return vs
@@ -550,7 +555,7 @@ func authSysS(name, desc string, g func(a *oncrpc.AuthSysParams) dfilter.Value, 
 }
 
 func nfsEach(name, desc string, g func(f *nfs.Fields, vs []dfilter.Value) []dfilter.Value) FieldDef {
-	return fm(name, dfilter.TypeUint, 32, false, desc, func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+	return fm(name, dfilter.TypeUint, 32, false, desc, func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 		f, _, ok := nfsFields(p)
 		if !ok {
 			return vs
@@ -574,8 +579,8 @@ func nfsStatus(f *nfs.Fields, vs []dfilter.Value) []dfilter.Value {
 	return vs
 }
 
-func rpcS(name, desc string, g func(m *RPCMessage) (string, bool)) FieldDef {
-	return fs(name, desc, func(p *Packet) (string, bool) {
+func rpcS(name, desc string, g func(m *analysis.RPCMessage) (string, bool)) FieldDef {
+	return fs(name, desc, func(p *analysis.Packet) (string, bool) {
 		if m, ok := rpcMsg(p); ok {
 			return g(m)
 		}
@@ -583,8 +588,8 @@ func rpcS(name, desc string, g func(m *RPCMessage) (string, bool)) FieldDef {
 	})
 }
 
-func rpcMU(name, desc string, g func(m *RPCMessage) (uint64, bool)) FieldDef {
-	return fu(name, 32, false, desc, func(p *Packet) (uint64, bool) {
+func rpcMU(name, desc string, g func(m *analysis.RPCMessage) (uint64, bool)) FieldDef {
+	return fu(name, 32, false, desc, func(p *analysis.Packet) (uint64, bool) {
 		if m, ok := rpcMsg(p); ok {
 			return g(m)
 		}
@@ -592,21 +597,21 @@ func rpcMU(name, desc string, g func(m *RPCMessage) (uint64, bool)) FieldDef {
 	})
 }
 
-func rProg(r *RPC) uint32 {
+func rProg(r *analysis.RPC) uint32 {
 	if r == nil {
 		return 0
 	}
 	return r.Prog
 }
 
-func rVers(r *RPC) uint32 {
+func rVers(r *analysis.RPC) uint32 {
 	if r == nil {
 		return 0
 	}
 	return r.Vers
 }
 
-func rProc(r *RPC) uint32 {
+func rProc(r *analysis.RPC) uint32 {
 	if r == nil {
 		return 0
 	}
@@ -616,7 +621,7 @@ func rProc(r *RPC) uint32 {
 // cmGID6 is a REQ primary path GID as an IPv6 address, when the path's
 // GIDs are not both IPv4-mapped.
 func cmGID6(name, desc string, g func(c *ib.CMReq) ib.GID) FieldDef {
-	return fa(name, dfilter.TypeIPv6, desc, func(p *Packet) (netip.Addr, bool) {
+	return fa(name, dfilter.TypeIPv6, desc, func(p *analysis.Packet) (netip.Addr, bool) {
 		c, ok := p.CM.(*ib.CMReq)
 		if !ok || frame.IPAddr16(c.Primary.LocalGID).Is4() && frame.IPAddr16(c.Primary.RemoteGID).Is4() {
 			return netip.Addr{}, false
@@ -626,7 +631,7 @@ func cmGID6(name, desc string, g func(c *ib.CMReq) ib.GID) FieldDef {
 }
 
 // xidsOf is rdmalab.xid: the XIDs of the RPCs p belongs to, each once.
-func xidsOf(p *Packet, vs []dfilter.Value) []dfilter.Value {
+func xidsOf(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 	start := len(vs)
 	add := func(xid uint32) {
 		v := dfilter.Uint(u64(xid))
@@ -658,7 +663,7 @@ func xidsOf(p *Packet, vs []dfilter.Value) []dfilter.Value {
 }
 
 // hasAnomaly is rdmalab.anomaly.
-func hasAnomaly(p *Packet) bool {
+func hasAnomaly(p *analysis.Packet) bool {
 	if p.Analysis.LateAnomaly {
 		return true
 	}

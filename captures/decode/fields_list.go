@@ -6,6 +6,7 @@ package decode
 import (
 	"net/netip"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/proto/ib"
@@ -17,112 +18,116 @@ import (
 func fieldDefs() []FieldDef {
 	return []FieldDef{
 		// frame
-		fp("frame", "every frame", func(p *Packet) bool { return true }),
-		fu("frame.number", 32, false, "the frame's number, from 1", func(p *Packet) (uint64, bool) { return u64(p.Frame), true }),
-		fu("frame.len", 32, false, "the frame's length on the wire", func(p *Packet) (uint64, bool) { return u64(p.WireLen), true }),
-		fu("frame.cap_len", 32, false, "the bytes captured", func(p *Packet) (uint64, bool) { return u64(p.CapLen), true }),
-		{Name: "frame.time_epoch", Type: dfilter.TypeFloat, Time: true, Desc: "the time, in seconds since 1970", get: func(p *Packet, vs []dfilter.Value) []dfilter.Value { return append(vs, timeValue(p.Time.UnixNano())) }},
-		{Name: "frame.time_relative", Type: dfilter.TypeFloat, Time: true, Desc: "the time since the first frame, in seconds", get: func(p *Packet, vs []dfilter.Value) []dfilter.Value { return append(vs, timeValue(int64(p.Rel))) }},
-		fu("rdmalab.frame.offset", 64, false, "the byte offset of the frame's record in the file", func(p *Packet) (uint64, bool) { return u64(uint64(p.Offset)), true }),
+		fp("frame", "every frame", func(p *analysis.Packet) bool { return true }),
+		fu("frame.number", 32, false, "the frame's number, from 1", func(p *analysis.Packet) (uint64, bool) { return u64(p.Frame), true }),
+		fu("frame.len", 32, false, "the frame's length on the wire", func(p *analysis.Packet) (uint64, bool) { return u64(p.WireLen), true }),
+		fu("frame.cap_len", 32, false, "the bytes captured", func(p *analysis.Packet) (uint64, bool) { return u64(p.CapLen), true }),
+		{Name: "frame.time_epoch", Type: dfilter.TypeFloat, Time: true, Desc: "the time, in seconds since 1970", get: func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
+			return append(vs, timeValue(p.Time.UnixNano()))
+		}},
+		{Name: "frame.time_relative", Type: dfilter.TypeFloat, Time: true, Desc: "the time since the first frame, in seconds", get: func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
+			return append(vs, timeValue(int64(p.Rel)))
+		}},
+		fu("rdmalab.frame.offset", 64, false, "the byte offset of the frame's record in the file", func(p *analysis.Packet) (uint64, bool) { return u64(uint64(p.Offset)), true }),
 		// Ethernet, IP, UDP
-		fp("eth", "Ethernet", func(p *Packet) bool { return p.Eth != nil }),
-		fm("eth.dst", dfilter.TypeEther, 0, false, "destination MAC address", func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+		fp("eth", "Ethernet", func(p *analysis.Packet) bool { return p.Eth != nil }),
+		fm("eth.dst", dfilter.TypeEther, 0, false, "destination MAC address", func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 			if p.Eth != nil {
 				vs = append(vs, dfilter.Ether(p.Eth.DstMAC))
 			}
 			return vs
 		}),
-		fm("eth.src", dfilter.TypeEther, 0, false, "source MAC address", func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+		fm("eth.src", dfilter.TypeEther, 0, false, "source MAC address", func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 			if p.Eth != nil {
 				vs = append(vs, dfilter.Ether(p.Eth.SrcMAC))
 			}
 			return vs
 		}),
-		fm("eth.addr", dfilter.TypeEther, 0, false, "destination or source MAC address", func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+		fm("eth.addr", dfilter.TypeEther, 0, false, "destination or source MAC address", func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 			if p.Eth != nil {
 				vs = append(vs, dfilter.Ether(p.Eth.DstMAC), dfilter.Ether(p.Eth.SrcMAC))
 			}
 			return vs
 		}),
-		fu("eth.type", 16, true, "EtherType", func(p *Packet) (uint64, bool) {
+		fu("eth.type", 16, true, "EtherType", func(p *analysis.Packet) (uint64, bool) {
 			if p.Eth == nil {
 				return 0, false
 			}
 			return u64(uint16(p.Eth.EthernetType)), true
 		}),
-		fp("ip", "IPv4", func(p *Packet) bool { return p.IPv4 != nil }),
-		fa("ip.src", dfilter.TypeIPv4, "source IPv4 address", func(p *Packet) (netip.Addr, bool) { return p.Src.IP.Unmap(), p.IPv4 != nil }),
-		fa("ip.dst", dfilter.TypeIPv4, "destination IPv4 address", func(p *Packet) (netip.Addr, bool) { return p.Dst.IP.Unmap(), p.IPv4 != nil }),
-		fm("ip.addr", dfilter.TypeIPv4, 0, false, "source or destination IPv4 address", func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+		fp("ip", "IPv4", func(p *analysis.Packet) bool { return p.IPv4 != nil }),
+		fa("ip.src", dfilter.TypeIPv4, "source IPv4 address", func(p *analysis.Packet) (netip.Addr, bool) { return p.Src.IP.Unmap(), p.IPv4 != nil }),
+		fa("ip.dst", dfilter.TypeIPv4, "destination IPv4 address", func(p *analysis.Packet) (netip.Addr, bool) { return p.Dst.IP.Unmap(), p.IPv4 != nil }),
+		fm("ip.addr", dfilter.TypeIPv4, 0, false, "source or destination IPv4 address", func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 			if p.IPv4 != nil {
 				vs = append(vs, dfilter.Addr(p.Src.IP.Unmap()), dfilter.Addr(p.Dst.IP.Unmap()))
 			}
 			return vs
 		}),
-		fu("ip.dsfield", 8, true, "Differentiated Services field", func(p *Packet) (uint64, bool) {
+		fu("ip.dsfield", 8, true, "Differentiated Services field", func(p *analysis.Packet) (uint64, bool) {
 			if p.IPv4 == nil {
 				return 0, false
 			}
 			return u64(p.IPv4.TOS), true
 		}),
-		fu("ip.ttl", 8, false, "time to live", func(p *Packet) (uint64, bool) {
+		fu("ip.ttl", 8, false, "time to live", func(p *analysis.Packet) (uint64, bool) {
 			if p.IPv4 == nil {
 				return 0, false
 			}
 			return u64(p.IPv4.TTL), true
 		}),
-		fu("ip.proto", 8, false, "the protocol carried (17 UDP)", func(p *Packet) (uint64, bool) {
+		fu("ip.proto", 8, false, "the protocol carried (17 UDP)", func(p *analysis.Packet) (uint64, bool) {
 			if p.IPv4 == nil {
 				return 0, false
 			}
 			return u64(uint8(p.IPv4.Protocol)), true
 		}),
-		fu("ip.len", 16, false, "total length", func(p *Packet) (uint64, bool) {
+		fu("ip.len", 16, false, "total length", func(p *analysis.Packet) (uint64, bool) {
 			if p.IPv4 == nil {
 				return 0, false
 			}
 			return u64(p.IPv4.Length), true
 		}),
-		fu("ip.id", 16, true, "identification", func(p *Packet) (uint64, bool) {
+		fu("ip.id", 16, true, "identification", func(p *analysis.Packet) (uint64, bool) {
 			if p.IPv4 == nil {
 				return 0, false
 			}
 			return u64(p.IPv4.Id), true
 		}),
-		fp("ipv6", "IPv6", func(p *Packet) bool { return p.IPv6 != nil }),
-		fa("ipv6.src", dfilter.TypeIPv6, "source IPv6 address", func(p *Packet) (netip.Addr, bool) { return p.Src.IP, p.IPv6 != nil }),
-		fa("ipv6.dst", dfilter.TypeIPv6, "destination IPv6 address", func(p *Packet) (netip.Addr, bool) { return p.Dst.IP, p.IPv6 != nil }),
-		fm("ipv6.addr", dfilter.TypeIPv6, 0, false, "source or destination IPv6 address", func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+		fp("ipv6", "IPv6", func(p *analysis.Packet) bool { return p.IPv6 != nil }),
+		fa("ipv6.src", dfilter.TypeIPv6, "source IPv6 address", func(p *analysis.Packet) (netip.Addr, bool) { return p.Src.IP, p.IPv6 != nil }),
+		fa("ipv6.dst", dfilter.TypeIPv6, "destination IPv6 address", func(p *analysis.Packet) (netip.Addr, bool) { return p.Dst.IP, p.IPv6 != nil }),
+		fm("ipv6.addr", dfilter.TypeIPv6, 0, false, "source or destination IPv6 address", func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 			if p.IPv6 != nil {
 				vs = append(vs, dfilter.Addr(p.Src.IP), dfilter.Addr(p.Dst.IP))
 			}
 			return vs
 		}),
-		fp("udp", "UDP", func(p *Packet) bool { return p.UDP != nil }),
-		fu("udp.srcport", 16, false, "source port", func(p *Packet) (uint64, bool) { return u64(p.SrcPort), p.UDP != nil }),
-		fu("udp.dstport", 16, false, "destination port", func(p *Packet) (uint64, bool) { return u64(p.DstPort), p.UDP != nil }),
-		fm("udp.port", dfilter.TypeUint, 16, false, "source or destination port", func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+		fp("udp", "UDP", func(p *analysis.Packet) bool { return p.UDP != nil }),
+		fu("udp.srcport", 16, false, "source port", func(p *analysis.Packet) (uint64, bool) { return u64(p.SrcPort), p.UDP != nil }),
+		fu("udp.dstport", 16, false, "destination port", func(p *analysis.Packet) (uint64, bool) { return u64(p.DstPort), p.UDP != nil }),
+		fm("udp.port", dfilter.TypeUint, 16, false, "source or destination port", func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 			if p.UDP != nil {
 				vs = append(vs, dfilter.Uint(u64(p.SrcPort)), dfilter.Uint(u64(p.DstPort)))
 			}
 			return vs
 		}),
-		fu("udp.length", 16, false, "length", func(p *Packet) (uint64, bool) {
+		fu("udp.length", 16, false, "length", func(p *analysis.Packet) (uint64, bool) {
 			if p.UDP == nil {
 				return 0, false
 			}
 			return u64(p.UDP.Length), true
 		}),
-		fp("tcp", "TCP", func(p *Packet) bool { return p.TCP != nil }),
+		fp("tcp", "TCP", func(p *analysis.Packet) bool { return p.TCP != nil }),
 		// InfiniBand
-		fp("infiniband", "InfiniBand: a BTH, an LRH or a MAD", func(p *Packet) bool { return p.BTH != nil || p.LRH != nil || p.MAD != nil }),
-		fs("rdmalab.encap", "how InfiniBand travels: RoCEv2, RoCEv1 or InfiniBand", func(p *Packet) (string, bool) {
+		fp("infiniband", "InfiniBand: a BTH, an LRH or a MAD", func(p *analysis.Packet) bool { return p.BTH != nil || p.LRH != nil || p.MAD != nil }),
+		fs("rdmalab.encap", "how InfiniBand travels: RoCEv2, RoCEv1 or InfiniBand", func(p *analysis.Packet) (string, bool) {
 			if p.Encap == frame.EncapNone {
 				return "", false
 			}
 			return encapJSON[p.Encap], true
 		}),
-		fp("infiniband.lrh", "Local Route Header", func(p *Packet) bool { return p.LRH != nil }),
+		fp("infiniband.lrh", "Local Route Header", func(p *analysis.Packet) bool { return p.LRH != nil }),
 		lrhU("infiniband.lrh.vl", 8, true, "virtual lane", func(l *ib.LRH) uint64 { return u64(l.VL) }),
 		lrhU("infiniband.lrh.lver", 8, false, "link version", func(l *ib.LRH) uint64 { return u64(l.LVer) }),
 		lrhU("infiniband.lrh.sl", 8, false, "service level", func(l *ib.LRH) uint64 { return u64(l.SL) }),
@@ -130,39 +135,39 @@ func fieldDefs() []FieldDef {
 		lrhU("infiniband.lrh.dlid", 16, false, "destination LID", func(l *ib.LRH) uint64 { return u64(l.DLID) }),
 		lrhU("infiniband.lrh.pktlen", 16, false, "packet length in 4-byte words", func(l *ib.LRH) uint64 { return u64(l.PktLen) }),
 		lrhU("infiniband.lrh.slid", 16, false, "source LID", func(l *ib.LRH) uint64 { return u64(l.SLID) }),
-		fu("infiniband.variant.crc", 16, true, "VCRC as on the wire", func(p *Packet) (uint64, bool) {
+		fu("infiniband.variant.crc", 16, true, "VCRC as on the wire", func(p *analysis.Packet) (uint64, bool) {
 			if p.LRH == nil || !p.LRH.HasVCRC {
 				return 0, false
 			}
 			return u64(p.LRH.VCRC), true
 		}),
-		crcOK("rdmalab.vcrc_ok", "the VCRC matches (absent: no VCRC, or not checkable)", func(p *Packet) frame.CRCState {
+		crcOK("rdmalab.vcrc_ok", "the VCRC matches (absent: no VCRC, or not checkable)", func(p *analysis.Packet) frame.CRCState {
 			if p.LRH == nil {
 				return frame.CRCAbsent
 			}
 			return p.VCRC.State
 		}),
-		fp("rdmalab.vcrc_bad", "the VCRC does not match", func(p *Packet) bool { return p.LRH != nil && p.VCRC.State == frame.CRCBad }),
-		fp("infiniband.grh", "Global Route Header", func(p *Packet) bool { return p.GRH != nil }),
+		fp("rdmalab.vcrc_bad", "the VCRC does not match", func(p *analysis.Packet) bool { return p.LRH != nil && p.VCRC.State == frame.CRCBad }),
+		fp("infiniband.grh", "Global Route Header", func(p *analysis.Packet) bool { return p.GRH != nil }),
 		grhU("infiniband.grh.ipver", 8, "IP version", func(g *ib.GRH) uint64 { return u64(g.IPVer) }),
 		grhU("infiniband.grh.tclass", 16, "traffic class", func(g *ib.GRH) uint64 { return u64(g.TClass) }),
 		grhU("infiniband.grh.flowlabel", 32, "flow label", func(g *ib.GRH) uint64 { return u64(g.FlowLabel) }),
 		grhU("infiniband.grh.paylen", 16, "payload length", func(g *ib.GRH) uint64 { return u64(g.PayLen) }),
 		grhU("infiniband.grh.nxthdr", 8, "next header", func(g *ib.GRH) uint64 { return u64(g.NxtHdr) }),
 		grhU("infiniband.grh.hoplmt", 8, "hop limit", func(g *ib.GRH) uint64 { return u64(g.HopLmt) }),
-		fa("infiniband.grh.sgid", dfilter.TypeIPv6, "source GID", func(p *Packet) (netip.Addr, bool) {
+		fa("infiniband.grh.sgid", dfilter.TypeIPv6, "source GID", func(p *analysis.Packet) (netip.Addr, bool) {
 			if p.GRH == nil {
 				return netip.Addr{}, false
 			}
 			return gidIPv6(p.GRH.SGID), true
 		}),
-		fa("infiniband.grh.dgid", dfilter.TypeIPv6, "destination GID", func(p *Packet) (netip.Addr, bool) {
+		fa("infiniband.grh.dgid", dfilter.TypeIPv6, "destination GID", func(p *analysis.Packet) (netip.Addr, bool) {
 			if p.GRH == nil {
 				return netip.Addr{}, false
 			}
 			return gidIPv6(p.GRH.DGID), true
 		}),
-		fp("infiniband.bth", "Base Transport Header", func(p *Packet) bool { return p.BTH != nil }),
+		fp("infiniband.bth", "Base Transport Header", func(p *analysis.Packet) bool { return p.BTH != nil }),
 		bthU("infiniband.bth.opcode", 8, false, "opcode (4 RC SEND Only, 17 RC Acknowledge)", func(b *ib.BTH) uint64 { return u64(b.Opcode) }),
 		bthB("infiniband.bth.se", "solicited event", func(b *ib.BTH) bool { return b.SE }),
 		bthB("infiniband.bth.m", "migration state", func(b *ib.BTH) bool { return b.M }),
@@ -193,7 +198,7 @@ func fieldDefs() []FieldDef {
 		extP("infiniband.aeth", ib.HasAETH, "ACK ETH"),
 		ext("infiniband.aeth.syndrome", ib.HasAETH, 8, false, "syndrome", func(b *ib.BTH) uint64 { return u64(b.AETH.Syndrome) }),
 		ext("infiniband.aeth.msn", ib.HasAETH, 24, false, "message sequence number", func(b *ib.BTH) uint64 { return u64(b.AETH.MSN) }),
-		fs("rdmalab.aeth.syndrome", "the syndrome in words (ACK, RNR NAK, NAK ...)", func(p *Packet) (string, bool) {
+		fs("rdmalab.aeth.syndrome", "the syndrome in words (ACK, RNR NAK, NAK ...)", func(p *analysis.Packet) (string, bool) {
 			if p.BTH == nil || p.BTH.Headers&ib.HasAETH == 0 {
 				return "", false
 			}
@@ -203,27 +208,27 @@ func fieldDefs() []FieldDef {
 		ext("infiniband.atomicacketh.origremdt", ib.HasAtomicAckETH, 64, false, "original remote data", func(b *ib.BTH) uint64 { return u64(b.AtomicAckETH.OrigRemDt) }),
 		extBytes("infiniband.immdt", ib.HasImmDt, "immediate data", func(b *ib.BTH) uint32 { return b.ImmDt.Data }),
 		extBytes("infiniband.ieth", ib.HasIETH, "invalidate ETH: the R_Key invalidated", func(b *ib.BTH) uint32 { return b.IETH.RKey }),
-		fu("rdmalab.payload_len", 32, false, "InfiniBand payload bytes (no pad, no ICRC)", func(p *Packet) (uint64, bool) {
+		fu("rdmalab.payload_len", 32, false, "InfiniBand payload bytes (no pad, no ICRC)", func(p *analysis.Packet) (uint64, bool) {
 			if p.BTH == nil {
 				return 0, false
 			}
 			return u64(len(p.BTH.Payload)), true
 		}),
-		fu("infiniband.invariant.crc", 32, true, "ICRC as on the wire", func(p *Packet) (uint64, bool) {
+		fu("infiniband.invariant.crc", 32, true, "ICRC as on the wire", func(p *analysis.Packet) (uint64, bool) {
 			if p.BTH == nil || p.ICRC.State == frame.CRCAbsent {
 				return 0, false
 			}
 			return u64(p.BTH.ICRC), true
 		}),
-		crcOK("rdmalab.icrc_ok", "the ICRC matches (absent: no ICRC, or not checkable)", func(p *Packet) frame.CRCState {
+		crcOK("rdmalab.icrc_ok", "the ICRC matches (absent: no ICRC, or not checkable)", func(p *analysis.Packet) frame.CRCState {
 			if p.BTH == nil {
 				return frame.CRCAbsent
 			}
 			return p.ICRC.State
 		}),
-		fp("rdmalab.icrc_bad", "the ICRC does not match", func(p *Packet) bool { return p.BTH != nil && p.ICRC.State == frame.CRCBad }),
+		fp("rdmalab.icrc_bad", "the ICRC does not match", func(p *analysis.Packet) bool { return p.BTH != nil && p.ICRC.State == frame.CRCBad }),
 		// MADs and the Communication Manager
-		fp("infiniband.mad", "a Management Datagram", func(p *Packet) bool { return p.MAD != nil }),
+		fp("infiniband.mad", "a Management Datagram", func(p *analysis.Packet) bool { return p.MAD != nil }),
 		madU("infiniband.mad.baseversion", 8, "base version", func(m *ib.MAD) uint64 { return u64(m.BaseVersion) }),
 		madU("infiniband.mad.mgmtclass", 8, "management class", func(m *ib.MAD) uint64 { return u64(m.MgmtClass) }),
 		madU("infiniband.mad.classversion", 8, "class version", func(m *ib.MAD) uint64 { return u64(m.ClassVersion) }),
@@ -311,7 +316,7 @@ func fieldDefs() []FieldDef {
 		cm[ib.CMDrep]("infiniband.cm.drsp.localcommid", 32, true, "DREP local communication ID", func(c *ib.CMDrep) uint64 { return u64(c.LocalCommID) }),
 		cm[ib.CMDrep]("infiniband.cm.drsp.remotecommid", 32, true, "DREP remote communication ID", func(c *ib.CMDrep) uint64 { return u64(c.RemoteCommID) }),
 		// RPC-over-RDMA
-		fp("rpcordma", "an RPC-over-RDMA header", func(p *Packet) bool { return p.Analysis.RPC != nil }),
+		fp("rpcordma", "an RPC-over-RDMA header", func(p *analysis.Packet) bool { return p.Analysis.RPC != nil }),
 		rdmaU("rpcordma.xid", 32, true, "transaction ID", func(h *rpcrdma.Header) (uint64, bool) { return u64(h.XID), true }),
 		rdmaU("rpcordma.version", 32, false, "version", func(h *rpcrdma.Header) (uint64, bool) { return u64(h.Vers), true }),
 		rdmaU("rpcordma.flow_control", 32, false, "credits", func(h *rpcrdma.Header) (uint64, bool) { return u64(h.Credit), true }),
@@ -328,7 +333,7 @@ func fieldDefs() []FieldDef {
 		rdmaU("rpcordma.reads_count", 32, false, "Read list entries", func(h *rpcrdma.Header) (uint64, bool) { return u64(len(h.ReadList)), hasChunkLists(h) }),
 		rdmaU("rpcordma.writes_count", 32, false, "Write list chunks", func(h *rpcrdma.Header) (uint64, bool) { return u64(len(h.WriteList)), hasChunkLists(h) }),
 		rdmaU("rpcordma.reply_count", 32, false, "Reply chunks (0 or 1)", func(h *rpcrdma.Header) (uint64, bool) { return b2u(h.ReplyChunk != nil), hasChunkLists(h) }),
-		fm("rpcordma.position", dfilter.TypeUint, 32, false, "Read segment positions", func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+		fm("rpcordma.position", dfilter.TypeUint, 32, false, "Read segment positions", func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 			if m, ok := rpcMsg(p); ok && hasChunkLists(&m.Header) {
 				for _, s := range m.Header.ReadList {
 					vs = append(vs, dfilter.Uint(u64(s.Position)))
@@ -341,16 +346,16 @@ func fieldDefs() []FieldDef {
 		wireSegs("rpcordma.rdma_length", 32, false, "segment length", func(s rpcrdma.Segment) uint64 { return u64(s.Length) }),
 		wireSegs("rpcordma.rdma_offset", 64, true, "segment offset (address)", func(s rpcrdma.Segment) uint64 { return u64(s.Offset) }),
 		// ONC RPC and NFS
-		fp("rpc", "an ONC RPC call or reply", func(p *Packet) bool { _, _, ok := oncRPC(p); return ok }),
-		rpcU("rpc.xid", true, "transaction ID", false, func(m *RPCMessage, r *RPC) uint64 { return u64(r.XID) }),
-		rpcU("rpc.msgtyp", false, "message type (0 call, 1 reply)", false, func(m *RPCMessage, r *RPC) uint64 { return u64(b2u(!m.Call)) }),
-		rpcU("rpc.program", false, "program (100003 NFS)", true, func(m *RPCMessage, r *RPC) uint64 { return u64(r.Prog) }),
-		rpcU("rpc.programversion", false, "program version", true, func(m *RPCMessage, r *RPC) uint64 { return u64(r.Vers) }),
-		rpcU("rpc.procedure", false, "procedure", true, func(m *RPCMessage, r *RPC) uint64 { return u64(r.Proc) }),
+		fp("rpc", "an ONC RPC call or reply", func(p *analysis.Packet) bool { _, _, ok := oncRPC(p); return ok }),
+		rpcU("rpc.xid", true, "transaction ID", false, func(m *analysis.RPCMessage, r *analysis.RPC) uint64 { return u64(r.XID) }),
+		rpcU("rpc.msgtyp", false, "message type (0 call, 1 reply)", false, func(m *analysis.RPCMessage, r *analysis.RPC) uint64 { return u64(b2u(!m.Call)) }),
+		rpcU("rpc.program", false, "program (100003 NFS)", true, func(m *analysis.RPCMessage, r *analysis.RPC) uint64 { return u64(r.Prog) }),
+		rpcU("rpc.programversion", false, "program version", true, func(m *analysis.RPCMessage, r *analysis.RPC) uint64 { return u64(r.Vers) }),
+		rpcU("rpc.procedure", false, "procedure", true, func(m *analysis.RPCMessage, r *analysis.RPC) uint64 { return u64(r.Proc) }),
 		authSysS("rpc.auth.machinename", "AUTH_UNIX machine name", func(a *oncrpc.AuthSysParams) dfilter.Value { return dfilter.String(a.MachineName) }, dfilter.TypeString, 0),
 		authSysS("rpc.auth.uid", "AUTH_UNIX UID", func(a *oncrpc.AuthSysParams) dfilter.Value { return dfilter.Uint(u64(a.UID)) }, dfilter.TypeUint, 32),
 		authSysS("rpc.auth.gid", "AUTH_UNIX GID", func(a *oncrpc.AuthSysParams) dfilter.Value { return dfilter.Uint(u64(a.GID)) }, dfilter.TypeUint, 32),
-		fp("nfs", "an NFS call or reply", func(p *Packet) bool { _, _, ok := nfsFields(p); return ok }),
+		fp("nfs", "an NFS call or reply", func(p *analysis.Packet) bool { _, _, ok := nfsFields(p); return ok }),
 		nfsU("nfs.procedure_v3", 32, "NFSv3 procedure (6 READ, 7 WRITE)", func(f *nfs.Fields, call bool) (uint64, bool) { return u64(f.Proc), f.Vers == 3 }),
 		nfsU("nfs.procedure_v4", 32, "NFSv4 procedure (1 COMPOUND)", func(f *nfs.Fields, call bool) (uint64, bool) { return u64(f.Proc), f.Vers != 3 }),
 		nfsEach("nfs.opcode", "NFSv4 operations", func(f *nfs.Fields, vs []dfilter.Value) []dfilter.Value {
@@ -384,7 +389,7 @@ func fieldDefs() []FieldDef {
 		}),
 		nfsU("nfs.write.data_length", 32, "WRITE data length", func(f *nfs.Fields, call bool) (uint64, bool) { return u64(f.DataLen), f.HasDataLen && call }),
 		nfsU("nfs.read.data_length", 32, "READ reply data length", func(f *nfs.Fields, call bool) (uint64, bool) { return u64(f.DataLen), f.HasDataLen && !call }),
-		fb("nfs.read.eof", "NFSv3 READ reply EOF", func(p *Packet) (bool, bool) {
+		fb("nfs.read.eof", "NFSv3 READ reply EOF", func(p *analysis.Packet) (bool, bool) {
 			f, _, ok := nfsFields(p)
 			if !ok || f.Vers != 3 || !f.HasEOF {
 				return false, false
@@ -402,19 +407,19 @@ func fieldDefs() []FieldDef {
 		nfsStr("nfs.entry_name", "NFSv4 READDIR entry name"),
 		nfsStr("nfs.tag", "NFSv4 COMPOUND tag"),
 		// rdmalab's analysis
-		fu("rdmalab.flow", 32, false, "the QP direction (flow) the packet belongs to", func(p *Packet) (uint64, bool) {
+		fu("rdmalab.flow", 32, false, "the QP direction (flow) the packet belongs to", func(p *analysis.Packet) (uint64, bool) {
 			if f := p.Analysis.Flow; f != nil {
 				return u64(f.ID), true
 			}
 			return 0, false
 		}),
-		fu("rdmalab.ee_context", 24, false, "Reliable Datagram: the EE context", func(p *Packet) (uint64, bool) {
+		fu("rdmalab.ee_context", 24, false, "Reliable Datagram: the EE context", func(p *analysis.Packet) (uint64, bool) {
 			if f := p.Analysis.Flow; f != nil && f.Key.EE {
 				return u64(f.Key.QP), true
 			}
 			return 0, false
 		}),
-		fu("rdmalab.peer_qp", 24, false, "the QP of the flow's other direction, when known (qp= matches it)", func(p *Packet) (uint64, bool) {
+		fu("rdmalab.peer_qp", 24, false, "the QP of the flow's other direction, when known (qp= matches it)", func(p *analysis.Packet) (uint64, bool) {
 			if f := p.Analysis.Flow; p.BTH != nil && f != nil && f.Peer != nil && !f.Peer.Key.EE {
 				return u64(f.Peer.Key.QP), true
 			}
@@ -422,24 +427,24 @@ func fieldDefs() []FieldDef {
 		}),
 		fm("rdmalab.xid", dfilter.TypeUint, 32, true, "the XID of each RPC the packet belongs to: its call or reply, the chunk it moves, the messages it acknowledges (xid= matches it)", xidsOf),
 		fp("rdmalab.anomaly", "the packet has an anomaly (in the REPL and the view, once the capture is read, those its end found too)", hasAnomaly),
-		fp("rdmalab.msg", "the packet belongs to a request message", func(p *Packet) bool { return p.Analysis.Msg != nil }),
-		fs("rdmalab.msg.kind", "the message's kind (SEND, RDMA WRITE, RDMA READ Request, ATOMIC ...; a READ's responses carry its request's)", func(p *Packet) (string, bool) {
+		fp("rdmalab.msg", "the packet belongs to a request message", func(p *analysis.Packet) bool { return p.Analysis.Msg != nil }),
+		fs("rdmalab.msg.kind", "the message's kind (SEND, RDMA WRITE, RDMA READ Request, ATOMIC ...; a READ's responses carry its request's)", func(p *analysis.Packet) (string, bool) {
 			if m, ok := msgOf(p); ok {
 				return m.Kind.String(), true
 			}
 			return "", false
 		}),
-		msgU("rdmalab.msg.seq", "the message's number in its flow, from 1", func(p *Packet, m *Message) uint64 { return u64(m.Seq) }),
-		msgU("rdmalab.msg.index", "the packet's place in the message, from 0", func(p *Packet, m *Message) uint64 { return u64(p.Analysis.MsgIndex) }),
-		msgU("rdmalab.msg.first_frame", "the frame of the message's first packet", func(p *Packet, m *Message) uint64 { return u64(m.FirstFrame) }),
-		fb("rdmalab.msg.complete", "the message's last packet was seen, with no hole", func(p *Packet) (bool, bool) {
+		msgU("rdmalab.msg.seq", "the message's number in its flow, from 1", func(p *analysis.Packet, m *analysis.Message) uint64 { return u64(m.Seq) }),
+		msgU("rdmalab.msg.index", "the packet's place in the message, from 0", func(p *analysis.Packet, m *analysis.Message) uint64 { return u64(p.Analysis.MsgIndex) }),
+		msgU("rdmalab.msg.first_frame", "the frame of the message's first packet", func(p *analysis.Packet, m *analysis.Message) uint64 { return u64(m.FirstFrame) }),
+		fb("rdmalab.msg.complete", "the message's last packet was seen, with no hole", func(p *analysis.Packet) (bool, bool) {
 			if m, ok := msgOf(p); ok {
 				return m.Complete, true
 			}
 			return false, false
 		}),
-		fp("rdmalab.atomic", "the packet belongs to an atomic", func(p *Packet) bool { _, ok := atomicMsg(p); return ok }),
-		fs("rdmalab.atomic.op", "CmpSwap or FetchAdd", func(p *Packet) (string, bool) {
+		fp("rdmalab.atomic", "the packet belongs to an atomic", func(p *analysis.Packet) bool { _, ok := atomicMsg(p); return ok }),
+		fs("rdmalab.atomic.op", "CmpSwap or FetchAdd", func(p *analysis.Packet) (string, bool) {
 			m, ok := atomicMsg(p)
 			if !ok {
 				return "", false
@@ -449,110 +454,113 @@ func fieldDefs() []FieldDef {
 			}
 			return "FetchAdd", true
 		}),
-		atomicU("rdmalab.atomic.request_frame", 32, false, "the atomic's request frame", func(m *Message) (uint64, bool) { return u64(m.FirstFrame), true }),
-		atomicU("rdmalab.atomic.va", 64, true, "the atomic's virtual address", func(m *Message) (uint64, bool) { return m.VA, true }),
-		atomicU("rdmalab.atomic.r_key", 32, true, "the atomic's remote key", func(m *Message) (uint64, bool) { return u64(m.RKey), true }),
-		atomicU("rdmalab.atomic.compare", 64, true, "CmpSwap compare value", func(m *Message) (uint64, bool) { return m.Compare, m.Opcode.Operation() == ib.OpCompareSwap }),
-		atomicU("rdmalab.atomic.swap", 64, true, "CmpSwap swap value", func(m *Message) (uint64, bool) { return m.SwapAdd, m.Opcode.Operation() == ib.OpCompareSwap }),
-		atomicU("rdmalab.atomic.add", 64, true, "FetchAdd value added", func(m *Message) (uint64, bool) { return m.SwapAdd, m.Opcode.Operation() != ib.OpCompareSwap }),
-		atomicU("rdmalab.atomic.response_frame", 32, false, "the ATOMIC Acknowledge's frame", func(m *Message) (uint64, bool) { return u64(m.RespFirstFrame), m.RespDone }),
-		atomicU("rdmalab.atomic.orig", 64, true, "the value before the operation", func(m *Message) (uint64, bool) { return m.Orig, m.RespDone }),
-		fb("rdmalab.atomic.swapped", "an answered CmpSwap found its compare value", func(p *Packet) (bool, bool) {
+		atomicU("rdmalab.atomic.request_frame", 32, false, "the atomic's request frame", func(m *analysis.Message) (uint64, bool) { return u64(m.FirstFrame), true }),
+		atomicU("rdmalab.atomic.va", 64, true, "the atomic's virtual address", func(m *analysis.Message) (uint64, bool) { return m.VA, true }),
+		atomicU("rdmalab.atomic.r_key", 32, true, "the atomic's remote key", func(m *analysis.Message) (uint64, bool) { return u64(m.RKey), true }),
+		atomicU("rdmalab.atomic.compare", 64, true, "CmpSwap compare value", func(m *analysis.Message) (uint64, bool) { return m.Compare, m.Opcode.Operation() == ib.OpCompareSwap }),
+		atomicU("rdmalab.atomic.swap", 64, true, "CmpSwap swap value", func(m *analysis.Message) (uint64, bool) { return m.SwapAdd, m.Opcode.Operation() == ib.OpCompareSwap }),
+		atomicU("rdmalab.atomic.add", 64, true, "FetchAdd value added", func(m *analysis.Message) (uint64, bool) { return m.SwapAdd, m.Opcode.Operation() != ib.OpCompareSwap }),
+		atomicU("rdmalab.atomic.response_frame", 32, false, "the ATOMIC Acknowledge's frame", func(m *analysis.Message) (uint64, bool) { return u64(m.RespFirstFrame), m.RespDone }),
+		atomicU("rdmalab.atomic.orig", 64, true, "the value before the operation", func(m *analysis.Message) (uint64, bool) { return m.Orig, m.RespDone }),
+		fb("rdmalab.atomic.swapped", "an answered CmpSwap found its compare value", func(p *analysis.Packet) (bool, bool) {
 			m, ok := atomicMsg(p)
 			if !ok || !m.RespDone || m.Opcode.Operation() != ib.OpCompareSwap {
 				return false, false
 			}
 			return m.Swapped(), true
 		}),
-		fs("rdmalab.psn_status", "the PSN against what its flow expected: ok, gap, duplicate, retransmission, out of order", func(p *Packet) (string, bool) { s := p.Analysis.PSN.Status; return s.String(), s != PSNNotChecked }),
-		fp("rdmalab.ack", "the packet acknowledges (it has an AETH)", func(p *Packet) bool { return p.Analysis.Ack != nil }),
-		fs("rdmalab.ack.syndrome", "ACK, NAK, RNR NAK", func(p *Packet) (string, bool) {
+		fs("rdmalab.psn_status", "the PSN against what its flow expected: ok, gap, duplicate, retransmission, out of order", func(p *analysis.Packet) (string, bool) {
+			s := p.Analysis.PSN.Status
+			return s.String(), s != analysis.PSNNotChecked
+		}),
+		fp("rdmalab.ack", "the packet acknowledges (it has an AETH)", func(p *analysis.Packet) bool { return p.Analysis.Ack != nil }),
+		fs("rdmalab.ack.syndrome", "ACK, NAK, RNR NAK", func(p *analysis.Packet) (string, bool) {
 			if a := p.Analysis.Ack; a != nil {
 				return a.Syndrome.String(), true
 			}
 			return "", false
 		}),
-		ackU("rdmalab.ack.psn", "the last PSN acknowledged (a NAK: the PSN in error)", func(a *AckInfo) (uint64, bool) { return u64(a.PSN), true }),
-		ackU("rdmalab.ack.msn", "the MSN on the wire", func(a *AckInfo) (uint64, bool) { return u64(a.MSN), true }),
-		ackU("rdmalab.ack.expected_msn", "the MSN the requests seen imply", func(a *AckInfo) (uint64, bool) { return u64(a.ExpectedMSN), a.MSNKnown }),
-		ackEach("rdmalab.ack.acked_kind", dfilter.TypeString, "the kind of each message acknowledged for the first time", func(m *Message) dfilter.Value { return dfilter.String(m.Kind.String()) }),
-		ackEach("rdmalab.ack.acked_seq", dfilter.TypeUint, "the number of each message acknowledged", func(m *Message) dfilter.Value { return dfilter.Uint(u64(m.Seq)) }),
-		ackEach("rdmalab.ack.acked_frame", dfilter.TypeUint, "the first frame of each message acknowledged", func(m *Message) dfilter.Value { return dfilter.Uint(u64(m.FirstFrame)) }),
-		fp("rdmalab.rpc", "the packet completes an RPC-over-RDMA message", func(p *Packet) bool { return p.Analysis.RPC != nil }),
+		ackU("rdmalab.ack.psn", "the last PSN acknowledged (a NAK: the PSN in error)", func(a *analysis.AckInfo) (uint64, bool) { return u64(a.PSN), true }),
+		ackU("rdmalab.ack.msn", "the MSN on the wire", func(a *analysis.AckInfo) (uint64, bool) { return u64(a.MSN), true }),
+		ackU("rdmalab.ack.expected_msn", "the MSN the requests seen imply", func(a *analysis.AckInfo) (uint64, bool) { return u64(a.ExpectedMSN), a.MSNKnown }),
+		ackEach("rdmalab.ack.acked_kind", dfilter.TypeString, "the kind of each message acknowledged for the first time", func(m *analysis.Message) dfilter.Value { return dfilter.String(m.Kind.String()) }),
+		ackEach("rdmalab.ack.acked_seq", dfilter.TypeUint, "the number of each message acknowledged", func(m *analysis.Message) dfilter.Value { return dfilter.Uint(u64(m.Seq)) }),
+		ackEach("rdmalab.ack.acked_frame", dfilter.TypeUint, "the first frame of each message acknowledged", func(m *analysis.Message) dfilter.Value { return dfilter.Uint(u64(m.FirstFrame)) }),
+		fp("rdmalab.rpc", "the packet completes an RPC-over-RDMA message", func(p *analysis.Packet) bool { return p.Analysis.RPC != nil }),
 		rdmaU("rdmalab.rpc.xid", 32, true, "the RPC's XID", func(h *rpcrdma.Header) (uint64, bool) { return u64(h.XID), true }),
-		rpcS("rdmalab.rpc.proc", "the RPC-over-RDMA message type (RDMA_MSG ...)", func(m *RPCMessage) (string, bool) { return m.Header.Proc.String(), true }),
-		rpcS("rdmalab.rpc.role", "call or reply", func(m *RPCMessage) (string, bool) {
+		rpcS("rdmalab.rpc.proc", "the RPC-over-RDMA message type (RDMA_MSG ...)", func(m *analysis.RPCMessage) (string, bool) { return m.Header.Proc.String(), true }),
+		rpcS("rdmalab.rpc.role", "call or reply", func(m *analysis.RPCMessage) (string, bool) {
 			if m.RPC == nil {
 				return "", false
 			}
 			return pick(m.Call, "call", "reply"), true
 		}),
-		rpcMU("rdmalab.rpc.program", "the RPC program", func(m *RPCMessage) (uint64, bool) { r := m.RPC; return u64(rProg(r)), r != nil && r.HaveProc }),
-		rpcMU("rdmalab.rpc.version", "the program version", func(m *RPCMessage) (uint64, bool) { r := m.RPC; return u64(rVers(r)), r != nil && r.HaveProc }),
-		rpcMU("rdmalab.rpc.procedure", "the procedure", func(m *RPCMessage) (uint64, bool) { r := m.RPC; return u64(rProc(r)), r != nil && r.HaveProc }),
-		rpcS("rdmalab.rpc.summary", "the call's or reply's summary", func(m *RPCMessage) (string, bool) {
+		rpcMU("rdmalab.rpc.program", "the RPC program", func(m *analysis.RPCMessage) (uint64, bool) { r := m.RPC; return u64(rProg(r)), r != nil && r.HaveProc }),
+		rpcMU("rdmalab.rpc.version", "the program version", func(m *analysis.RPCMessage) (uint64, bool) { r := m.RPC; return u64(rVers(r)), r != nil && r.HaveProc }),
+		rpcMU("rdmalab.rpc.procedure", "the procedure", func(m *analysis.RPCMessage) (uint64, bool) { r := m.RPC; return u64(rProc(r)), r != nil && r.HaveProc }),
+		rpcS("rdmalab.rpc.summary", "the call's or reply's summary", func(m *analysis.RPCMessage) (string, bool) {
 			if m.RPC == nil {
 				return "", false
 			}
 			return pick(m.Call, m.RPC.CallSummary, m.RPC.ReplySummary), true
 		}),
-		rpcMU("rdmalab.rpc.call_frame", "a reply: the frame of its call", func(m *RPCMessage) (uint64, bool) {
+		rpcMU("rdmalab.rpc.call_frame", "a reply: the frame of its call", func(m *analysis.RPCMessage) (uint64, bool) {
 			if m.RPC == nil || m.Call || m.RPC.Call == nil {
 				return 0, false
 			}
 			return u64(m.RPC.Call.Frame), true
 		}),
-		{Name: "rdmalab.rpc.latency", Type: dfilter.TypeFloat, Time: true, Desc: "a reply: the seconds since its call", get: func(p *Packet, vs []dfilter.Value) []dfilter.Value {
+		{Name: "rdmalab.rpc.latency", Type: dfilter.TypeFloat, Time: true, Desc: "a reply: the seconds since its call", get: func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 			m := p.Analysis.RPC
 			if m == nil || m.RPC == nil || m.Call || m.RPC.Call == nil {
 				return vs
 			}
 			return append(vs, timeValue(int64(m.Time.Sub(m.RPC.Call.Time))))
 		}},
-		fb("rdmalab.rpc.obsolete", "an RDMA_MSGP or RDMA_DONE, which RFC 8166 removed (only true)", func(p *Packet) (bool, bool) { return true, p.Analysis.RPC != nil && p.Analysis.RPC.Obsolete() }),
-		rpcMU("rdmalab.rpc.first_frame", "the frame of the SEND's first packet", func(m *RPCMessage) (uint64, bool) { return u64(m.FirstFrame), true }),
-		fb("rdmalab.short_send", "a SEND too short for an RPC-over-RDMA header (only true)", func(p *Packet) (bool, bool) { return true, p.Analysis.Short }),
-		fs("rdmalab.not_rpc", "why a complete SEND is not RPC-over-RDMA", func(p *Packet) (string, bool) { return p.Analysis.NotRPC, p.Analysis.NotRPC != "" }),
-		fp("rdmalab.chunk", "the packet moves data of an RPC's chunk", func(p *Packet) bool { return p.Analysis.Chunk.RPC != nil }),
-		chunkU("rdmalab.chunk.xid", 32, true, "the XID of the RPC whose chunk it is", func(c *ChunkRef) uint64 { return u64(c.RPC.XID) }),
-		fs("rdmalab.chunk.kind", "read, write or reply", func(p *Packet) (string, bool) {
+		fb("rdmalab.rpc.obsolete", "an RDMA_MSGP or RDMA_DONE, which RFC 8166 removed (only true)", func(p *analysis.Packet) (bool, bool) { return true, p.Analysis.RPC != nil && p.Analysis.RPC.Obsolete() }),
+		rpcMU("rdmalab.rpc.first_frame", "the frame of the SEND's first packet", func(m *analysis.RPCMessage) (uint64, bool) { return u64(m.FirstFrame), true }),
+		fb("rdmalab.short_send", "a SEND too short for an RPC-over-RDMA header (only true)", func(p *analysis.Packet) (bool, bool) { return true, p.Analysis.Short }),
+		fs("rdmalab.not_rpc", "why a complete SEND is not RPC-over-RDMA", func(p *analysis.Packet) (string, bool) { return p.Analysis.NotRPC, p.Analysis.NotRPC != "" }),
+		fp("rdmalab.chunk", "the packet moves data of an RPC's chunk", func(p *analysis.Packet) bool { return p.Analysis.Chunk.RPC != nil }),
+		chunkU("rdmalab.chunk.xid", 32, true, "the XID of the RPC whose chunk it is", func(c *analysis.ChunkRef) uint64 { return u64(c.RPC.XID) }),
+		fs("rdmalab.chunk.kind", "read, write or reply", func(p *analysis.Packet) (string, bool) {
 			c := p.Analysis.Chunk
 			if c.RPC == nil {
 				return "", false
 			}
 			return c.Kind.String(), true
 		}),
-		chunkU("rdmalab.chunk.index", 32, false, "the chunk's place in its list", func(c *ChunkRef) uint64 { return u64(c.Chunk) }),
-		chunkU("rdmalab.segment.index", 32, false, "the segment's place in its chunk", func(c *ChunkRef) uint64 { return u64(c.Segment) }),
-		chunkU("rdmalab.segment.handle", 32, true, "the segment's handle", func(c *ChunkRef) uint64 { return u64(c.segment().Handle) }),
-		chunkU("rdmalab.segment.offset", 64, false, "where the packet's data starts in the segment", func(c *ChunkRef) uint64 { return u64(c.Offset) }),
-		chunkU("rdmalab.segment.len", 32, false, "the packet's bytes in the segment", func(c *ChunkRef) uint64 { return u64(c.Len) }),
-		chunkU("rdmalab.segment.length", 32, false, "the segment's length", func(c *ChunkRef) uint64 { return u64(c.segment().Length) }),
-		fb("rdmalab.segment.past_end", "the data runs past the segment's end", func(p *Packet) (bool, bool) { c := p.Analysis.Chunk; return c.Past, c.RPC != nil }),
-		fu("rdmalab.cm_connection", 32, false, "the CM connection a CM message belongs to", func(p *Packet) (uint64, bool) {
+		chunkU("rdmalab.chunk.index", 32, false, "the chunk's place in its list", func(c *analysis.ChunkRef) uint64 { return u64(c.Chunk) }),
+		chunkU("rdmalab.segment.index", 32, false, "the segment's place in its chunk", func(c *analysis.ChunkRef) uint64 { return u64(c.Segment) }),
+		chunkU("rdmalab.segment.handle", 32, true, "the segment's handle", func(c *analysis.ChunkRef) uint64 { return u64(c.Seg().Handle) }),
+		chunkU("rdmalab.segment.offset", 64, false, "where the packet's data starts in the segment", func(c *analysis.ChunkRef) uint64 { return u64(c.Offset) }),
+		chunkU("rdmalab.segment.len", 32, false, "the packet's bytes in the segment", func(c *analysis.ChunkRef) uint64 { return u64(c.Len) }),
+		chunkU("rdmalab.segment.length", 32, false, "the segment's length", func(c *analysis.ChunkRef) uint64 { return u64(c.Seg().Length) }),
+		fb("rdmalab.segment.past_end", "the data runs past the segment's end", func(p *analysis.Packet) (bool, bool) { c := p.Analysis.Chunk; return c.Past, c.RPC != nil }),
+		fu("rdmalab.cm_connection", 32, false, "the CM connection a CM message belongs to", func(p *analysis.Packet) (uint64, bool) {
 			if c := p.Analysis.CM; c != nil {
 				return u64(c.ID), true
 			}
 			return 0, false
 		}),
-		fp("rdmalab.note", "the packet has a note (an anomaly, or what cannot be told)", func(p *Packet) bool { return len(p.Analysis.Notes) > 0 }),
-		noteEach("rdmalab.note.kind", dfilter.TypeString, "each note's kind", func(n Note) dfilter.Value { return dfilter.String(n.Kind.String()) }),
-		noteEach("rdmalab.note.anomaly", dfilter.TypeBool, "each note is an anomaly", func(n Note) dfilter.Value { return dfilter.Bool(n.Kind.Anomaly()) }),
-		noteEach("rdmalab.note.text", dfilter.TypeString, "each note's text", func(n Note) dfilter.Value { return dfilter.String(n.Text) }),
-		fp("rdmalab.error", "decoding stopped early", func(p *Packet) bool { return p.Err != nil }),
-		fs("rdmalab.error.layer", "the layer where decoding stopped", func(p *Packet) (string, bool) {
+		fp("rdmalab.note", "the packet has a note (an anomaly, or what cannot be told)", func(p *analysis.Packet) bool { return len(p.Analysis.Notes) > 0 }),
+		noteEach("rdmalab.note.kind", dfilter.TypeString, "each note's kind", func(n analysis.Note) dfilter.Value { return dfilter.String(n.Kind.String()) }),
+		noteEach("rdmalab.note.anomaly", dfilter.TypeBool, "each note is an anomaly", func(n analysis.Note) dfilter.Value { return dfilter.Bool(n.Kind.Anomaly()) }),
+		noteEach("rdmalab.note.text", dfilter.TypeString, "each note's text", func(n analysis.Note) dfilter.Value { return dfilter.String(n.Text) }),
+		fp("rdmalab.error", "decoding stopped early", func(p *analysis.Packet) bool { return p.Err != nil }),
+		fs("rdmalab.error.layer", "the layer where decoding stopped", func(p *analysis.Packet) (string, bool) {
 			if p.Err == nil {
 				return "", false
 			}
 			return p.Err.Layer, true
 		}),
-		fu("rdmalab.error.offset", 32, false, "the byte offset in the frame where decoding stopped", func(p *Packet) (uint64, bool) {
+		fu("rdmalab.error.offset", 32, false, "the byte offset in the frame where decoding stopped", func(p *analysis.Packet) (uint64, bool) {
 			if p.Err == nil {
 				return 0, false
 			}
 			return u64(p.Err.Offset), true
 		}),
-		fs("rdmalab.error.msg", "why decoding stopped", func(p *Packet) (string, bool) {
+		fs("rdmalab.error.msg", "why decoding stopped", func(p *analysis.Packet) (string, bool) {
 			if p.Err == nil {
 				return "", false
 			}

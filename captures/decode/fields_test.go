@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 )
@@ -30,7 +31,7 @@ func testdataCaptures(t *testing.T) []string {
 func TestJSONKeysAreRegistryFields(t *testing.T) {
 	seen := map[string]bool{}
 	for _, path := range testdataCaptures(t) {
-		_, err := ReadFileWith(path, Options{DropChunkData: true}, func(p *Packet) error {
+		_, err := ReadFileWith(path, analysis.Options{DropChunkData: true}, func(p *analysis.Packet) error {
 			var jw jsonw
 			appendJSON(&jw, p)
 			var obj map[string]any

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/proto/safe"
@@ -125,7 +126,7 @@ func (fo *FieldsOutput) appendHeader(b []byte) []byte {
 }
 
 // appendFields appends the line of p.
-func (fo *FieldsOutput) appendFields(b []byte, p *Packet) []byte {
+func (fo *FieldsOutput) appendFields(b []byte, p *analysis.Packet) []byte {
 	for i, f := range fo.Fields {
 		if i > 0 {
 			b = append(b, fo.Separator...)

@@ -30,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
@@ -123,13 +124,13 @@ func CompileSelection(s string) (*Selection, error) {
 
 // Match reports whether p is selected; a nil Selection selects every
 // packet.
-func (s *Selection) Match(p *Packet) bool {
+func (s *Selection) Match(p *analysis.Packet) bool {
 	return s == nil || s.df.Match(p)
 }
 
 // MatchRPC reports whether r passes the xid= terms: the RPC table's
 // selection (--rpc).
-func (s *Selection) MatchRPC(r *RPC) bool {
+func (s *Selection) MatchRPC(r *analysis.RPC) bool {
 	return s == nil || len(s.xids) == 0 || slices.Contains(s.xids, r.XID)
 }
 

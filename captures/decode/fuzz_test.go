@@ -10,13 +10,15 @@ import (
 
 	"github.com/google/gopacket"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
+	"github.com/rdmalab/rdmalab/captures/decode/internal/craft"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // everyOutput renders p in every output format and checks the JSON.
-func everyOutput(t *testing.T, p *Packet) {
+func everyOutput(t *testing.T, p *analysis.Packet) {
 	var w jsonw
 	appendJSON(&w, p)
 	if !json.Valid(w.b) {
@@ -42,7 +44,7 @@ func everyOutput(t *testing.T, p *Packet) {
 }
 
 // sameLine checks that the line cache writes p's line as appendLine does.
-func sameLine(t *testing.T, lc *lineCache, p *Packet) {
+func sameLine(t *testing.T, lc *lineCache, p *analysis.Packet) {
 	t.Helper()
 	if got, want := lc.appendLine(nil, p), appendLine(nil, p); !bytes.Equal(got, want) {
 		t.Fatalf("frame %d: the line cache wrote\n%s\nappendLine\n%s", p.Frame, got, want)
@@ -51,7 +53,7 @@ func sameLine(t *testing.T, lc *lineCache, p *Packet) {
 
 // packetText is everything the outputs print of p, its line, tree and
 // JSON object, and the layers decoded.
-func packetText(p *Packet) string {
+func packetText(p *analysis.Packet) string {
 	b := fmt.Appendf(nil, "%v truncated=%v err=%v\n", p.Layers, p.Truncated, p.Err)
 	b = appendLine(b, p)
 	var tw treeWriter
@@ -62,7 +64,7 @@ func packetText(p *Packet) string {
 }
 
 // finishOutputs renders what comes after the packets.
-func finishOutputs(t *testing.T, an *Analyzer) {
+func finishOutputs(t *testing.T, an *analysis.Analyzer) {
 	an.Finish()
 	writeRPCTable(io.Discard, an.RPCs())
 	writeCheck(io.Discard, an.Notes())
@@ -104,22 +106,22 @@ func FuzzDecodeFrames(f *testing.F) {
 	// A READ's responses and an RDMA WRITE, First then Middle, with 64
 	// bytes each instead of the capture's 1024.
 	f.Add(uint8(0),
-		roceFrame(f, 2, 1, &ib.BTH{Opcode: ib.OpcodeRCReadResponseFirst, DestQP: 0x11, PSN: 100, AETH: ackAETH(25)}, make([]byte, 64)),
-		roceFrame(f, 2, 1, &ib.BTH{Opcode: ib.OpcodeRCReadResponseMid, DestQP: 0x11, PSN: 101}, make([]byte, 64)))
+		craft.RoCEFrame(f, 2, 1, &ib.BTH{Opcode: ib.OpcodeRCReadResponseFirst, DestQP: 0x11, PSN: 100, AETH: craft.AckAETH(25)}, make([]byte, 64)),
+		craft.RoCEFrame(f, 2, 1, &ib.BTH{Opcode: ib.OpcodeRCReadResponseMid, DestQP: 0x11, PSN: 101}, make([]byte, 64)))
 	f.Add(uint8(0),
-		roceFrame(f, 1, 2, &ib.BTH{Opcode: ib.OpcodeRCWriteFirst, DestQP: 0x11, PSN: 200,
+		craft.RoCEFrame(f, 1, 2, &ib.BTH{Opcode: ib.OpcodeRCWriteFirst, DestQP: 0x11, PSN: 200,
 			RETH: ib.RETH{VA: 0x52dbd66504732000, RKey: 0x6a8, DMALen: 192}}, make([]byte, 64)),
-		roceFrame(f, 1, 2, &ib.BTH{Opcode: ib.OpcodeRCWriteMiddle, DestQP: 0x11, PSN: 201}, make([]byte, 64)))
+		craft.RoCEFrame(f, 1, 2, &ib.BTH{Opcode: ib.OpcodeRCWriteMiddle, DestQP: 0x11, PSN: 201}, make([]byte, 64)))
 	// An atomic and its acknowledge, Reliable Datagrams, RDMA_MSGP.
 	f.Add(uint8(0),
-		roceFrame(f, 1, 2, &ib.BTH{Opcode: ib.OpcodeRCCompareSwap, DestQP: 0x12, PSN: 7,
+		craft.RoCEFrame(f, 1, 2, &ib.BTH{Opcode: ib.OpcodeRCCompareSwap, DestQP: 0x12, PSN: 7,
 			AtomicETH: ib.AtomicETH{VA: 0x1000, RKey: 0x77, SwapDt: 9, CmpDt: 5}}, nil),
-		roceFrame(f, 2, 1, &ib.BTH{Opcode: ib.OpcodeRCAtomicAcknowledge, DestQP: 0x11, PSN: 7,
-			AETH: ackAETH(1), AtomicAckETH: ib.AtomicAckETH{OrigRemDt: 5}}, nil))
+		craft.RoCEFrame(f, 2, 1, &ib.BTH{Opcode: ib.OpcodeRCAtomicAcknowledge, DestQP: 0x11, PSN: 7,
+			AETH: craft.AckAETH(1), AtomicAckETH: ib.AtomicAckETH{OrigRemDt: 5}}, nil))
 	f.Add(uint8(0),
-		roceFrame(f, 1, 2, &ib.BTH{Opcode: 0x44, DestQP: 0x20, PSN: 10, RDETH: ib.RDETH{EECnxt: 5},
+		craft.RoCEFrame(f, 1, 2, &ib.BTH{Opcode: 0x44, DestQP: 0x20, PSN: 10, RDETH: ib.RDETH{EECnxt: 5},
 			DETH: ib.DETH{SrcQP: 0x31}}, []byte("datagram")),
-		roceFrame(f, 2, 1, &ib.BTH{Opcode: 0x51, DestQP: 0x31, PSN: 10, RDETH: ib.RDETH{EECnxt: 9}, AETH: ackAETH(1)}, nil))
+		craft.RoCEFrame(f, 2, 1, &ib.BTH{Opcode: 0x51, DestQP: 0x31, PSN: 10, RDETH: ib.RDETH{EECnxt: 9}, AETH: craft.AckAETH(1)}, nil))
 	f.Add(uint8(0), toMSGP(append([]byte(nil), frames[3]...), 1024, 4096), toMSGP(append([]byte(nil), frames[5]...), 0, 0))
 	f.Fuzz(func(t *testing.T, link uint8, a, b []byte) {
 		// slow decodes every frame through gopacket's parser: the fast
@@ -158,7 +160,7 @@ func FuzzCaptureFile(f *testing.F) {
 	f.Add(testutil.ReadCapture(f, "rdmacm-rping.pcap")[:24+16+322])
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var lc lineCache
-		an, err := Read(bytes.NewReader(data), "fuzz.pcap", func(p *Packet) error {
+		an, err := Read(bytes.NewReader(data), "fuzz.pcap", func(p *analysis.Packet) error {
 			everyOutput(t, p)
 			sameLine(t, &lc, p)
 			return nil

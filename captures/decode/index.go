@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/gopacket"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
@@ -61,21 +62,21 @@ type Index struct {
 
 	// Frame records' tables (index_rec.go): the messages they name, and
 	// by frame index what does not fit in a record.
-	msgs     []*Message
+	msgs     []*analysis.Message
 	wide     side[wideRec]
 	wires    side[uint32] // wire lengths other than the capture length
 	flows    side[uint16] // Flow.ID - 1 where Msg does not say
 	deltas   side[uint32] // Chunk.Offset - Msg.Chunk.Offset where MsgIndex does not say
-	full     side[*Analysis]
+	full     side[*analysis.Analysis]
 	acks     side[ackRec]
 	acked    []uint32    // ACKs' acknowledged messages, as msgs references
 	notes    side[int32] // the end of each noted frame's notes in noteList
-	noteList []Note
+	noteList []analysis.Note
 	extras   side[briefExtra] // what a follower reads of a few frames (index_follow.go)
 
 	// Reading frames back (under mu).
 	fd     frame.Decoder
-	pkt    Packet
+	pkt    analysis.Packet
 	win    []byte
 	winOff int64
 	rel    [2]relCache // by Scope
@@ -125,7 +126,7 @@ func OpenIndexWith(path string, opt IndexOptions) (*Index, error) {
 func openIndex(path string, src io.ReadCloser, at io.ReaderAt, size int64, opt IndexOptions) (*Index, error) {
 	x := &Index{path: path, size: size, finished: make(chan struct{}), moved: make(chan struct{}),
 		quit: make(chan struct{}), follow: opt.Follow,
-		dec: NewDecoderWith(Options{DropChunkData: true}), watch: map[int]func(){}, file: src}
+		dec: NewDecoderWith(analysis.Options{DropChunkData: true}), watch: map[int]func(){}, file: src}
 	// A gzip stream cannot be read at an offset: the reader keeps the
 	// decompressed bytes in a temporary file as it reads them, no more
 	// than MaxExpand of them.
@@ -339,7 +340,7 @@ func (x *Index) Wait(ctx context.Context, n int) (int, error) {
 
 // Analyzer is the capture's analysis once indexing is over (nil before):
 // its RPCs, connections and notes.
-func (x *Index) Analyzer() *Analyzer {
+func (x *Index) Analyzer() *analysis.Analyzer {
 	x.lock()
 	defer x.mu.Unlock()
 	if !x.done {
@@ -354,7 +355,7 @@ const maxWindow = 256 << 10
 
 // load decodes packet i again, with its analysis, into x.pkt (valid until
 // the next load). The caller holds mu.
-func (x *Index) load(i int) (*Packet, error) {
+func (x *Index) load(i int) (*analysis.Packet, error) {
 	if i < 0 || i >= x.n {
 		return nil, fmt.Errorf("%s: no packet %d (%d indexed)", x.path, i+1, x.n)
 	}
@@ -367,7 +368,7 @@ func (x *Index) load(i int) (*Packet, error) {
 		Info:     gopacket.CaptureInfo{Timestamp: h.time, CaptureLength: h.capLen, Length: h.wireLen},
 		LinkType: h.lt, Data: data}
 	p := &x.pkt
-	p.Analysis = Analysis{Notes: p.Analysis.Notes[:0]}
+	p.Analysis = analysis.Analysis{Notes: p.Analysis.Notes[:0]}
 	x.fd.Decode(&rec, &p.Packet)
 	p.Rel = p.Time.Sub(x.first) // the capture's first frame, not the first loaded
 	x.analysis(i, factsOf(p.BTH), &p.Analysis)
@@ -381,7 +382,7 @@ func (x *Index) load(i int) (*Packet, error) {
 // is an anomaly. The caller holds mu.
 func (x *Index) lateAnomaly(frame int) bool {
 	all := x.dec.an.Notes()
-	k, _ := slices.BinarySearchFunc(all, frame, func(n Note, f int) int { return n.Frame - f })
+	k, _ := slices.BinarySearchFunc(all, frame, func(n analysis.Note, f int) int { return n.Frame - f })
 	for ; k < len(all) && all[k].Frame == frame; k++ {
 		if all[k].Kind.Anomaly() {
 			return true
@@ -417,7 +418,7 @@ func (x *Index) frameData(off int64, n int) ([]byte, error) {
 
 // Decode decodes packet i again and calls fn with it and its analysis;
 // the packet is valid only during fn, which must not call the Index.
-func (x *Index) Decode(i int, fn func(*Packet)) error {
+func (x *Index) Decode(i int, fn func(*analysis.Packet)) error {
 	x.lock()
 	defer x.mu.Unlock()
 	p, err := x.load(i)
@@ -432,7 +433,7 @@ func (x *Index) Decode(i int, fn func(*Packet)) error {
 // fn for each until it returns false; the packet is valid only during fn,
 // which must not call the Index. It returns the index after the last
 // packet given to fn.
-func (x *Index) Scan(i int, fn func(*Packet) bool) (int, error) {
+func (x *Index) Scan(i int, fn func(*analysis.Packet) bool) (int, error) {
 	for {
 		x.lock()
 		end := min(x.n, i+4096) // let the indexer in now and then
@@ -486,9 +487,9 @@ func (x *Index) Detail(i int) []TreeLine {
 }
 
 // addLateNotes adds to p the notes Finish made about its frame.
-func (x *Index) addLateNotes(p *Packet) {
+func (x *Index) addLateNotes(p *analysis.Packet) {
 	all := x.dec.an.Notes()
-	k, _ := slices.BinarySearchFunc(all, p.Frame, func(n Note, f int) int { return n.Frame - f })
+	k, _ := slices.BinarySearchFunc(all, p.Frame, func(n analysis.Note, f int) int { return n.Frame - f })
 	for ; k < len(all) && all[k].Frame == p.Frame; k++ {
 		if !slices.Contains(p.Analysis.Notes, all[k]) {
 			p.Analysis.Notes = append(p.Analysis.Notes, all[k])

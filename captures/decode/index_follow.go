@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/gopacket"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
@@ -33,12 +34,12 @@ type Brief struct {
 	CM      string // the CM message of a CM MAD: "REQ", "REP", "RTU", "REJ", "DREQ", "DREP"
 	Err     string // why the frame did not decode, if it did not
 
-	Analysis Analysis
+	Analysis analysis.Analysis
 }
 
 // BriefOf is the Brief of a decoded packet; its Analysis points where
 // p.Analysis does (the decoder reuses the notes' array).
-func BriefOf(p *Packet) Brief {
+func BriefOf(p *analysis.Packet) Brief {
 	b := Brief{Frame: p.Frame, Rel: p.Rel, CM: cmName(p.CM), Analysis: p.Analysis}
 	if p.BTH != nil {
 		b.BTH, b.Opcode, b.PSN, b.Payload = true, p.BTH.Opcode, p.BTH.PSN, len(p.BTH.Payload)
@@ -88,7 +89,7 @@ type briefExtra struct {
 }
 
 // keepBrief keeps what Follow reads of frame i beside its record in b.
-func (x *Index) keepBrief(i int, b *block, p *Packet) {
+func (x *Index) keepBrief(i int, b *block, p *analysis.Packet) {
 	br := BriefOf(p)
 	var r briefRec
 	var e briefExtra

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
@@ -173,7 +174,7 @@ func TestIndexTruncatedGzip(t *testing.T) {
 	testutil.WriteFile(t, path, z.Bytes()[:z.Len()/2])
 
 	var lines []string
-	_, derr := ReadFile(path, func(p *Packet) error {
+	_, derr := ReadFile(path, func(p *analysis.Packet) error {
 		lines = append(lines, Line(p))
 		return nil
 	})

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
@@ -148,7 +149,7 @@ func (x *Index) wireLen(i int, fr *frameRec) int {
 }
 
 // add records one decoded frame.
-func (x *Index) add(rec *pcapfile.Record, p *Packet) {
+func (x *Index) add(rec *pcapfile.Record, p *analysis.Packet) {
 	i := x.n
 	ts := rec.Info.Timestamp
 	sec, nsec := ts.Unix(), uint32(ts.Nanosecond())
@@ -218,7 +219,7 @@ func (x *Index) linkIndex(lt pcapfile.LinkType) uint8 {
 
 // keep stores p's analysis in fr (and w): compactly when analysis can
 // give it back exactly, as a copy otherwise.
-func (x *Index) keep(i int, fr *frameRec, w *wideRec, p *Packet) {
+func (x *Index) keep(i int, fr *frameRec, w *wideRec, p *analysis.Packet) {
 	an := &p.Analysis
 	if len(x.noteList)+len(an.Notes) <= math.MaxInt32 && x.compact(i, fr, w, p) {
 		x.keepNotes(i, fr, an.Notes)
@@ -234,7 +235,7 @@ func (x *Index) keep(i int, fr *frameRec, w *wideRec, p *Packet) {
 // caller has checked they fit): a hostile capture can be nothing but
 // malformed frames, and a copy of each one's analysis would be many times
 // the record.
-func (x *Index) keepNotes(i int, fr *frameRec, notes []Note) {
+func (x *Index) keepNotes(i int, fr *frameRec, notes []analysis.Note) {
 	if len(notes) == 0 {
 		return
 	}
@@ -245,17 +246,17 @@ func (x *Index) keepNotes(i int, fr *frameRec, notes []Note) {
 
 // msgRef returns m's place in x.msgs plus one, adding it (0: the table is
 // full).
-func (x *Index) msgRef(m *Message) uint32 {
-	if m.ref == 0 && len(x.msgs) < math.MaxUint32 {
+func (x *Index) msgRef(m *analysis.Message) uint32 {
+	if m.IndexRef == 0 && len(x.msgs) < math.MaxUint32 {
 		x.msgs = append(x.msgs, m)
-		m.ref = uint32(len(x.msgs))
+		m.IndexRef = uint32(len(x.msgs))
 	}
-	return m.ref
+	return m.IndexRef
 }
 
 // msgIndexOf is the usual MsgIndex of a packet with that BTH in m: its
 // PSN's distance from m's first.
-func msgIndexOf(m *Message, bth *ib.BTH) int { return factsOf(bth).msgIndex(m) }
+func msgIndexOf(m *analysis.Message, bth *ib.BTH) int { return factsOf(bth).msgIndex(m) }
 
 // bthFacts is what rebuilding a frame's analysis reads of its BTH: the
 // packet read back has one, a follower only these numbers (Index.Follow).
@@ -272,16 +273,16 @@ func factsOf(bth *ib.BTH) bthFacts {
 	return bthFacts{ok: true, psn: bth.PSN, payload: len(bth.Payload)}
 }
 
-func (b bthFacts) msgIndex(m *Message) int {
+func (b bthFacts) msgIndex(m *analysis.Message) int {
 	if m == nil || !b.ok {
 		return 0
 	}
-	return psnDiff(b.psn, m.FirstPSN)
+	return analysis.PSNDiff(b.psn, m.FirstPSN)
 }
 
 // compact reports whether analysis can give p's analysis back from fr and
 // w, its notes apart, and fills them in.
-func (x *Index) compact(i int, fr *frameRec, w *wideRec, p *Packet) bool {
+func (x *Index) compact(i int, fr *frameRec, w *wideRec, p *analysis.Packet) bool {
 	an := &p.Analysis
 	bth := p.BTH
 	if an.NotRPC != "" || an.Short || an.CM != nil || an.TCP.Known {
@@ -309,8 +310,8 @@ func (x *Index) compact(i int, fr *frameRec, w *wideRec, p *Packet) bool {
 		flowSide = true
 	}
 	switch ps := an.PSN; {
-	case ps == PSNCheck{}:
-	case bth != nil && ps == PSNCheck{Status: PSNOK, Expected: bth.PSN}:
+	case ps == analysis.PSNCheck{}:
+	case bth != nil && ps == analysis.PSNCheck{Status: analysis.PSNOK, Expected: bth.PSN}:
 		fr.flags |= recPSNOK
 	default:
 		return false
@@ -361,8 +362,8 @@ func (b bthFacts) chunkDelta(msgIndex int) uint64 {
 
 // compactChunk puts c, the chunk of a packet of m, in fr and w; its
 // offset in m, when not the usual one (recDelta), is for Index.deltas.
-func (x *Index) compactChunk(fr *frameRec, w *wideRec, c ChunkRef, msgIndex int, m *Message, bth *ib.BTH) (uint32, bool) {
-	if c == (ChunkRef{}) {
+func (x *Index) compactChunk(fr *frameRec, w *wideRec, c analysis.ChunkRef, msgIndex int, m *analysis.Message, bth *ib.BTH) (uint32, bool) {
+	if c == (analysis.ChunkRef{}) {
 		return 0, true
 	}
 	if m == nil || m.Chunk == nil {
@@ -393,7 +394,7 @@ func (x *Index) compactChunk(fr *frameRec, w *wideRec, c ChunkRef, msgIndex int,
 }
 
 // keepAck keeps a: what bth says it can take from there.
-func (x *Index) keepAck(i int, a *AckInfo, bth *ib.BTH) bool {
+func (x *Index) keepAck(i int, a *analysis.AckInfo, bth *ib.BTH) bool {
 	if bth == nil || a.Syndrome != bth.AETH.Syndrome || a.PSN != bth.PSN || a.MSN != bth.AETH.MSN ||
 		len(x.acked)+len(a.Acked) > math.MaxUint32 {
 		return false
@@ -413,11 +414,11 @@ func (x *Index) keepAck(i int, a *AckInfo, bth *ib.BTH) bool {
 }
 
 // fullOf returns the analysis kept whole of frame i (flag recFull).
-func (x *Index) fullOf(i int) *Analysis {
+func (x *Index) fullOf(i int) *analysis.Analysis {
 	if k := x.full.find(i); k >= 0 {
 		return x.full.val[k]
 	}
-	return &Analysis{}
+	return &analysis.Analysis{}
 }
 
 // ackedOf returns the references of the messages frame i's ACK
@@ -437,14 +438,14 @@ func (x *Index) ackedOf(i int) ([]uint32, ackRec) {
 
 // analysis rebuilds the analysis of frame i into an (bth: what it needs of
 // the packet's BTH).
-func (x *Index) analysis(i int, bth bthFacts, an *Analysis) {
+func (x *Index) analysis(i int, bth bthFacts, an *analysis.Analysis) {
 	fr := x.rec(i)
 	if fr.flags&recFull != 0 {
 		*an = *x.fullOf(i)
 		an.Notes = slices.Clip(an.Notes) // appending must not write into the copy kept
 		return
 	}
-	*an = Analysis{}
+	*an = analysis.Analysis{}
 	if fr.msg != 0 {
 		an.Msg = x.msgs[fr.msg-1]
 	}
@@ -470,7 +471,7 @@ func (x *Index) analysis(i int, bth bthFacts, an *Analysis) {
 		}
 	}
 	if fr.flags&recPSNOK != 0 && bth.ok {
-		an.PSN = PSNCheck{Status: PSNOK, Expected: bth.psn}
+		an.PSN = analysis.PSNCheck{Status: analysis.PSNOK, Expected: bth.psn}
 	}
 	if fr.flags&recChunk != 0 && an.Msg != nil && an.Msg.Chunk != nil {
 		c := *an.Msg.Chunk
@@ -491,9 +492,9 @@ func (x *Index) analysis(i int, bth bthFacts, an *Analysis) {
 	}
 	if fr.flags&recAck != 0 && bth.ok {
 		refs, r := x.ackedOf(i)
-		a := &AckInfo{Syndrome: r.syndrome, PSN: bth.psn, MSN: r.msn, ExpectedMSN: r.expected,
+		a := &analysis.AckInfo{Syndrome: r.syndrome, PSN: bth.psn, MSN: r.msn, ExpectedMSN: r.expected,
 			MSNKnown: r.known, Old: r.old}
-		a.Acked = a.acked[:0]
+		a.Acked = a.AckedStorage()
 		for _, ref := range refs {
 			a.Acked = append(a.Acked, x.msgs[ref-1])
 		}
@@ -511,7 +512,7 @@ func (x *Index) analysis(i int, bth bthFacts, an *Analysis) {
 }
 
 // msgOf returns the message frame i belongs to.
-func (x *Index) msgOf(i int) *Message {
+func (x *Index) msgOf(i int) *analysis.Message {
 	fr := x.rec(i)
 	switch {
 	case fr.flags&recFull != 0:

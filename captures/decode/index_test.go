@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/gopacket"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
@@ -108,20 +109,20 @@ func TestIndexKeepsAnalysis(t *testing.T) {
 	var flags [16]int
 	compact, total := 0, 0
 	for _, path := range paths {
-		x := &Index{dec: NewDecoderWith(Options{DropChunkData: true})}
+		x := &Index{dec: NewDecoderWith(analysis.Options{DropChunkData: true})}
 		r, err := pcapfile.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var recs []pcapfile.Record
-		var wants []Analysis
+		var wants []analysis.Analysis
 		var bths []*ib.BTH // only PSNs, AETHs and payload lengths are read again
 		var rec pcapfile.Record
 		for r.Next(&rec) == nil {
 			p := x.dec.Decode(&rec)
 			i := x.n
 			x.add(&rec, p)
-			var an Analysis
+			var an analysis.Analysis
 			x.analysis(i, factsOf(p.BTH), &an)
 			want := p.Analysis
 			if len(want.Notes) == 0 {
@@ -154,7 +155,7 @@ func TestIndexKeepsAnalysis(t *testing.T) {
 		r.Close()
 		x.dec.Finish()
 		for i, want := range wants {
-			var an Analysis
+			var an analysis.Analysis
 			x.analysis(i, factsOf(bths[i]), &an)
 			if len(want.Notes) == 0 {
 				an.Notes = nil
@@ -270,7 +271,7 @@ func TestTreeByteRanges(t *testing.T) {
 		var kind ib.Kind
 		var xid uint32
 		var hasRETH, hasAETH, sendOnly bool
-		if err := x.Decode(i, func(p *Packet) {
+		if err := x.Decode(i, func(p *analysis.Packet) {
 			if p.BTH == nil {
 				return
 			}
@@ -492,7 +493,7 @@ func TestIndexFollow(t *testing.T) {
 			}
 			bth, cm := 0, 0
 			for i, b := range got {
-				if err := x.Decode(i, func(p *Packet) {
+				if err := x.Decode(i, func(p *analysis.Packet) {
 					want := BriefOf(p)
 					want.Analysis.LateAnomaly = false
 					if !reflect.DeepEqual(b, want) {
@@ -649,4 +650,32 @@ func FuzzIndexFile(f *testing.F) {
 			x.Related(i, ScopeChunk)
 		}
 	})
+}
+
+// An index (DropChunkData) keeps no Reply chunk bytes once the reply is
+// summarised, and the reply's tree still says what rebuilding it gave
+// (TestIndexMatchesDecode compares the trees line by line).
+func TestIndexDropsReplyChunkBytes(t *testing.T) {
+	x := openDone(t, testutil.Capture(t, "nfs3-rdma.pcap"))
+	replies, rebuilt := 0, 0
+	for _, r := range x.Analyzer().RPCs() {
+		if r.ReplyChunk == nil || r.Reply == nil {
+			continue
+		}
+		replies++
+		for _, sg := range r.ReplyChunk.Segments {
+			if n := sg.KeptBytes(); n != 0 {
+				t.Fatalf("XID 0x%08x: its Reply chunk keeps %d bytes after the reply", r.XID, n)
+			}
+		}
+		i := r.Reply.Frame - 1
+		for _, l := range x.Detail(i) {
+			if strings.Contains(l.Text, "[Reply rebuilt with its chunk data") {
+				rebuilt++
+			}
+		}
+	}
+	if replies == 0 || rebuilt == 0 {
+		t.Fatalf("%d replies through a Reply chunk, %d trees saying the reply rebuilt", replies, rebuilt)
+	}
 }

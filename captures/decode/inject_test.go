@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/rdmalab/rdmalab/captures/decode/internal/craft"
 	"github.com/rdmalab/rdmalab/proto/nfs"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 	"github.com/rdmalab/rdmalab/proto/xdr"
@@ -29,23 +30,23 @@ const evilEscaped = `\x1b[2J\r\n  666 0.000000 forged line\x1b[6n\u202eevil\u009
 // READLINK and READDIRPLUS names, an NFSv4 COMPOUND tag, LOOKUP and
 // READDIR entry names, and a call left unanswered (--check names it).
 func injectionCapture(t *testing.T) string {
-	c := &conv{t: t}
+	c := &craft.Conv{T: t}
 	dir := []byte{1, 2, 3, 4}
 	xid := uint32(0xe0000000)
 	call := func(vers, proc uint32, args []byte) uint32 {
 		xid++
-		c.clientSend(rpcrdmaMsg(rpcrdma.Header{XID: xid, Proc: rpcrdma.ProcMsg}, nfsCall(xid, vers, proc, evil, args)))
+		c.ClientSend(craft.RPCRDMAMsg(rpcrdma.Header{XID: xid, Proc: rpcrdma.ProcMsg}, craft.NFSCall(xid, vers, proc, evil, args)))
 		return xid
 	}
 	reply := func(x uint32, res []byte) {
-		c.serverSend(rpcrdmaMsg(rpcrdma.Header{XID: x, Proc: rpcrdma.ProcMsg}, nfsReply(x, res)))
+		c.ServerSend(craft.RPCRDMAMsg(rpcrdma.Header{XID: x, Proc: rpcrdma.ProcMsg}, craft.NFSReply(x, res)))
 	}
 	diropargs := func(w *xdr.Writer) { w.OpaqueVar(dir); w.String(evil) }
 	noAttr := func(w *xdr.Writer) { w.Bool(false) }
 
-	x := call(3, uint32(nfs.Proc3Lookup), xdrOf(diropargs))
-	reply(x, xdrOf(func(w *xdr.Writer) { w.Uint32(2); noAttr(w) })) // NFS3ERR_NOENT
-	x = call(3, uint32(nfs.Proc3Symlink), xdrOf(func(w *xdr.Writer) {
+	x := call(3, uint32(nfs.Proc3Lookup), craft.XDROf(diropargs))
+	reply(x, craft.XDROf(func(w *xdr.Writer) { w.Uint32(2); noAttr(w) })) // NFS3ERR_NOENT
+	x = call(3, uint32(nfs.Proc3Symlink), craft.XDROf(func(w *xdr.Writer) {
 		diropargs(w)
 		for range 4 {
 			w.Bool(false) // sattr3: mode, uid, gid, size not set
@@ -54,16 +55,16 @@ func injectionCapture(t *testing.T) string {
 		w.Uint32(0) // mtime
 		w.String(evil)
 	}))
-	reply(x, xdrOf(func(w *xdr.Writer) { w.Uint32(13); noAttr(w); noAttr(w) })) // NFS3ERR_ACCES, wcc_data
-	x = call(3, uint32(nfs.Proc3Rename), xdrOf(func(w *xdr.Writer) { diropargs(w); diropargs(w) }))
-	reply(x, xdrOf(func(w *xdr.Writer) { w.Uint32(13); noAttr(w); noAttr(w); noAttr(w); noAttr(w) }))
-	x = call(3, uint32(nfs.Proc3ReadLink), xdrOf(func(w *xdr.Writer) { w.OpaqueVar(dir) }))
-	reply(x, xdrOf(func(w *xdr.Writer) { w.Uint32(0); noAttr(w); w.String(evil) }))
+	reply(x, craft.XDROf(func(w *xdr.Writer) { w.Uint32(13); noAttr(w); noAttr(w) })) // NFS3ERR_ACCES, wcc_data
+	x = call(3, uint32(nfs.Proc3Rename), craft.XDROf(func(w *xdr.Writer) { diropargs(w); diropargs(w) }))
+	reply(x, craft.XDROf(func(w *xdr.Writer) { w.Uint32(13); noAttr(w); noAttr(w); noAttr(w); noAttr(w) }))
+	x = call(3, uint32(nfs.Proc3ReadLink), craft.XDROf(func(w *xdr.Writer) { w.OpaqueVar(dir) }))
+	reply(x, craft.XDROf(func(w *xdr.Writer) { w.Uint32(0); noAttr(w); w.String(evil) }))
 	x = call(3, uint32(nfs.Proc3ReadDirPlus), (&nfs.ReadDirPlus3Args{Dir: dir, DirCount: 512, MaxCount: 4096}).AppendTo(nil))
 	reply(x, (&nfs.ReadDirPlus3Res{Status: nfs.NFS3OK, Entries: []nfs.EntryPlus3{
 		{FileID: 1, Name: "plain", Cookie: 1}, {FileID: 2, Name: evil, Cookie: 2}}, EOF: true}).AppendTo(nil))
 
-	x = call(4, 1, xdrOf(func(w *xdr.Writer) {
+	x = call(4, 1, craft.XDROf(func(w *xdr.Writer) {
 		w.String(evil) // tag
 		w.Uint32(0)    // minor version
 		w.Uint32(3)
@@ -78,7 +79,7 @@ func injectionCapture(t *testing.T) string {
 		w.Uint32(4096)                 // maxcount
 		w.Uint32(0)                    // attr_request: empty bitmap
 	}))
-	reply(x, xdrOf(func(w *xdr.Writer) {
+	reply(x, craft.XDROf(func(w *xdr.Writer) {
 		w.Uint32(0)
 		w.String(evil)
 		w.Uint32(3)
@@ -98,7 +99,7 @@ func injectionCapture(t *testing.T) string {
 		w.Bool(true) // eof
 	}))
 
-	call(3, uint32(nfs.Proc3Mkdir), xdrOf(func(w *xdr.Writer) {
+	call(3, uint32(nfs.Proc3Mkdir), craft.XDROf(func(w *xdr.Writer) {
 		diropargs(w)
 		for range 4 {
 			w.Bool(false)
@@ -106,7 +107,7 @@ func injectionCapture(t *testing.T) string {
 		w.Uint32(0)
 		w.Uint32(0)
 	})) // never answered
-	return c.write(t, "inject-names.pcap")
+	return c.Write(t, "inject-names.pcap")
 }
 
 // checkTerminalSafe fails when out holds anything a terminal acts on:

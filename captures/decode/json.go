@@ -12,6 +12,7 @@ package decode
 import (
 	"slices"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/ib"
@@ -20,7 +21,7 @@ import (
 )
 
 // appendJSON appends the JSON object of p (without a newline).
-func appendJSON(w *jsonw, p *Packet) {
+func appendJSON(w *jsonw, p *analysis.Packet) {
 	jsonFrame(w, p)
 	if p.Encap != frame.EncapNone {
 		w.str("rdmalab.encap", encapJSON[p.Encap])
@@ -49,7 +50,7 @@ func appendJSON(w *jsonw, p *Packet) {
 
 // jsonFrame opens the object and writes the frame fields, which every
 // packet has, their keys with the separators around them.
-func jsonFrame(w *jsonw, p *Packet) {
+func jsonFrame(w *jsonw, p *analysis.Packet) {
 	b := append(w.b, `{"frame.number":`...)
 	b = appendtext.Int(b, p.Frame)
 	b = append(b, `,"frame.time_epoch":`...)
@@ -66,7 +67,7 @@ func jsonFrame(w *jsonw, p *Packet) {
 
 var encapJSON = [...]string{"", "RoCEv2", "RoCEv1", "InfiniBand"}
 
-func jsonNetwork(w *jsonw, p *Packet) {
+func jsonNetwork(w *jsonw, p *analysis.Packet) {
 	// Most frames repeat their connection's addresses and ports: those of
 	// the usual Ethernet, IPv4, UDP frame are written once per connection
 	// and direction, and copied after.
@@ -98,7 +99,7 @@ type netKey struct {
 	sport, dport uint16
 }
 
-func jsonNetworkFields(w *jsonw, p *Packet) {
+func jsonNetworkFields(w *jsonw, p *analysis.Packet) {
 	if p.Eth != nil {
 		w.mac("eth.src", p.Eth.SrcMAC)
 		w.mac("eth.dst", p.Eth.DstMAC)
@@ -119,7 +120,7 @@ func jsonNetworkFields(w *jsonw, p *Packet) {
 	}
 }
 
-func jsonLRH(w *jsonw, p *Packet) {
+func jsonLRH(w *jsonw, p *analysis.Packet) {
 	l := p.LRH
 	w.uint("infiniband.lrh.vl", uint64(l.VL))
 	w.uint("infiniband.lrh.lver", uint64(l.LVer))
@@ -156,7 +157,7 @@ func crcJSON(w *jsonw, key string, s frame.CRCState) {
 	}
 }
 
-func jsonBTH(w *jsonw, p *Packet) {
+func jsonBTH(w *jsonw, p *analysis.Packet) {
 	b := p.BTH
 	jsonBTHFixed(w, b)
 	w.uint("infiniband.bth.psn", uint64(b.PSN))
@@ -235,7 +236,7 @@ func jsonBTHFixed(w *jsonw, b *ib.BTH) {
 	w.bth.keep(w, key, start)
 }
 
-func jsonMAD(w *jsonw, p *Packet) {
+func jsonMAD(w *jsonw, p *analysis.Packet) {
 	m := p.MAD
 	w.uint("infiniband.mad.baseversion", uint64(m.BaseVersion))
 	w.uint("infiniband.mad.mgmtclass", uint64(m.MgmtClass))
@@ -441,7 +442,7 @@ func wireSegments(h *rpcrdma.Header) []rpcrdma.Segment {
 }
 
 // jsonAnalysis writes rdmalab's own fields.
-func jsonAnalysis(w *jsonw, p *Packet) {
+func jsonAnalysis(w *jsonw, p *analysis.Packet) {
 	an := &p.Analysis
 	jsonFlowMsg(w, an.Flow, an.Msg)
 	if m := an.Msg; m != nil {
@@ -457,7 +458,7 @@ func jsonAnalysis(w *jsonw, p *Packet) {
 			jsonAtomic(w, m)
 		}
 	}
-	if an.PSN.Status != PSNNotChecked {
+	if an.PSN.Status != analysis.PSNNotChecked {
 		w.str("rdmalab.psn_status", an.PSN.Status.String())
 	}
 	if ak := an.Ack; ak != nil {
@@ -497,7 +498,7 @@ func jsonAnalysis(w *jsonw, p *Packet) {
 		w.str("rdmalab.not_rpc", an.NotRPC)
 	}
 	if c := an.Chunk; c.RPC != nil {
-		sg := c.segment()
+		sg := c.Seg()
 		key := chunkKey{xid: c.RPC.XID, kind: c.Kind, chunk: c.Chunk, segment: c.Segment, handle: sg.Handle}
 		if !fragHit(w, &w.chunk, key) {
 			start := len(w.b)
@@ -554,13 +555,13 @@ type msgEndKey struct {
 // chunkKey is what the fields that name a packet's chunk segment say.
 type chunkKey struct {
 	xid            uint32
-	kind           ChunkKind
+	kind           analysis.ChunkKind
 	chunk, segment int
 	handle         uint32
 }
 
 // jsonFlowMsg writes the flow's fields and the message's kind and number.
-func jsonFlowMsg(w *jsonw, f *Flow, m *Message) {
+func jsonFlowMsg(w *jsonw, f *analysis.Flow, m *analysis.Message) {
 	if f == nil {
 		if m != nil {
 			jsonMsgName(w, m)
@@ -585,7 +586,7 @@ func jsonFlowMsg(w *jsonw, f *Flow, m *Message) {
 	fragKeep(w, &w.msg, key, start)
 }
 
-func jsonMsgName(w *jsonw, m *Message) {
+func jsonMsgName(w *jsonw, m *analysis.Message) {
 	w.str("rdmalab.msg.kind", m.Kind.String())
 	w.int("rdmalab.msg.seq", m.Seq)
 }
@@ -593,7 +594,7 @@ func jsonMsgName(w *jsonw, m *Message) {
 // jsonONCRPC writes the ONC RPC and NFS fields Wireshark has of the RPC
 // message a SEND carried (on a reply, the program and procedure are the
 // call's, as Wireshark shows them).
-func jsonONCRPC(w *jsonw, m *RPCMessage) {
+func jsonONCRPC(w *jsonw, m *analysis.RPCMessage) {
 	r := m.RPC
 	if r == nil || m.Header.Proc == rpcrdma.ProcError || (m.Call && !r.HaveProc) {
 		return // no RPC message (yet): an error, or a call in a Read chunk
@@ -731,7 +732,7 @@ func pick(c bool, a, b string) string {
 }
 
 // jsonAtomic writes an atomic and, once it is answered, its response.
-func jsonAtomic(w *jsonw, m *Message) {
+func jsonAtomic(w *jsonw, m *analysis.Message) {
 	cmpSwap := m.Opcode.Operation() == ib.OpCompareSwap
 	if cmpSwap {
 		w.str("rdmalab.atomic.op", "CmpSwap")
@@ -756,7 +757,7 @@ func jsonAtomic(w *jsonw, m *Message) {
 	}
 }
 
-func jsonRPC(w *jsonw, m *RPCMessage) {
+func jsonRPC(w *jsonw, m *analysis.RPCMessage) {
 	w.hex("rdmalab.rpc.xid", uint64(m.Header.XID), 8)
 	w.str("rdmalab.rpc.proc", m.Header.Proc.String())
 	if r := m.RPC; r != nil {

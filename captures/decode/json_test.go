@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
@@ -72,7 +73,7 @@ func TestJSONFrame(t *testing.T) {
 		1e6 * time.Second, 1e6*time.Second - 1, -1, 42*time.Hour + 17}
 	var w jsonw
 	for i, d := range times {
-		p := &Packet{Packet: frame.Packet{Frame: i + 1, Time: base.Add(d), Rel: d, WireLen: 60 + i, CapLen: 60, Offset: int64(24 + 100*i)}}
+		p := &analysis.Packet{Packet: frame.Packet{Frame: i + 1, Time: base.Add(d), Rel: d, WireLen: 60 + i, CapLen: 60, Offset: int64(24 + 100*i)}}
 		want := fmt.Sprintf(`{"frame.number":%d,"frame.time_epoch":%d.%09d,"frame.time_relative":%.9f,"frame.len":%d,"frame.cap_len":%d,"rdmalab.frame.offset":%d`,
 			p.Frame, p.Time.Unix(), p.Time.Nanosecond(), d.Seconds(), p.WireLen, p.CapLen, p.Offset)
 		w.reset()

@@ -7,6 +7,7 @@ package decode
 import (
 	"math/bits"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
@@ -51,14 +52,14 @@ type layout struct {
 	rpcBody span // the RPC message after it
 }
 
-func layoutOf(p *Packet) *layout {
+func layoutOf(p *analysis.Packet) *layout {
 	l := new(layout)
 	l.fill(p)
 	return l
 }
 
 // fill sets l to the layout of p.
-func (l *layout) fill(p *Packet) {
+func (l *layout) fill(p *analysis.Packet) {
 	n := len(p.Data)
 	*l = layout{data: p.Data, frame: span{0, n}}
 	if p.LRH != nil {

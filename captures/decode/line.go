@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/ib"
@@ -19,7 +20,7 @@ import (
 // default output's hot path: everything is appended to b, nothing is
 // formatted with fmt (the columns are tshark's "%5d %11.6f %15s → %-15s
 // %-8s %5d %s").
-func appendLine(b []byte, p *Packet) []byte {
+func appendLine(b []byte, p *analysis.Packet) []byte {
 	b = appendFrameTime(b, p)
 	b = appendAddrs(b, p)
 	// The protocol column comes first but is known only once the info
@@ -47,7 +48,7 @@ func appendLine(b []byte, p *Packet) []byte {
 }
 
 // appendFrameTime appends the number and time columns.
-func appendFrameTime(b []byte, p *Packet) []byte {
+func appendFrameTime(b []byte, p *analysis.Packet) []byte {
 	at := len(b)
 	b = appendtext.PadLeft(appendtext.Int(b, p.Frame), at, 5)
 	b = append(b, ' ')
@@ -57,7 +58,7 @@ func appendFrameTime(b []byte, p *Packet) []byte {
 }
 
 // appendAddrs appends the source and destination columns.
-func appendAddrs(b []byte, p *Packet) []byte {
+func appendAddrs(b []byte, p *analysis.Packet) []byte {
 	at := len(b)
 	if p.Src.IsValid() {
 		b = p.Src.AppendTo(b)
@@ -105,7 +106,7 @@ type lineKey struct {
 	qp       uint32
 }
 
-func lineKeyOf(p *Packet) lineKey {
+func lineKeyOf(p *analysis.Packet) lineKey {
 	return lineKey{src: p.Src, dst: p.Dst, encap: p.Encap, wireLen: p.WireLen, opcode: p.BTH.Opcode, qp: p.BTH.DestQP}
 }
 
@@ -127,7 +128,7 @@ type lineEntry struct {
 
 // appendLine is appendLine, with the prefix of a cachable packet taken
 // from the cache.
-func (lc *lineCache) appendLine(b []byte, p *Packet) []byte {
+func (lc *lineCache) appendLine(b []byte, p *analysis.Packet) []byte {
 	if p.BTH == nil || p.CM != nil || p.MAD != nil || p.Analysis.RPC != nil || !p.Src.IsValid() {
 		return appendLine(b, p)
 	}
@@ -150,7 +151,7 @@ func (lc *lineCache) appendLine(b []byte, p *Packet) []byte {
 
 // linkAddr appends the source (or destination) MAC of a frame without
 // network addresses.
-func linkAddr(b []byte, p *Packet, src bool) []byte {
+func linkAddr(b []byte, p *analysis.Packet, src bool) []byte {
 	if p.Eth == nil {
 		return b
 	}
@@ -163,7 +164,7 @@ func linkAddr(b []byte, p *Packet, src bool) []byte {
 
 // appendInfo appends the info column of p and returns the protocol
 // column.
-func appendInfo(b []byte, p *Packet) ([]byte, string) {
+func appendInfo(b []byte, p *analysis.Packet) ([]byte, string) {
 	proto := p.Encap.String()
 	switch {
 	case p.BTH != nil:
@@ -195,7 +196,7 @@ func appendInfo(b []byte, p *Packet) ([]byte, string) {
 
 // appendFaults appends what is wrong with the frame: a bad CRC, a
 // malformed header.
-func appendFaults(b []byte, p *Packet) []byte {
+func appendFaults(b []byte, p *analysis.Packet) []byte {
 	if p.ICRC.State == frame.CRCBad {
 		b = append(b, " [bad ICRC]"...)
 	}
@@ -216,7 +217,7 @@ func appendFaults(b []byte, p *Packet) []byte {
 
 // appendBTInfo describes the InfiniBand headers: "RC Send Only
 // QP=0x000011 PSN=123 ...".
-func appendBTInfo(b []byte, p *Packet) []byte {
+func appendBTInfo(b []byte, p *analysis.Packet) []byte {
 	t := p.BTH
 	if p.CM != nil {
 		b = append(b, "CM: "...)
@@ -282,7 +283,7 @@ func appendBTTail(b []byte, t *ib.BTH) []byte {
 	return b
 }
 
-func appendCMInfo(b []byte, p *Packet) []byte {
+func appendCMInfo(b []byte, p *analysis.Packet) []byte {
 	switch c := p.CM.(type) {
 	case *ib.CMReq:
 		b = append(b, " QPN="...)
@@ -309,7 +310,7 @@ func appendCMInfo(b []byte, p *Packet) []byte {
 
 // rpcProto is the protocol column of an RPC: the program's name, as
 // Wireshark gives it, when it has one.
-func rpcProto(r *RPCMessage) string {
+func rpcProto(r *analysis.RPCMessage) string {
 	if r.RPC != nil && r.RPC.HaveProc && oncrpc.KnownProgram(r.RPC.Prog) {
 		return oncrpc.ProgramName(r.RPC.Prog)
 	}
@@ -318,7 +319,7 @@ func rpcProto(r *RPCMessage) string {
 
 // appendRPCInfo appends the info of a SEND that carried an RPC-over-RDMA
 // message.
-func appendRPCInfo(b []byte, m *RPCMessage) []byte {
+func appendRPCInfo(b []byte, m *analysis.RPCMessage) []byte {
 	h := &m.Header
 	switch r := m.RPC; {
 	case r == nil:
@@ -366,7 +367,7 @@ func appendChunkCounts(b []byte, h *rpcrdma.Header) []byte {
 }
 
 // swapText says whether an answered CmpSwap swapped.
-func swapText(m *Message) string {
+func swapText(m *analysis.Message) string {
 	switch {
 	case m.Opcode.Operation() != ib.OpCompareSwap:
 		return ""
@@ -377,14 +378,14 @@ func swapText(m *Message) string {
 }
 
 // appendMsgName appends m.Name().
-func appendMsgName(b []byte, m *Message) []byte {
+func appendMsgName(b []byte, m *analysis.Message) []byte {
 	b = append(b, m.Kind.String()...)
 	b = append(b, " #"...)
 	return appendtext.Int(b, m.Seq)
 }
 
 // appendAnalysisInfo appends rdmalab's findings in brackets.
-func appendAnalysisInfo(b []byte, p *Packet) []byte {
+func appendAnalysisInfo(b []byte, p *analysis.Packet) []byte {
 	an := &p.Analysis
 	if m := an.Msg; m != nil {
 		switch {

@@ -7,17 +7,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // render decodes path keeping what opt says and returns, per packet, its
 // line, detail tree and JSON object as the decoder printed them then.
-func render(t *testing.T, path string, opt Options) ([]string, *Analyzer) {
+func render(t *testing.T, path string, opt analysis.Options) ([]string, *analysis.Analyzer) {
 	t.Helper()
 	var out []string
 	var pr packetRenderer
-	an, err := ReadFileWith(path, opt, func(p *Packet) error {
+	an, err := ReadFileWith(path, opt, func(p *analysis.Packet) error {
 		out = append(out, pr.render(p))
 		return nil
 	})
@@ -33,7 +34,7 @@ type packetRenderer struct {
 	tw treeWriter
 }
 
-func (r *packetRenderer) render(p *Packet) string {
+func (r *packetRenderer) render(p *analysis.Packet) string {
 	r.w.reset()
 	appendJSON(&r.w, p)
 	return string(appendLine(nil, p)) + string(r.tw.appendTree(nil, p)) + string(r.w.b)
@@ -46,8 +47,8 @@ func (r *packetRenderer) render(p *Packet) string {
 // only the unanswered calls listed.
 func TestStreamingOptions(t *testing.T) {
 	for _, path := range testutil.AllCaptures(t) {
-		all, keep := render(t, path, Options{})
-		some, drop := render(t, path, Options{DropRPCs: true, DropNotes: true, DropChunkData: true, ForgetIdle: true})
+		all, keep := render(t, path, analysis.Options{})
+		some, drop := render(t, path, analysis.Options{DropRPCs: true, DropNotes: true, DropChunkData: true, ForgetIdle: true})
 		if len(all) != len(some) {
 			t.Fatalf("%s: %d packets, then %d", path, len(all), len(some))
 		}
@@ -60,7 +61,7 @@ func TestStreamingOptions(t *testing.T) {
 		if len(drop.Notes()) != 0 {
 			t.Errorf("%s: %d notes kept with DropNotes", path, len(drop.Notes()))
 		}
-		var open []*RPC
+		var open []*analysis.RPC
 		for _, r := range keep.RPCs() {
 			if r.Call != nil && r.Reply == nil {
 				open = append(open, r)
@@ -91,14 +92,14 @@ func TestStreamingCheck(t *testing.T) {
 	}
 }
 
-// TestForgetIdle decodes a kernel capture with a pause of idleFrames in
+// TestForgetIdle decodes a kernel capture with a pause of analysis.IdleFrames in
 // the middle (frame numbers jump): with Options.ForgetIdle the flows
 // forget their messages in the pause, and every packet after it is
 // analysed as without: message numbers, ACKs, MSNs, RPCs, in every
 // output.
 func TestForgetIdle(t *testing.T) {
 	path := filepath.Join("..", "testdata", "nfs3-rdma.pcap")
-	run := func(opt Options) (lines []string, an *Analyzer, dropped int) {
+	run := func(opt analysis.Options) (lines []string, an *analysis.Analyzer, dropped int) {
 		f, err := os.Open(path)
 		if err != nil {
 			t.Fatal(err)
@@ -113,21 +114,21 @@ func TestForgetIdle(t *testing.T) {
 		var rec pcapfile.Record
 		for r.Next(&rec) == nil {
 			if rec.Frame > 40 {
-				rec.Frame += idleFrames
+				rec.Frame += analysis.IdleFrames
 			}
 			p := d.Decode(&rec)
 			lines = append(lines, pr.render(p))
-			if rec.Frame == 41+idleFrames {
+			if rec.Frame == 41+analysis.IdleFrames {
 				for _, f := range d.an.Flows {
-					dropped += f.dropped
+					dropped += f.Dropped
 				}
 			}
 		}
 		d.Finish()
 		return lines, d.an, dropped
 	}
-	want, kept, _ := run(Options{})
-	got, forgot, dropped := run(Options{ForgetIdle: true})
+	want, kept, _ := run(analysis.Options{})
+	got, forgot, dropped := run(analysis.Options{ForgetIdle: true})
 	if dropped == 0 {
 		t.Fatal("no message forgotten in the pause")
 	}

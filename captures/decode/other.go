@@ -9,7 +9,7 @@ package decode
 //	TCP     47378 → 9000 [SYN, ACK] Seq=0 Ack=1 Win=29200 Len=0 MSS=1460 SACK_PERM WS=128
 //
 // TCP sequence numbers are relative to the first of each direction, as
-// tshark's are: the analyzer keeps the bases (tcpState).
+// tshark's are: the analyzer keeps the bases (analysis.TCPSeq).
 
 import (
 	"encoding/binary"
@@ -20,11 +20,12 @@ import (
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 )
 
 // otherInfo writes the info of a frame that carries no InfiniBand
 // transport and returns its protocol column.
-func otherInfo(p *Packet, sb *strings.Builder) string {
+func otherInfo(p *analysis.Packet, sb *strings.Builder) string {
 	switch {
 	case p.ARP != nil:
 		arpInfo(sb, p.ARP)
@@ -132,7 +133,7 @@ var icmp4Names = map[uint8]string{
 	14: "Timestamp reply",
 }
 
-func icmp4Info(sb *strings.Builder, p *Packet) {
+func icmp4Info(sb *strings.Builder, p *analysis.Packet) {
 	c := p.ICMPv4
 	typ := c.TypeCode.Type()
 	name, ok := icmp4Names[typ]
@@ -160,7 +161,7 @@ func tcpFlags(t *layers.TCP) []bool {
 }
 
 // tcpInfo: "47378 → 9000 [SYN] Seq=0 Win=29200 Len=0 MSS=1460 SACK_PERM WS=128".
-func tcpInfo(sb *strings.Builder, p *Packet) {
+func tcpInfo(sb *strings.Builder, p *analysis.Packet) {
 	t, rel := p.TCP, p.Analysis.TCP
 	fmt.Fprintf(sb, "%d → %d [", t.SrcPort, t.DstPort)
 	n := 0
@@ -195,75 +196,4 @@ func tcpInfo(sb *strings.Builder, p *Packet) {
 			fmt.Fprintf(sb, " WS=%d", 1<<min(d[0], 14))
 		}
 	}
-}
-
-// TCPSeq is a TCP segment's numbers as tshark shows them: the sequence
-// and acknowledgement numbers relative to the first of each direction,
-// and the window scaled as the handshake agreed.
-type TCPSeq struct {
-	Seq, Ack, Win uint32
-	Known         bool // the fields are set
-}
-
-type tcpKey struct {
-	src, dst         netip.Addr
-	srcPort, dstPort layers.TCPPort
-}
-
-// tcpDir is what is known of one direction of a TCP connection.
-type tcpDir struct {
-	base     uint32 // the sequence number shown as 0
-	haveBase bool
-	shift    int // the window scale its SYN offered; -1 without one
-	sawSYN   bool
-}
-
-// tcpState keeps the directions of the TCP connections seen, up to a
-// bound: a capture of a busy wire must not grow it without end.
-type tcpState struct {
-	dirs map[tcpKey]*tcpDir
-}
-
-const maxTCPDirs = 1 << 16
-
-func (s *tcpState) dir(k tcpKey) *tcpDir {
-	d := s.dirs[k]
-	if d == nil {
-		if s.dirs == nil {
-			s.dirs = map[tcpKey]*tcpDir{}
-		}
-		if len(s.dirs) >= maxTCPDirs {
-			clear(s.dirs)
-		}
-		d = &tcpDir{shift: -1}
-		s.dirs[k] = d
-	}
-	return d
-}
-
-// segment works out p's relative numbers.
-func (s *tcpState) segment(p *Packet) {
-	t := p.TCP
-	src, _ := netip.AddrFromSlice(p.NetSrc())
-	dst, _ := netip.AddrFromSlice(p.NetDst())
-	k := tcpKey{src.Unmap(), dst.Unmap(), t.SrcPort, t.DstPort}
-	me, peer := s.dir(k), s.dir(tcpKey{k.dst, k.src, k.dstPort, k.srcPort})
-	if t.SYN {
-		me.base, me.haveBase, me.sawSYN, me.shift = t.Seq, true, true, -1
-		for _, o := range t.Options {
-			if o.OptionType == layers.TCPOptionKindWindowScale && len(o.OptionData) == 1 {
-				me.shift = int(min(o.OptionData[0], 14))
-			}
-		}
-	} else if !me.haveBase {
-		me.base, me.haveBase = t.Seq-1, true
-	}
-	if t.ACK && !peer.haveBase {
-		peer.base, peer.haveBase = t.Ack-1, true
-	}
-	win := uint32(t.Window)
-	if !t.SYN && me.sawSYN && peer.sawSYN && me.shift >= 0 && peer.shift >= 0 {
-		win <<= me.shift
-	}
-	p.Analysis.TCP = TCPSeq{Seq: t.Seq - me.base, Ack: t.Ack - peer.base, Win: win, Known: true}
 }

@@ -47,6 +47,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
@@ -203,7 +204,7 @@ func tsharkFields(t *testing.T, path string, extra ...string) []map[string][]str
 func ourFields(t *testing.T, path string) []map[string]any {
 	var out []map[string]any
 	var w jsonw
-	_, err := ReadFile(path, func(p *Packet) error {
+	_, err := ReadFile(path, func(p *analysis.Packet) error {
 		w.reset()
 		appendJSON(&w, p)
 		m := map[string]any{}

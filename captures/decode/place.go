@@ -7,6 +7,8 @@ package decode
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 )
 
 // Role is what a packet does for the RPC it belongs to.
@@ -33,7 +35,7 @@ type Place struct {
 	// What the call asked and the reply said ("V3 READ Call, ...").
 	CallSummary, ReplySummary string
 	// RoleChunk: the segment and where the packet's data lies in it.
-	Chunk      ChunkKind
+	Chunk      analysis.ChunkKind
 	ChunkIndex int
 	Segment    int
 	Offset     uint64
@@ -61,8 +63,8 @@ const (
 // relCache keeps the last Related answer: moving through an RPC's packets
 // asks for the same list again and again.
 type relCache struct {
-	rpc   *RPC
-	kind  ChunkKind
+	rpc   *analysis.RPC
+	kind  analysis.ChunkKind
 	chunk int
 	scope Scope
 	n     int
@@ -76,10 +78,10 @@ const relWindow = 4096
 
 // belongs says which RPC frame i belongs to, how, and (chunk data) which
 // chunk. It reads only what the index keeps.
-func (x *Index) belongs(i int) (*RPC, Role, ChunkKind, int) {
+func (x *Index) belongs(i int) (*analysis.RPC, Role, analysis.ChunkKind, int) {
 	fr := x.rec(i)
-	var m *Message
-	var full *Analysis
+	var m *analysis.Message
+	var full *analysis.Analysis
 	if fr.flags&recFull != 0 {
 		full = x.fullOf(i)
 		if r := full.RPC; r != nil && r.RPC != nil {
@@ -125,7 +127,7 @@ func (x *Index) belongs(i int) (*RPC, Role, ChunkKind, int) {
 }
 
 // ackedRPC is the RPC an acknowledged message belongs to, if any.
-func ackedRPC(m *Message) *RPC {
+func ackedRPC(m *analysis.Message) *analysis.RPC {
 	if m.RPC != nil && m.RPC.RPC != nil {
 		return m.RPC.RPC
 	}
@@ -158,7 +160,7 @@ func (x *Index) Place(i int) Place {
 	if role == RoleChunk {
 		pl.Chunk, pl.ChunkIndex = kind, chunk
 		// The chunk's length may be the payload's: read the packet.
-		var c ChunkRef
+		var c analysis.ChunkRef
 		if p, err := x.load(i); err == nil {
 			c = p.Analysis.Chunk
 		}
@@ -242,7 +244,7 @@ func (x *Index) Related(i int, scope Scope) []int {
 
 // related scans the frames indexed for those of r (and of one chunk of
 // it). The caller holds mu; the result is shared with the cache.
-func (x *Index) related(r *RPC, scope Scope, kind ChunkKind, chunk int) []int {
+func (x *Index) related(r *analysis.RPC, scope Scope, kind analysis.ChunkKind, chunk int) []int {
 	if scope == ScopeRPC {
 		kind, chunk = 0, 0
 	}

@@ -2,68 +2,20 @@ package decode
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
+	"github.com/rdmalab/rdmalab/captures/decode/internal/craft"
 	"github.com/rdmalab/rdmalab/proto/ib"
-	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
-
-// roceFrame builds a RoCEv2 frame from node a to node b (10.0.0.a to
-// 10.0.0.b) carrying bth and its payload, with its ICRC.
-func roceFrame(t testing.TB, a, b byte, bth *ib.BTH, payload []byte) []byte {
-	t.Helper()
-	if bth.PKey == 0 {
-		bth.PKey = 0xffff
-	}
-	ls := []gopacket.SerializableLayer{
-		&layers.Ethernet{SrcMAC: []byte{2, 0, 0, 0, 0, a}, DstMAC: []byte{2, 0, 0, 0, 0, b}, EthernetType: layers.EthernetTypeIPv4},
-		&layers.IPv4{Version: 4, IHL: 5, TTL: 64, Protocol: layers.IPProtocolUDP, SrcIP: []byte{10, 0, 0, a}, DstIP: []byte{10, 0, 0, b}},
-		&layers.UDP{SrcPort: 50000, DstPort: ib.UDPPortRoCEv2},
-		bth, gopacket.Payload(payload),
-	}
-	buf := gopacket.NewSerializeBuffer()
-	if err := ib.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, ls...); err != nil {
-		t.Fatal(err)
-	}
-	return append([]byte(nil), buf.Bytes()...)
-}
-
-// writeFrames writes frames as an Ethernet pcap and returns its path.
-func writeFrames(t testing.TB, frames ...[]byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "built.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := pcapfile.NewWriter(f, pcapfile.LinkTypeEthernet, 65535)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fr := range frames {
-		if err := w.WritePacket(gopacket.CaptureInfo{CaptureLength: len(fr), Length: len(fr)}, fr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return path
-}
-
-// ackAETH is the AETH of a plain ACK with MSN msn.
-func ackAETH(msn uint32) ib.AETH { return ib.AETH{Syndrome: 0x1f, MSN: msn} }
 
 // jsonOf decodes path and returns each packet's --json object.
 func jsonOf(t *testing.T, path string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	var w jsonw
-	if _, err := ReadFile(path, func(p *Packet) error {
+	if _, err := ReadFile(path, func(p *analysis.Packet) error {
 		w.reset()
 		appendJSON(&w, p)
 		m := map[string]any{}
@@ -83,16 +35,16 @@ func jsonOf(t *testing.T, path string) []map[string]any {
 // the acknowledged position, and an atomic never answered.
 func TestAtomicPairing(t *testing.T) {
 	cmpSwap := func(psn uint32, cmp, swap uint64) []byte {
-		return roceFrame(t, 1, 2, &ib.BTH{Opcode: ib.OpcodeRCCompareSwap, DestQP: 0x12, PSN: psn, A: true,
+		return craft.RoCEFrame(t, 1, 2, &ib.BTH{Opcode: ib.OpcodeRCCompareSwap, DestQP: 0x12, PSN: psn, A: true,
 			AtomicETH: ib.AtomicETH{VA: 0x1000, RKey: 0x77, SwapDt: swap, CmpDt: cmp}}, nil)
 	}
 	atomicAck := func(psn, msn uint32, orig uint64) []byte {
-		return roceFrame(t, 2, 1, &ib.BTH{Opcode: ib.OpcodeRCAtomicAcknowledge, DestQP: 0x11, PSN: psn,
-			AETH: ackAETH(msn), AtomicAckETH: ib.AtomicAckETH{OrigRemDt: orig}}, nil)
+		return craft.RoCEFrame(t, 2, 1, &ib.BTH{Opcode: ib.OpcodeRCAtomicAcknowledge, DestQP: 0x11, PSN: psn,
+			AETH: craft.AckAETH(msn), AtomicAckETH: ib.AtomicAckETH{OrigRemDt: orig}}, nil)
 	}
-	fetchAdd := roceFrame(t, 1, 2, &ib.BTH{Opcode: ib.OpcodeRCFetchAdd, DestQP: 0x12, PSN: 101, A: true,
+	fetchAdd := craft.RoCEFrame(t, 1, 2, &ib.BTH{Opcode: ib.OpcodeRCFetchAdd, DestQP: 0x12, PSN: 101, A: true,
 		AtomicETH: ib.AtomicETH{VA: 0x1008, RKey: 0x77, SwapDt: 3}}, nil)
-	path := writeFrames(t,
+	path := craft.WriteFrames(t,
 		cmpSwap(100, 5, 9),   // 1
 		atomicAck(100, 1, 5), // 2: found 5: swapped
 		fetchAdd,             // 3
@@ -126,12 +78,12 @@ func TestAtomicPairing(t *testing.T) {
 			t.Errorf("frame %d: acknowledges %+v, want the atomic with a matching MSN", c.frame, ak)
 		}
 	}
-	if m := an[6].Analysis.Msg; m == nil || m.FirstFrame != 5 || !hasNote(an[6].Analysis.Notes, NotePSNDuplicate) {
+	if m := an[6].Analysis.Msg; m == nil || m.FirstFrame != 5 || !hasNote(an[6].Analysis.Notes, analysis.NotePSNDuplicate) {
 		t.Errorf("frame 7, a second acknowledge: msg %+v, notes %v", m, an[6].Analysis.Notes)
 	}
 	var unanswered []int
 	for _, n := range d.an.Notes() {
-		if n.Kind == NoteAtomicNoResponse {
+		if n.Kind == analysis.NoteAtomicNoResponse {
 			unanswered = append(unanswered, n.Frame)
 		}
 	}
@@ -150,7 +102,7 @@ func TestAtomicPairing(t *testing.T) {
 	}
 }
 
-func hasNote(ns []Note, k NoteKind) bool {
+func hasNote(ns []analysis.Note, k analysis.NoteKind) bool {
 	for _, n := range ns {
 		if n.Kind == k {
 			return true
@@ -166,21 +118,21 @@ func hasNote(ns []Note, k NoteKind) bool {
 func TestReliableDatagramEEContexts(t *testing.T) {
 	const rdSendOnly, rdAck, rdResync = 0x44, 0x51, 0x55
 	send := func(qp, eec, psn uint32) []byte {
-		return roceFrame(t, 1, 2, &ib.BTH{Opcode: rdSendOnly, DestQP: qp, PSN: psn, A: true,
+		return craft.RoCEFrame(t, 1, 2, &ib.BTH{Opcode: rdSendOnly, DestQP: qp, PSN: psn, A: true,
 			RDETH: ib.RDETH{EECnxt: eec}, DETH: ib.DETH{QKey: 0x11111111, SrcQP: 0x31}}, []byte("datagram"))
 	}
-	path := writeFrames(t,
+	path := craft.WriteFrames(t,
 		send(0x20, 5, 10), // 1: EEC 5
 		send(0x21, 5, 11), // 2: another QP, same EE context: in sequence
 		send(0x20, 6, 50), // 3: EEC 6: its own sequence
 		send(0x22, 5, 13), // 4: EEC 5 skipped PSN 12
-		roceFrame(t, 2, 1, &ib.BTH{Opcode: rdAck, DestQP: 0x31, PSN: 11, RDETH: ib.RDETH{EECnxt: 9}, AETH: ackAETH(2)}, nil),               // 5
-		roceFrame(t, 1, 2, &ib.BTH{Opcode: rdResync, DestQP: 0x20, PSN: 500, RDETH: ib.RDETH{EECnxt: 5}, DETH: ib.DETH{SrcQP: 0x31}}, nil), // 6
+		craft.RoCEFrame(t, 2, 1, &ib.BTH{Opcode: rdAck, DestQP: 0x31, PSN: 11, RDETH: ib.RDETH{EECnxt: 9}, AETH: craft.AckAETH(2)}, nil),         // 5
+		craft.RoCEFrame(t, 1, 2, &ib.BTH{Opcode: rdResync, DestQP: 0x20, PSN: 500, RDETH: ib.RDETH{EECnxt: 5}, DETH: ib.DETH{SrcQP: 0x31}}, nil), // 6
 		send(0x21, 5, 501), // 7
 	)
 	d := decodeFile(t, path)
 	p := d.packets
-	want := []PSNStatus{PSNOK, PSNOK, PSNOK, PSNGap, PSNNotChecked, PSNOK, PSNOK}
+	want := []analysis.PSNStatus{analysis.PSNOK, analysis.PSNOK, analysis.PSNOK, analysis.PSNGap, analysis.PSNNotChecked, analysis.PSNOK, analysis.PSNOK}
 	for i, w := range want {
 		if got := p[i].Analysis.PSN.Status; got != w {
 			t.Errorf("frame %d: PSN %s, want %s", i+1, got, w)
@@ -215,7 +167,7 @@ func TestReliableDatagramEEContexts(t *testing.T) {
 
 func filterCount(t *testing.T, path string, f *Selection) int {
 	n := 0
-	if _, err := ReadFile(path, func(p *Packet) error {
+	if _, err := ReadFile(path, func(p *analysis.Packet) error {
 		if f.Match(p) {
 			n++
 		}

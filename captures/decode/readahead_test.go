@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // aheadOutputs decodes data with decodeAll or decodeAhead, stopping with
 // stop at frame stopAt (0: never), and returns every packet's line, tree
 // and JSON, the error, and the analysis' notes.
-func aheadOutputs(t *testing.T, data []byte, opt Options, ahead bool, stopAt int) (string, error) {
+func aheadOutputs(t *testing.T, data []byte, opt analysis.Options, ahead bool, stopAt int) (string, error) {
 	pr, err := pcapfile.NewReader(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
@@ -22,7 +23,7 @@ func aheadOutputs(t *testing.T, data []byte, opt Options, ahead bool, stopAt int
 	var tw treeWriter
 	var jw jsonw
 	stop := errors.New("stop")
-	fn := func(p *Packet) error {
+	fn := func(p *analysis.Packet) error {
 		if p.Frame == stopAt {
 			return stop
 		}
@@ -58,12 +59,12 @@ func TestDecodeAheadIsDecodeAll(t *testing.T) {
 	cases := []struct {
 		name   string
 		data   []byte
-		opt    Options
+		opt    analysis.Options
 		stopAt int
 	}{
-		{"whole", data, Options{}, 0},
+		{"whole", data, analysis.Options{}, 0},
 		{"streaming", data, streaming, 0},
-		{"no CRCs", data, Options{SkipCRCs: true}, 0},
+		{"no CRCs", data, analysis.Options{SkipCRCs: true}, 0},
 		{"truncated", data[:len(data)*2/3], streaming, 0},
 		{"stopped", data, streaming, batchRecords + 7},
 	}

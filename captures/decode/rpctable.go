@@ -10,12 +10,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
-func writeRPCTable(w io.Writer, rpcs []*RPC) error {
+func writeRPCTable(w io.Writer, rpcs []*analysis.RPC) error {
 	var b []byte
 	for _, r := range rpcs {
 		b = appendRPCBlock(b[:0], r)
@@ -29,7 +30,7 @@ func writeRPCTable(w io.Writer, rpcs []*RPC) error {
 
 // appendRPCBlock appends r's block. Like the packet lines it is appended,
 // not formatted with fmt: --rpc prints a block for every RPC of a capture.
-func appendRPCBlock(b []byte, r *RPC) []byte {
+func appendRPCBlock(b []byte, r *analysis.RPC) []byte {
 	b = append(b, "RPC "...)
 	b = appendtext.Int(b, r.ID)
 	b = append(b, "  XID "...)
@@ -46,7 +47,7 @@ func appendRPCBlock(b []byte, r *RPC) []byte {
 		b = append(b, "  call   not in the capture\n"...)
 	}
 	ops := opsBySegment(r)
-	for _, c := range r.chunks() {
+	for _, c := range r.Chunks() {
 		b = appendChunkLines(b, ops, c)
 	}
 	if m := r.Reply; m != nil {
@@ -67,7 +68,7 @@ func appendRPCBlock(b []byte, r *RPC) []byte {
 // appendMessageLine appends a call's or reply's line up to its closing
 // bracket: "  reply  frame %-6d %s  [%s, credits %d%s", a call's without
 // the credits.
-func appendMessageLine(b []byte, head string, m *RPCMessage, summary string, credits bool) []byte {
+func appendMessageLine(b []byte, head string, m *analysis.RPCMessage, summary string, credits bool) []byte {
 	b = append(b, head...)
 	at := len(b)
 	b = appendtext.PadRight(appendtext.Int(b, m.Frame), at, 6)
@@ -109,16 +110,16 @@ func tableSummary(s string) string {
 
 // segName names a segment of an RPC: chunk kind, chunk index, segment.
 type segName struct {
-	kind         ChunkKind
+	kind         analysis.ChunkKind
 	chunk, index int
 }
 
 // opsBySegment groups the RDMA READs and WRITEs of r by the segment they
 // went to, in capture order: one pass, however many segments the call
 // advertised.
-func opsBySegment(r *RPC) map[segName][]*Message {
-	ops := map[segName][]*Message{}
-	for _, l := range [][]*Message{r.Reads, r.Writes} {
+func opsBySegment(r *analysis.RPC) map[segName][]*analysis.Message {
+	ops := map[segName][]*analysis.Message{}
+	for _, l := range [][]*analysis.Message{r.Reads, r.Writes} {
 		for _, m := range l {
 			if c := m.Chunk; c != nil {
 				k := segName{c.Kind, c.Chunk, c.Segment}
@@ -129,23 +130,23 @@ func opsBySegment(r *RPC) map[segName][]*Message {
 	return ops
 }
 
-func appendChunkLines(b []byte, ops map[segName][]*Message, c *Chunk) []byte {
+func appendChunkLines(b []byte, ops map[segName][]*analysis.Message, c *analysis.Chunk) []byte {
 	switch c.Kind {
-	case ChunkRead:
+	case analysis.ChunkRead:
 		b = append(b, "  read chunk "...)
 		b = appendtext.Int(b, c.Index)
 		b = append(b, " at position "...)
 		b = appendtext.Uint(b, uint64(c.Position))
 		b = append(b, '\n')
-	case ChunkWrite:
+	case analysis.ChunkWrite:
 		b = append(b, "  write chunk "...)
 		b = appendtext.Int(b, c.Index)
 		b = append(b, '\n')
-	case ChunkReply:
+	case analysis.ChunkReply:
 		b = append(b, "  reply chunk\n"...)
 	}
 	verb := "RDMA WRITE"
-	if c.Kind == ChunkRead {
+	if c.Kind == analysis.ChunkRead {
 		verb = "RDMA READ"
 	}
 	for j, s := range c.Segments {
@@ -167,14 +168,14 @@ func appendChunkLines(b []byte, ops map[segName][]*Message, c *Chunk) []byte {
 		}
 		b = append(b, '\n')
 		for _, m := range ops[segName{c.Kind, c.Index, j}] {
-			if (m.Kind == ib.KindReadRequest) != (c.Kind == ChunkRead) {
+			if (m.Kind == ib.KindReadRequest) != (c.Kind == analysis.ChunkRead) {
 				continue // a READ of a Write chunk, a WRITE into a Read chunk: --check reports it
 			}
 			b = append(b, "      "...)
 			b = append(b, verb...)
 			b = append(b, " in "...)
 			b = appendtext.Int(b, m.FirstFrame)
-			if c.Kind == ChunkRead {
+			if c.Kind == analysis.ChunkRead {
 				b = append(b, " (+"...)
 				b = appendtext.Uint(b, uint64(m.Chunk.Offset))
 				b = append(b, ", "...)
@@ -207,7 +208,7 @@ func appendChunkLines(b []byte, ops map[segName][]*Message, c *Chunk) []byte {
 }
 
 // appendRPCJSON appends one JSON object describing r.
-func appendRPCJSON(w *jsonw, r *RPC) {
+func appendRPCJSON(w *jsonw, r *analysis.RPC) {
 	w.open('{')
 	w.int("rpc", r.ID)
 	w.hex("xid", uint64(r.XID), 8)
@@ -220,11 +221,11 @@ func appendRPCJSON(w *jsonw, r *RPC) {
 	}
 	rpcSideJSON(w, "call", r.Call, r.CallSummary)
 	w.beginArray("chunks")
-	for _, c := range r.chunks() {
+	for _, c := range r.Chunks() {
 		w.beginObject("")
 		w.str("kind", c.Kind.String())
 		w.int("index", c.Index)
-		if c.Kind == ChunkRead {
+		if c.Kind == analysis.ChunkRead {
 			w.uint("position", uint64(c.Position))
 		}
 		w.beginArray("segments")
@@ -252,7 +253,7 @@ func appendRPCJSON(w *jsonw, r *RPC) {
 	w.close('}')
 }
 
-func rpcSideJSON(w *jsonw, key string, m *RPCMessage, summary string) {
+func rpcSideJSON(w *jsonw, key string, m *analysis.RPCMessage, summary string) {
 	if m == nil {
 		w.null(key)
 		return
@@ -270,7 +271,7 @@ func rpcSideJSON(w *jsonw, key string, m *RPCMessage, summary string) {
 	w.endObject()
 }
 
-func opsJSON(w *jsonw, key string, ops []*Message) {
+func opsJSON(w *jsonw, key string, ops []*analysis.Message) {
 	w.beginArray(key)
 	for _, m := range ops {
 		w.beginObject("")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
@@ -42,7 +43,7 @@ func TestRPCTableStreams(t *testing.T) {
 	for _, name := range []string{"nfs3-rdma.pcap", "nfs4.1-rdma.pcap", "sim-nfs3.pcap"} {
 		path := testutil.Capture(t, name)
 		var want bytes.Buffer
-		an, err := ReadFile(path, func(*Packet) error { return nil })
+		an, err := ReadFile(path, func(*analysis.Packet) error { return nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,9 +52,9 @@ func TestRPCTableStreams(t *testing.T) {
 		}
 		var got bytes.Buffer
 		out := bufio.NewWriterSize(&got, 16) // bufio's smallest: what is printed shows at once
-		rs := rpcStream{out: out, next: 1, pending: map[int]*RPC{}}
+		rs := rpcStream{out: out, next: 1, pending: map[int]*analysis.RPC{}}
 		firstAt, frames := 0, 0
-		an, err = ReadFileWith(path, Options{DropRPCs: true, DropChunkData: true}, func(p *Packet) error {
+		an, err = ReadFileWith(path, analysis.Options{DropRPCs: true, DropChunkData: true}, func(p *analysis.Packet) error {
 			frames = p.Frame
 			err := rs.packet(p)
 			if firstAt == 0 && got.Len() > 0 {
@@ -79,7 +80,7 @@ func TestRPCTableStreams(t *testing.T) {
 
 // fmtRPCBlock is the RPC block as the fmt verbs that define its layout
 // write it: appendRPCBlock must give the same text.
-func fmtRPCBlock(r *RPC) string {
+func fmtRPCBlock(r *analysis.RPC) string {
 	var sb strings.Builder
 	ack := func(frame int) string {
 		if frame == 0 {
@@ -87,7 +88,7 @@ func fmtRPCBlock(r *RPC) string {
 		}
 		return fmt.Sprintf(", acknowledged in %d", frame)
 	}
-	msgAck := func(m *RPCMessage) string {
+	msgAck := func(m *analysis.RPCMessage) string {
 		if m.Msg == nil || m.Msg.AckFrame == 0 {
 			return ", not acknowledged in the capture"
 		}
@@ -100,13 +101,13 @@ func fmtRPCBlock(r *RPC) string {
 		sb.WriteString("  call   not in the capture\n")
 	}
 	ops := opsBySegment(r)
-	for _, c := range r.chunks() {
+	for _, c := range r.Chunks() {
 		switch c.Kind {
-		case ChunkRead:
+		case analysis.ChunkRead:
 			fmt.Fprintf(&sb, "  read chunk %d at position %d\n", c.Index, c.Position)
-		case ChunkWrite:
+		case analysis.ChunkWrite:
 			fmt.Fprintf(&sb, "  write chunk %d\n", c.Index)
-		case ChunkReply:
+		case analysis.ChunkReply:
 			sb.WriteString("  reply chunk\n")
 		}
 		for j, s := range c.Segments {
@@ -118,8 +119,8 @@ func fmtRPCBlock(r *RPC) string {
 				j, s.Handle, s.Length, s.Offset, s.Placed, want)
 			for _, m := range ops[segName{c.Kind, c.Index, j}] {
 				switch {
-				case (m.Kind == ib.KindReadRequest) != (c.Kind == ChunkRead):
-				case c.Kind == ChunkRead:
+				case (m.Kind == ib.KindReadRequest) != (c.Kind == analysis.ChunkRead):
+				case c.Kind == analysis.ChunkRead:
 					fmt.Fprintf(&sb, "      RDMA READ in %d (+%d, %d bytes), responses %d–%d: %d bytes%s\n",
 						m.FirstFrame, m.Chunk.Offset, m.DMALen, m.RespFirstFrame, m.RespLastFrame, m.RespBytes, ack(m.AckFrame))
 				default:
@@ -149,7 +150,7 @@ func fmtRPCBlock(r *RPC) string {
 func TestRPCBlockAsFmt(t *testing.T) {
 	n := 0
 	for _, name := range []string{"nfs3-rdma.pcap", "nfs4.1-rdma.pcap", "sim-nfs3.pcap", "rdmacm-rping.pcap"} {
-		an, err := ReadFile(testutil.Capture(t, name), func(*Packet) error { return nil })
+		an, err := ReadFile(testutil.Capture(t, name), func(*analysis.Packet) error { return nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +165,7 @@ func TestRPCBlockAsFmt(t *testing.T) {
 			check("as decoded")
 			r.ID, r.XID = 1<<40, 0xffffffff
 			r.CallSummary = strings.Repeat("entry ", 40)
-			for _, c := range r.chunks() {
+			for _, c := range r.Chunks() {
 				c.Index, c.Position = 12345, 0xffffffff
 				for i := range c.Segments {
 					s := c.Segments[i]
@@ -172,7 +173,7 @@ func TestRPCBlockAsFmt(t *testing.T) {
 					s.Written, s.HasWritten = 0xffffffff, !s.HasWritten
 				}
 			}
-			for _, l := range [][]*Message{r.Reads, r.Writes} {
+			for _, l := range [][]*analysis.Message{r.Reads, r.Writes} {
 				for _, m := range l {
 					m.FirstFrame, m.LastFrame, m.Len, m.Packets, m.AckFrame = 9999999, 10000000, 1<<31, 7, 12
 					m.RespFirstFrame, m.RespLastFrame, m.RespBytes, m.DMALen = 1, 2, 0, 0xffffffff

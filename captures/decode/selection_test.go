@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
@@ -73,7 +74,7 @@ func refOf(t *testing.T, words []string) *refFilter {
 	return f
 }
 
-func (f *refFilter) match(p *Packet) bool {
+func (f *refFilter) match(p *analysis.Packet) bool {
 	if f.rpc && (p.Analysis.RPC == nil || p.Analysis.RPC.RPC == nil) {
 		return false
 	}
@@ -90,7 +91,7 @@ func (f *refFilter) match(p *Packet) bool {
 	return len(f.xids) == 0 || f.matchXID(p)
 }
 
-func (f *refFilter) matchQP(p *Packet) bool {
+func (f *refFilter) matchQP(p *analysis.Packet) bool {
 	b := p.BTH
 	if slices.Contains(f.qps, b.DestQP) {
 		return true
@@ -102,7 +103,7 @@ func (f *refFilter) matchQP(p *Packet) bool {
 	return fl != nil && fl.Peer != nil && !fl.Peer.Key.EE && slices.Contains(f.qps, fl.Peer.Key.QP)
 }
 
-func (f *refFilter) matchXID(p *Packet) bool {
+func (f *refFilter) matchXID(p *analysis.Packet) bool {
 	an := &p.Analysis
 	has := func(x uint32) bool { return slices.Contains(f.xids, x) }
 	if an.RPC != nil && has(an.RPC.Header.XID) || an.Chunk.RPC != nil && has(an.Chunk.RPC.XID) {
@@ -128,7 +129,7 @@ func shortFormsOf(t *testing.T, path string) [][]string {
 	t.Helper()
 	var qps, xids []uint32
 	var ops []ib.Opcode
-	if _, err := ReadFile(path, func(p *Packet) error {
+	if _, err := ReadFile(path, func(p *analysis.Packet) error {
 		if b := p.BTH; b != nil {
 			qps = appendNew(qps, b.DestQP)
 			ops = appendNew(ops, b.Opcode)
@@ -193,7 +194,7 @@ func TestShortFormsSelectAsBefore(t *testing.T) {
 			}
 			sels[i], refs[i] = sel, refOf(t, words)
 		}
-		check := func(how string, p *Packet) {
+		check := func(how string, p *analysis.Packet) {
 			for i, sel := range sels {
 				got, want := sel.Match(p), refs[i].match(p)
 				if got != want {
@@ -208,7 +209,7 @@ func TestShortFormsSelectAsBefore(t *testing.T) {
 			}
 		}
 		// decode --filter: streamed, an anomaly is a packet's own.
-		if _, err := ReadFile(path, func(p *Packet) error {
+		if _, err := ReadFile(path, func(p *analysis.Packet) error {
 			for _, r := range refs {
 				r.anomFrames = ownAnomaly(p)
 			}
@@ -234,7 +235,7 @@ func TestShortFormsSelectAsBefore(t *testing.T) {
 		for _, r := range refs {
 			r.anomFrames = frames
 		}
-		if _, err := x.Scan(0, func(p *Packet) bool { check("indexed", p); return true }); err != nil {
+		if _, err := x.Scan(0, func(p *analysis.Packet) bool { check("indexed", p); return true }); err != nil {
 			t.Fatal(err)
 		}
 		x.Close()
@@ -244,7 +245,7 @@ func TestShortFormsSelectAsBefore(t *testing.T) {
 	}
 }
 
-func ownAnomaly(p *Packet) map[int]bool {
+func ownAnomaly(p *analysis.Packet) map[int]bool {
 	for _, n := range p.Analysis.Notes {
 		if n.Kind.Anomaly() {
 			return map[int]bool{p.Frame: true}

@@ -3,6 +3,8 @@ package decode
 import (
 	"testing"
 	"unsafe"
+
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 )
 
 // An index keeps a Message per RDMA message and a ChunkRef per message
@@ -14,8 +16,8 @@ func TestStructSizes(t *testing.T) {
 		name      string
 		got, want uintptr
 	}{
-		{"Message", unsafe.Sizeof(Message{}), 200},
-		{"ChunkRef", unsafe.Sizeof(ChunkRef{}), 48},
+		{"Message", unsafe.Sizeof(analysis.Message{}), 200},
+		{"ChunkRef", unsafe.Sizeof(analysis.ChunkRef{}), 48},
 		{"frameRec", unsafe.Sizeof(frameRec{}), 16},
 	} {
 		if c.got > c.want {

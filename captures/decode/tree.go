@@ -8,8 +8,10 @@ package decode
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/ib"
@@ -34,7 +36,7 @@ type TreeLine struct {
 
 // Tree returns the detail tree of p (as `rdmalab decode -V` prints it)
 // with the bytes of the frame each line shows.
-func Tree(p *Packet) []TreeLine {
+func Tree(p *analysis.Packet) []TreeLine {
 	var t tree
 	t.at.fill(p)
 	t.packet(p)
@@ -47,7 +49,7 @@ type treeWriter struct{ t tree }
 
 // appendTree appends the detail tree of p, as -V prints it, and a blank
 // line.
-func (w *treeWriter) appendTree(b []byte, p *Packet) []byte {
+func (w *treeWriter) appendTree(b []byte, p *analysis.Packet) []byte {
 	t := &w.t
 	t.at.fill(p)
 	t.write, t.out = true, b
@@ -67,7 +69,7 @@ type tree struct {
 	out     []byte
 	cur     TreeLine // the line begun (TreeLines)
 	scratch []byte   // its text (TreeLines)
-	bufs    rebuildBufs
+	bufs    analysis.RebuildBufs
 	link    pcapfile.LinkType // the last link type named, and its name
 	linkStr string
 }
@@ -105,7 +107,7 @@ func (t *tree) line(depth int, b span, format string, args ...any) {
 func (t *tree) text(depth int, b span, s string) { t.end(append(t.begin(depth, b), s...)) }
 
 // packet writes the tree of p, layer by layer.
-func (t *tree) packet(p *Packet) {
+func (t *tree) packet(p *analysis.Packet) {
 	at := &t.at
 	none := span{}
 	b := t.begin(0, at.frame)
@@ -189,7 +191,7 @@ func (t *tree) packet(p *Packet) {
 
 // other writes the layers beside the RDMA traffic: ARP, ICMP, TCP, with
 // the summary the one-line output gives them.
-func (t *tree) other(p *Packet) {
+func (t *tree) other(p *analysis.Packet) {
 	var sb strings.Builder
 	switch {
 	case p.ARP != nil:
@@ -222,7 +224,7 @@ func (t *tree) other(p *Packet) {
 }
 
 // infiniband writes the lines under "InfiniBand": each header and its fields.
-func (t *tree) infiniband(p *Packet) {
+func (t *tree) infiniband(p *analysis.Packet) {
 	at := &t.at
 	if l := p.LRH; l != nil {
 		t.line(1, at.lrh, "Local Route Header")
@@ -380,7 +382,7 @@ func (t *tree) crc(name string, c frame.CRCCheck, width int, at span) {
 }
 
 // mad writes the management datagram's header and its CM message.
-func (t *tree) mad(p *Packet) {
+func (t *tree) mad(p *analysis.Packet) {
 	m, hdr, body := p.MAD, t.at.mad, t.at.madBody
 	t.line(0, hdr, "MAD Header - Common Management Datagram")
 	t.line(1, hdr.sub(0, 4), "Base Version: %d, Management Class: 0x%02x (%s), Class Version: %d, Method: 0x%02x",
@@ -397,7 +399,7 @@ func (t *tree) mad(p *Packet) {
 			c.LocalQPN, c.StartingPSN, c.PathMTU, ib.MTUBytes(c.PathMTU), c.TransportServiceType)
 		t.line(1, body, "Primary path: LID %d → %d, GID %s → %s", c.Primary.LocalLID, c.Primary.RemoteLID, c.Primary.LocalGID, c.Primary.RemoteGID)
 		if ip, ok := c.IPCM(); ok {
-			t.line(1, body, "IP CM: %s → %s", ipString(ip.Src, ip.SrcPort), ipString(ip.Dst, c.ServicePort()))
+			t.line(1, body, "IP CM: %s → %s", netip.AddrPortFrom(ip.Src, ip.SrcPort), netip.AddrPortFrom(ip.Dst, c.ServicePort()))
 		}
 	case *ib.CMRep:
 		t.line(0, body, "CM ConnectReply")
@@ -420,7 +422,7 @@ func (t *tree) mad(p *Packet) {
 
 // rpc writes the RPC the message carries; every line shows the RPC
 // message (when the packet holds all of it).
-func (t *tree) rpc(m *RPCMessage) {
+func (t *tree) rpc(m *analysis.RPCMessage) {
 	r, body := m.RPC, t.at.rpcBody
 	if r == nil {
 		return
@@ -440,12 +442,12 @@ func (t *tree) rpc(m *RPCMessage) {
 		t.line(1, body, "[Call in frame %d, time %.9f seconds]", r.Call.Frame, m.Time.Sub(r.Call.Time).Seconds())
 	}
 	t.line(1, body, "%s", r.ReplySummary)
-	if rb := r.replyRebuilt(&t.bufs); rb.some && (len(r.WriteChunks) > 0 || m.Header.Proc != 0) {
+	if rb := r.ReplyRebuilt(&t.bufs); rb.Some && (len(r.WriteChunks) > 0 || m.Header.Proc != 0) {
 		note := ""
-		if rb.err != nil {
-			note = " (" + rb.err.Error() + ")"
+		if rb.Err != nil {
+			note = " (" + rb.Err.Error() + ")"
 		}
-		t.line(1, body, "[Reply rebuilt with its chunk data: %d bytes%s]", rb.n, note)
+		t.line(1, body, "[Reply rebuilt with its chunk data: %d bytes%s]", rb.N, note)
 	}
 }
 
@@ -453,7 +455,7 @@ func (t *tree) rpc(m *RPCMessage) {
 // verifier, and then its arguments under the program's name. The call is
 // the message's inline part; body is where it lies in the frame (no bytes
 // when the packet does not hold all of it).
-func (t *tree) callHeader(m *RPCMessage, body span) {
+func (t *tree) callHeader(m *analysis.RPCMessage, body span) {
 	r := m.RPC
 	if !r.HaveProc {
 		t.line(1, body, "%s", r.CallSummary)
@@ -526,7 +528,7 @@ func gidList(g []uint32) string {
 
 // analysis writes what rdmalab made of the packet; a line shows bytes
 // only where it reads a field (the PSN, the AETH, the chunk's data).
-func (t *tree) analysis(p *Packet) {
+func (t *tree) analysis(p *analysis.Packet) {
 	an, at, none := &p.Analysis, &t.at, span{}
 	if an.Flow == nil && an.CM == nil && len(an.Notes) == 0 {
 		return
@@ -534,7 +536,7 @@ func (t *tree) analysis(p *Packet) {
 	t.text(0, none, "[rdmalab analysis]")
 	if f := an.Flow; f != nil {
 		l := appendtext.Int(append(t.begin(1, none), "Flow "...), f.ID)
-		l = f.Key.appendTo(append(l, ": "...))
+		l = f.Key.AppendTo(append(l, ": "...))
 		l = append(l, ", peer "...)
 		if f.Peer != nil {
 			l = appendtext.Int(append(l, "flow "...), f.Peer.ID)
@@ -584,7 +586,7 @@ func (t *tree) analysis(p *Packet) {
 			t.end(appendtext.Int(append(t.begin(2, none), "Acknowledged in frame "...), m.AckFrame))
 		}
 	}
-	if an.PSN.Status != PSNNotChecked {
+	if an.PSN.Status != analysis.PSNNotChecked {
 		l := append(append(t.begin(1, at.bth.sub(8, 12)), "PSN: "...), an.PSN.Status.String()...)
 		l = appendtext.Uint(append(l, " (expected "...), uint64(an.PSN.Expected))
 		t.end(append(l, ')'))
@@ -607,7 +609,7 @@ func (t *tree) analysis(p *Packet) {
 		if p.BTH != nil && p.BTH.Opcode.Kind() == ib.KindReadRequest {
 			data = at.ext.of(ib.HasRETH)
 		}
-		sg := c.segment()
+		sg := c.Seg()
 		l := appendtext.Hex0x(append(t.begin(1, data), "RPC XID "...), uint64(c.RPC.XID), 8)
 		l = append(append(append(l, ", "...), c.Kind.String()...), " chunk "...)
 		l = appendtext.Int(l, c.Chunk)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
@@ -99,7 +100,7 @@ func TestTreeWriterIsTree(t *testing.T) {
 		var tw treeWriter
 		var buf []byte
 		n := 0
-		_, err := ReadFile(path, func(p *Packet) error {
+		_, err := ReadFile(path, func(p *analysis.Packet) error {
 			buf = tw.appendTree(buf[:0], p)
 			if want := treeText(Tree(p)); string(buf) != want {
 				t.Fatalf("%s frame %d: -V wrote\n%s\nTree says\n%s", path, p.Frame, buf, want)

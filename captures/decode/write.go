@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strconv"
+
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 )
 
 // Output is what Write prints of a capture: the forms of `rdmalab decode`.
@@ -30,7 +32,7 @@ var errCount = errors.New("count reached")
 // first error: a damaged or unreadable file, after what it could decode
 // was written, or a failed write.
 func Write(w io.Writer, path string, o Output) (anomalies int, err error) {
-	return writeFrom(w, o, func(keep Options, fn func(*Packet) error) (*Analyzer, error) {
+	return writeFrom(w, o, func(keep analysis.Options, fn func(*analysis.Packet) error) (*analysis.Analyzer, error) {
 		return ReadFileWith(path, keep, fn)
 	})
 }
@@ -39,13 +41,13 @@ func Write(w io.Writer, path string, o Output) (anomalies int, err error) {
 // `tcpdump -w - | rdmalab decode -`), in the memory Write needs for a
 // file; name is what its errors call it.
 func WriteStream(w io.Writer, r io.Reader, name string, o Output) (anomalies int, err error) {
-	return writeFrom(w, o, func(keep Options, fn func(*Packet) error) (*Analyzer, error) {
+	return writeFrom(w, o, func(keep analysis.Options, fn func(*analysis.Packet) error) (*analysis.Analyzer, error) {
 		return ReadWith(r, name, keep, fn)
 	})
 }
 
 // source reads a capture with a decoder that keeps what keep says.
-type source func(keep Options, fn func(*Packet) error) (*Analyzer, error)
+type source func(keep analysis.Options, fn func(*analysis.Packet) error) (*analysis.Analyzer, error)
 
 func writeFrom(w io.Writer, o Output, src source) (anomalies int, err error) {
 	out := bufio.NewWriterSize(w, writeChunk)
@@ -70,14 +72,14 @@ func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
 	var lc lineCache
 	var tw treeWriter
 	keep := o.keep()
-	rs := rpcStream{o: o, out: out, next: 1, pending: map[int]*RPC{}}
+	rs := rpcStream{o: o, out: out, next: 1, pending: map[int]*analysis.RPC{}}
 	// The packets' text gathers in buf and goes straight to w in whole
 	// chunks, not copied into out's buffer (1.2 GB of it for --json of a
 	// 1 GB capture): out holds nothing while the packets are written.
 	if o.Fields != nil && o.Fields.Header && packets {
 		buf = o.Fields.appendHeader(buf)
 	}
-	an, ferr := src(keep, func(p *Packet) error {
+	an, ferr := src(keep, func(p *analysis.Packet) error {
 		if o.Count > 0 && p.Frame > o.Count {
 			return errCount
 		}
@@ -146,8 +148,8 @@ func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
 // keep is what the analysis of a capture keeps for o: only what it
 // prints, so that every output streams in bounded memory whatever the
 // size of the capture, --rpc printing each RPC once it is settled.
-func (o Output) keep() Options {
-	return Options{DropRPCs: true, DropNotes: !o.Check, DropChunkData: true, ForgetIdle: true,
+func (o Output) keep() analysis.Options {
+	return analysis.Options{DropRPCs: true, DropNotes: !o.Check, DropChunkData: true, ForgetIdle: true,
 		MaxExpand: o.MaxExpand, SkipCRCs: o.RPCs && !o.Check,
 		SkipNFSFields: !o.JSON && o.Fields == nil && o.Display == nil}
 }
@@ -160,15 +162,15 @@ func (o Output) keep() Options {
 type rpcStream struct {
 	o       Output
 	out     *bufio.Writer
-	pending map[int]*RPC // answered, not printed yet, by ID
-	next    int          // the ID printed next
+	pending map[int]*analysis.RPC // answered, not printed yet, by ID
+	next    int                   // the ID printed next
 	printed int
 	buf     []byte
 	jw      jsonw
 }
 
 // packet takes the RPC p answered, if any, and prints what is settled.
-func (s *rpcStream) packet(p *Packet) error {
+func (s *rpcStream) packet(p *analysis.Packet) error {
 	if m := p.Analysis.RPC; m != nil && !m.Call && m.RPC != nil && m.RPC.ID >= s.next {
 		s.pending[m.RPC.ID] = m.RPC
 	}
@@ -187,19 +189,19 @@ func (s *rpcStream) packet(p *Packet) error {
 
 // settled reports whether r's block is final: its reply seen and
 // acknowledged.
-func settled(r *RPC) bool {
+func settled(r *analysis.RPC) bool {
 	return r.Reply != nil && (r.Reply.Msg == nil || r.Reply.Msg.AckFrame != 0)
 }
 
 // finish prints the rest at the end of the capture, with the calls never
 // answered, in call order, and the table's count.
-func (s *rpcStream) finish(unanswered []*RPC) error {
-	rest := make([]*RPC, 0, len(s.pending)+len(unanswered))
+func (s *rpcStream) finish(unanswered []*analysis.RPC) error {
+	rest := make([]*analysis.RPC, 0, len(s.pending)+len(unanswered))
 	for _, r := range s.pending {
 		rest = append(rest, r)
 	}
 	rest = append(rest, unanswered...)
-	slices.SortFunc(rest, func(x, y *RPC) int { return x.ID - y.ID })
+	slices.SortFunc(rest, func(x, y *analysis.RPC) int { return x.ID - y.ID })
 	for _, r := range rest {
 		if err := s.print(r); err != nil {
 			return err
@@ -213,7 +215,7 @@ func (s *rpcStream) finish(unanswered []*RPC) error {
 	return err
 }
 
-func (s *rpcStream) print(r *RPC) error {
+func (s *rpcStream) print(r *analysis.RPC) error {
 	if !s.o.Filter.MatchRPC(r) {
 		return nil
 	}

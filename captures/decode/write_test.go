@@ -3,11 +3,15 @@ package decode
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/internal/testutil"
+	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // writeFile runs Write on path and returns the anomalies, the output and
@@ -95,7 +99,7 @@ func TestWriteSkipsNFSFields(t *testing.T) {
 	// And they are not made.
 	for _, skip := range []bool{false, true} {
 		calls, withFields := 0, 0
-		an, err := ReadFileWith(testutil.Capture(t, "nfs3-rdma.pcap"), Options{SkipNFSFields: skip}, func(*Packet) error { return nil })
+		an, err := ReadFileWith(testutil.Capture(t, "nfs3-rdma.pcap"), analysis.Options{SkipNFSFields: skip}, func(*analysis.Packet) error { return nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,5 +141,20 @@ func TestWriteInPipeSizedChunks(t *testing.T) {
 		if !json.Valid([]byte(l)) {
 			t.Fatalf("line %d is not JSON: the chunks cut it: %.200s", i+1, l)
 		}
+	}
+}
+
+// TestTruncatedCapture: a capture cut inside a record decodes up to the
+// cut, and the error names the file, the frame and the offset.
+func TestTruncatedCapture(t *testing.T) {
+	b := testutil.ReadCapture(t, "rdmacm-rping.pcap")
+	path := filepath.Join(t.TempDir(), "cut.pcap")
+	testutil.WriteFile(t, path, b[:24+16+322+16+100])
+	n := 0
+	_, err := ReadFile(path, func(p *analysis.Packet) error { n++; return nil })
+	var pe *pcapfile.Error
+	if n != 1 || !errors.As(err, &pe) || pe.Frame != 2 || pe.Offset != 24+16+322+16+100 ||
+		!strings.Contains(err.Error(), "cut.pcap: frame 2, offset 478") || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("%d frames, error %v", n, err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/snap"
@@ -32,12 +32,12 @@ type builder struct {
 	tl     *Timeline
 	*conn  // the transport of the record being built
 	conns  []*conn
-	byFlow map[*decode.Flow]*conn
+	byFlow map[*analysis.Flow]*conn
 	qp     uint32 // follow only the transport with this QP (0: every one)
 	others int    // frames of queue pairs not replayed
 
-	rpcIDs map[*decode.RPC]int
-	inline map[*decode.RPC]int // a call's inline length (the decoder may drop the bytes)
+	rpcIDs map[*analysis.RPC]int
+	inline map[*analysis.RPC]int // a call's inline length (the decoder may drop the bytes)
 
 	evs       []trace.Event
 	seq       uint64
@@ -50,21 +50,21 @@ type builder struct {
 type conn struct {
 	id             int // 1-based, in the order of their first steps; 0 until then
 	skip           bool
-	cflow, sflow   *decode.Flow
+	cflow, sflow   *analysis.Flow
 	server, client frame.Addr
 	st             *state // the picture so far, for the narration
 	dirty          bool   // st changed since the last checkpoint
 	ck             *state // its copy in the last checkpoint
 
-	reads   map[*decode.RPC]*readPlan
-	replies map[*decode.RPC]*replyPlan
+	reads   map[*analysis.RPC]*readPlan
+	replies map[*analysis.RPC]*replyPlan
 	filled  map[fillKey]int // Write and Reply chunk bytes pushed so far
 	postSeq uint64
 	rwNext  int
 }
 
 func newBuilder(tl *Timeline, qp uint32) *builder {
-	return &builder{tl: tl, byFlow: map[*decode.Flow]*conn{}, qp: qp, rpcIDs: map[*decode.RPC]int{}, inline: map[*decode.RPC]int{}}
+	return &builder{tl: tl, byFlow: map[*analysis.Flow]*conn{}, qp: qp, rpcIDs: map[*analysis.RPC]int{}, inline: map[*analysis.RPC]int{}}
 }
 
 // learn is called for each record as the decoder reads it, ahead of the
@@ -81,7 +81,7 @@ func (b *builder) learn(r *record) {
 	if b.connOf(f) != nil {
 		return
 	}
-	c := &conn{reads: map[*decode.RPC]*readPlan{}, replies: map[*decode.RPC]*replyPlan{}, filled: map[fillKey]int{},
+	c := &conn{reads: map[*analysis.RPC]*readPlan{}, replies: map[*analysis.RPC]*replyPlan{}, filled: map[fillKey]int{},
 		server: m.RPC.Server, client: m.RPC.Client}
 	if m.Call {
 		c.cflow = f
@@ -103,7 +103,7 @@ func (b *builder) qps() string {
 			break
 		}
 		var qps []string
-		for _, f := range []*decode.Flow{c.cflow, c.sflow} {
+		for _, f := range []*analysis.Flow{c.cflow, c.sflow} {
 			if f == nil {
 				continue
 			}
@@ -117,7 +117,7 @@ func (b *builder) qps() string {
 }
 
 // connOf is the transport of flow f, or nil; it learns f's peer.
-func (b *builder) connOf(f *decode.Flow) *conn {
+func (b *builder) connOf(f *analysis.Flow) *conn {
 	if f == nil {
 		return nil
 	}
@@ -142,7 +142,7 @@ func (b *builder) connOf(f *decode.Flow) *conn {
 }
 
 // inlineLen is the length of rpc's inline call.
-func (b *builder) inlineLen(rpc *decode.RPC) int {
+func (b *builder) inlineLen(rpc *analysis.RPC) int {
 	if n, ok := b.inline[rpc]; ok {
 		return n
 	}
@@ -216,7 +216,7 @@ func (b *builder) record(r *record) {
 		b.connect(r)
 		return
 	}
-	if st := r.an.PSN.Status; st == decode.PSNDuplicate || st == decode.PSNRetransmission {
+	if st := r.an.PSN.Status; st == analysis.PSNDuplicate || st == analysis.PSNRetransmission {
 		b.resent(r)
 		return
 	}
@@ -322,7 +322,7 @@ func (b *builder) stepAt(frame int, rel time.Duration, kind Kind, rpc int, text 
 }
 
 // rpcID numbers RPCs in the order the replay meets them.
-func (b *builder) rpcID(r *decode.RPC) int {
+func (b *builder) rpcID(r *analysis.RPC) int {
 	if r == nil {
 		return 0
 	}
@@ -422,7 +422,7 @@ func (b *builder) recv(r *record) {
 }
 
 // call is an RPC call arriving.
-func (b *builder) call(r *record, m *decode.RPCMessage) {
+func (b *builder) call(r *record, m *analysis.RPCMessage) {
 	rpc := m.RPC
 	id := b.rpcID(rpc)
 	h := &m.Header
@@ -448,7 +448,7 @@ func (b *builder) call(r *record, m *decode.RPCMessage) {
 }
 
 // chunkSummary says a call's chunks in a few words.
-func chunkSummary(rpc *decode.RPC) string {
+func chunkSummary(rpc *analysis.RPC) string {
 	var parts []string
 	if n := len(rpc.ReadChunks); n > 0 {
 		c := rpc.ReadChunks[0]
@@ -459,7 +459,7 @@ func chunkSummary(rpc *decode.RPC) string {
 		parts = append(parts, fmt.Sprintf("Write list: %s, %s, %d B", plural(n, "chunk"), plural(segCount(rpc.WriteChunks), "segment"), chunksBytes(rpc.WriteChunks)))
 	}
 	if c := rpc.ReplyChunk; c != nil {
-		parts = append(parts, fmt.Sprintf("Reply chunk: %s, %d B", plural(len(c.Segments), "segment"), chunksBytes([]*decode.Chunk{c})))
+		parts = append(parts, fmt.Sprintf("Reply chunk: %s, %d B", plural(len(c.Segments), "segment"), chunksBytes([]*analysis.Chunk{c})))
 	}
 	if len(parts) == 0 {
 		return " (inline)"
@@ -468,21 +468,21 @@ func chunkSummary(rpc *decode.RPC) string {
 }
 
 // chunkLines are a call's chunks as the engine's snap.CallHeader lists them.
-func chunkLines(rpc *decode.RPC) []string {
+func chunkLines(rpc *analysis.RPC) []string {
 	var out []string
 	for i, c := range rpc.ReadChunks {
-		out = append(out, fmt.Sprintf("read chunk %d: position %d, %d bytes in %d segments %s", i, c.Position, chunksBytes([]*decode.Chunk{c}), len(c.Segments), segList(c)))
+		out = append(out, fmt.Sprintf("read chunk %d: position %d, %d bytes in %d segments %s", i, c.Position, chunksBytes([]*analysis.Chunk{c}), len(c.Segments), segList(c)))
 	}
 	for i, c := range rpc.WriteChunks {
-		out = append(out, fmt.Sprintf("write chunk %d: %d bytes in %d segments %s", i, chunksBytes([]*decode.Chunk{c}), len(c.Segments), segList(c)))
+		out = append(out, fmt.Sprintf("write chunk %d: %d bytes in %d segments %s", i, chunksBytes([]*analysis.Chunk{c}), len(c.Segments), segList(c)))
 	}
 	if c := rpc.ReplyChunk; c != nil {
-		out = append(out, fmt.Sprintf("reply chunk: %d bytes in %d segments %s", chunksBytes([]*decode.Chunk{c}), len(c.Segments), segList(c)))
+		out = append(out, fmt.Sprintf("reply chunk: %d bytes in %d segments %s", chunksBytes([]*analysis.Chunk{c}), len(c.Segments), segList(c)))
 	}
 	return out
 }
 
-func segList(c *decode.Chunk) string {
+func segList(c *analysis.Chunk) string {
 	parts := make([]string, len(c.Segments))
 	for i, s := range c.Segments {
 		parts[i] = fmt.Sprintf("0x%x:%d@0x%x", s.Handle, s.Length, s.Offset)
@@ -490,7 +490,7 @@ func segList(c *decode.Chunk) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-func segCount(cs []*decode.Chunk) int {
+func segCount(cs []*analysis.Chunk) int {
 	n := 0
 	for _, c := range cs {
 		n += len(c.Segments)
@@ -498,7 +498,7 @@ func segCount(cs []*decode.Chunk) int {
 	return n
 }
 
-func chunksBytes(cs []*decode.Chunk) int {
+func chunksBytes(cs []*analysis.Chunk) int {
 	n := 0
 	for _, c := range cs {
 		for _, s := range c.Segments {
@@ -508,7 +508,7 @@ func chunksBytes(cs []*decode.Chunk) int {
 	return n
 }
 
-func readBytes(rpc *decode.RPC) int { return chunksBytes(rpc.ReadChunks) }
+func readBytes(rpc *analysis.RPC) int { return chunksBytes(rpc.ReadChunks) }
 
 // maxSummary bounds the NFS summaries a step quotes (a READDIR reply
 // lists every name).

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
@@ -19,20 +19,20 @@ type segKey struct{ chunk, seg int }
 // segment, and the chain of RDMA READs posted at once.
 type readPlan struct {
 	id       int
-	rpc      *decode.RPC
+	rpc      *analysis.RPC
 	fn       *trace.Func // the svc_rdma_read_* function the Read list takes
 	complete *trace.Func // the svc_rdma_read_complete_* function that finishes it
 	base     map[segKey]int
 	inline   [][2]int // stream offset and length of inline ranges copied into rc_pages
-	reads    []*decode.Message
-	index    map[*decode.Message]int
+	reads    []*analysis.Message
+	index    map[*analysis.Message]int
 	wqes     map[segKey]int
 	snap     snap.Read
 	chain    snap.Chain
-	outside  map[*decode.Message]string // READs outside their segment: why
-	srcs     map[segKey]string          // each segment's source name, made once
-	dense    bool                       // the capture holds the whole layout's bytes
-	planned  []int                      // the pages the SGLs point into, sorted
+	outside  map[*analysis.Message]string // READs outside their segment: why
+	srcs     map[segKey]string            // each segment's source name, made once
+	dense    bool                         // the capture holds the whole layout's bytes
+	planned  []int                        // the pages the SGLs point into, sorted
 }
 
 // maxUnbacked is how far past the bytes a READ's responses brought its SGL
@@ -52,7 +52,7 @@ func (p *readPlan) src(k segKey) string {
 
 // readSegment returns segment seg of Read chunk chunk of rpc, or nil when
 // the call has none.
-func readSegment(rpc *decode.RPC, chunk, seg int) *decode.Segment {
+func readSegment(rpc *analysis.RPC, chunk, seg int) *analysis.Segment {
 	if chunk < 0 || chunk >= len(rpc.ReadChunks) {
 		return nil
 	}
@@ -67,7 +67,7 @@ func readSegment(rpc *decode.RPC, chunk, seg int) *decode.Segment {
 // at c.Offset do not fit the Read chunk segment c names, or "" when they
 // do. Both numbers come off the wire: only bytes inside the segment are
 // placed in rc_pages.
-func outsideSegment(rpc *decode.RPC, c decode.ChunkRef) string {
+func outsideSegment(rpc *analysis.RPC, c analysis.ChunkRef) string {
 	sg := readSegment(rpc, c.Chunk, c.Segment)
 	if sg == nil {
 		return "the call has no such segment"
@@ -80,16 +80,16 @@ func outsideSegment(rpc *decode.RPC, c decode.ChunkRef) string {
 
 // chunkPlace is "N B at +OFF of read chunk C segment S", OFF signed: a
 // place below its segment wraps.
-func chunkPlace(c decode.ChunkRef) string {
+func chunkPlace(c analysis.ChunkRef) string {
 	return fmt.Sprintf("%d B at %+d of read chunk %d segment %d", c.Len, int64(c.Offset), c.Chunk, c.Segment)
 }
 
 // planRead lays the Read list out as the kernel does: rc_pages filled in
 // order from rc_curpage 0, rc_pageoff 0, one chunk after the other (with
 // the inline bytes between them for several chunks).
-func (b *builder) planRead(rpc *decode.RPC, id int) *readPlan {
-	p := &readPlan{id: id, rpc: rpc, base: map[segKey]int{}, index: map[*decode.Message]int{}, wqes: map[segKey]int{},
-		outside: map[*decode.Message]string{}, srcs: map[segKey]string{}}
+func (b *builder) planRead(rpc *analysis.RPC, id int) *readPlan {
+	p := &readPlan{id: id, rpc: rpc, base: map[segKey]int{}, index: map[*analysis.Message]int{}, wqes: map[segKey]int{},
+		outside: map[*analysis.Message]string{}, srcs: map[segKey]string{}}
 	chunks := rpc.ReadChunks
 	inline := b.inlineLen(rpc)
 	stream := 0
@@ -123,7 +123,7 @@ func (b *builder) planRead(rpc *decode.RPC, id int) *readPlan {
 				at = pos
 			}
 			lay(i)
-			gone += (chunksBytes([]*decode.Chunk{c}) + 3) &^ 3
+			gone += (chunksBytes([]*analysis.Chunk{c}) + 3) &^ 3
 		}
 		if inline > at {
 			p.inline = append(p.inline, [2]int{stream, inline - at})
@@ -132,7 +132,7 @@ func (b *builder) planRead(rpc *decode.RPC, id int) *readPlan {
 	}
 	ps := b.tl.pageSize
 	for _, m := range rpc.Reads {
-		if m.Chunk == nil || m.Chunk.Kind != decode.ChunkRead {
+		if m.Chunk == nil || m.Chunk.Kind != analysis.ChunkRead {
 			continue
 		}
 		p.index[m] = len(p.reads)
@@ -235,7 +235,7 @@ func (b *builder) readRequest(r *record) {
 		b.other(r, "an RDMA READ request the analysis could not follow")
 		return
 	}
-	if m.Chunk == nil || m.Chunk.Kind != decode.ChunkRead || len(m.Chunk.RPC.ReadChunks) == 0 {
+	if m.Chunk == nil || m.Chunk.Kind != analysis.ChunkRead || len(m.Chunk.RPC.ReadChunks) == 0 {
 		b.other(r, fmt.Sprintf("RDMA READ of %d B at 0x%x, rkey 0x%x: no call in the capture advertised it as a Read chunk", m.DMALen, m.VA, m.RKey))
 		return
 	}
@@ -257,14 +257,14 @@ func (b *builder) readRequest(r *record) {
 	b.step(r, KindRead, id, text, nil)
 }
 
-func readWhat(m *decode.Message) string {
+func readWhat(m *analysis.Message) string {
 	c := m.Chunk
 	return fmt.Sprintf("%d B of read chunk %d segment %d at %+d (rkey 0x%x)", m.DMALen, c.Chunk, c.Segment, int64(c.Offset), m.RKey)
 }
 
 // readOutside adds the anomaly of a READ request outside its segment and
 // returns the words for its step ("" when it is inside).
-func (b *builder) readOutside(r *record, p *readPlan, m *decode.Message) string {
+func (b *builder) readOutside(r *record, p *readPlan, m *analysis.Message) string {
 	why := p.outside[m]
 	if why == "" {
 		return ""
@@ -276,7 +276,7 @@ func (b *builder) readOutside(r *record, p *readPlan, m *decode.Message) string 
 
 // postRead is svc_rdma_process_read_list: the Read list laid out in
 // rc_pages and posted as one chain.
-func (b *builder) postRead(r *record, rpc *decode.RPC, id int) {
+func (b *builder) postRead(r *record, rpc *analysis.RPC, id int) {
 	p := b.planRead(rpc, id)
 	b.reads[rpc] = p
 	callChunks := 0
@@ -289,7 +289,7 @@ func (b *builder) postRead(r *record, rpc *decode.RPC, id int) {
 		b.ev(taskNfsd, trace.Point, 2, kernel.SvcRdmaCopyInlineRange, "curpage", in[0]/b.tl.pageSize, "pageoff", in[0]%b.tl.pageSize, "length", in[1])
 	}
 	for i, c := range rpc.ReadChunks {
-		b.ev(taskNfsd, trace.Call, 2, kernel.SvcRdmaBuildReadChunk, "position", c.Position, "length", chunksBytes([]*decode.Chunk{c}), "segments", len(c.Segments))
+		b.ev(taskNfsd, trace.Call, 2, kernel.SvcRdmaBuildReadChunk, "position", c.Position, "length", chunksBytes([]*analysis.Chunk{c}), "segments", len(c.Segments))
 		for j, s := range c.Segments {
 			k := segKey{i, j}
 			end := p.base[k] + int(s.Length)
@@ -352,7 +352,7 @@ func chainArg(wrs []snap.WR) string {
 func (b *builder) readData(r *record) {
 	m := r.an.Msg
 	var p *readPlan
-	if m != nil && m.Chunk != nil && m.Chunk.Kind == decode.ChunkRead {
+	if m != nil && m.Chunk != nil && m.Chunk.Kind == analysis.ChunkRead {
 		p = b.reads[m.Chunk.RPC]
 	}
 	ackApply, acked := b.ackedMessages(r)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
@@ -14,18 +14,18 @@ import (
 
 // fillKey counts the bytes pushed into one chunk of one call.
 type fillKey struct {
-	rpc *decode.RPC
+	rpc *analysis.RPC
 	ck  chunkKey
 }
 
 // chunkKey names a Write chunk or the Reply chunk of a call.
 type chunkKey struct {
-	kind  decode.ChunkKind
+	kind  analysis.ChunkKind
 	chunk int
 }
 
 func (k chunkKey) String() string {
-	if k.kind == decode.ChunkReply {
+	if k.kind == analysis.ChunkReply {
 		return "reply chunk"
 	}
 	return fmt.Sprintf("write chunk %d", k.chunk)
@@ -35,20 +35,20 @@ func (k chunkKey) String() string {
 // RDMA WRITEs that fill the Write and Reply chunks, then the Send.
 type replyPlan struct {
 	id     int
-	rpc    *decode.RPC
+	rpc    *analysis.RPC
 	pos    uint64 // its reply position (sc_post_seq after the post)
 	owner  string
-	index  map[*decode.Message]int
+	index  map[*analysis.Message]int
 	totals map[chunkKey]int // bytes the chain pushes into each chunk
 	writes map[chunkKey]int // and its RDMA WRITEs
-	send   *decode.Message
+	send   *analysis.Message
 	acked  int // the frame of the ACK of its Send, once built
 	chain  snap.Chain
 	ctxts  []snap.RWCtxt
 }
 
 // replyOfSend returns the plan whose Send m is.
-func (b *builder) replyOfSend(m *decode.Message) *replyPlan {
+func (b *builder) replyOfSend(m *analysis.Message) *replyPlan {
 	if m.RPC == nil || m.RPC.RPC == nil {
 		return nil
 	}
@@ -59,17 +59,17 @@ func (b *builder) replyOfSend(m *decode.Message) *replyPlan {
 }
 
 // planReply builds the reply chain of rpc from what the wire shows of it.
-func (b *builder) planReply(rpc *decode.RPC, id int) *replyPlan {
+func (b *builder) planReply(rpc *analysis.RPC, id int) *replyPlan {
 	b.postSeq++
 	p := &replyPlan{id: id, rpc: rpc, pos: b.postSeq, owner: "reply xid " + hexXID(rpc.XID),
-		index: map[*decode.Message]int{}, totals: map[chunkKey]int{}, writes: map[chunkKey]int{}}
+		index: map[*analysis.Message]int{}, totals: map[chunkKey]int{}, writes: map[chunkKey]int{}}
 	var wrs []snap.WR
 	var run *snap.RWCtxt
 	var runKey segKey
 	var runChunk chunkKey
 	runWRs := 0
 	for _, w := range rpc.Writes {
-		if w.Chunk == nil || w.Chunk.Kind == decode.ChunkRead {
+		if w.Chunk == nil || w.Chunk.Kind == analysis.ChunkRead {
 			continue
 		}
 		ck := chunkKey{w.Chunk.Kind, w.Chunk.Chunk}
@@ -106,7 +106,7 @@ func (b *builder) planReply(rpc *decode.RPC, id int) *replyPlan {
 
 // postReply is svc_rdma_sendto building and posting the reply chain; it
 // adds the events and returns the change to the picture.
-func (b *builder) postReply(rpc *decode.RPC, id int) (*replyPlan, op) {
+func (b *builder) postReply(rpc *analysis.RPC, id int) (*replyPlan, op) {
 	p := b.planReply(rpc, id)
 	b.replies[rpc] = p
 	xid := hexXID(rpc.XID)
@@ -118,14 +118,14 @@ func (b *builder) postReply(rpc *decode.RPC, id int) (*replyPlan, op) {
 	}
 	for _, ck := range p.chunkOrder() {
 		n := p.writes[ck]
-		if ck.kind == decode.ChunkWrite {
+		if ck.kind == analysis.ChunkWrite {
 			b.ev(taskNfsd, trace.Call, 1, kernel.SvcRdmaSendWriteChunk, "chunk", ck.chunk, "payload", p.totals[ck])
 		} else {
 			b.ev(taskNfsd, trace.Call, 1, kernel.SvcRdmaPrepareReplyChunk, "reply_len", p.totals[ck])
 		}
 		b.ev(taskNfsd, trace.Point, 2, kernel.SvcRdmaBuildWrites, "wqes", n)
 		fn := kernel.SvcRdmaSendWriteChunk
-		if ck.kind == decode.ChunkReply {
+		if ck.kind == analysis.ChunkReply {
 			fn = kernel.SvcRdmaPrepareReplyChunk
 		}
 		b.ev(taskNfsd, trace.Return, 1, fn)
@@ -159,11 +159,11 @@ func (b *builder) postReply(rpc *decode.RPC, id int) (*replyPlan, op) {
 func (p *replyPlan) chunkOrder() []chunkKey {
 	var out []chunkKey
 	for _, c := range p.rpc.WriteChunks {
-		if k := (chunkKey{decode.ChunkWrite, c.Index}); p.totals[k] > 0 {
+		if k := (chunkKey{analysis.ChunkWrite, c.Index}); p.totals[k] > 0 {
 			out = append(out, k)
 		}
 	}
-	if k := (chunkKey{decode.ChunkReply, 0}); p.totals[k] > 0 {
+	if k := (chunkKey{analysis.ChunkReply, 0}); p.totals[k] > 0 {
 		out = append(out, k)
 	}
 	return out
@@ -175,7 +175,7 @@ func (p *replyPlan) describe() string {
 	for _, ck := range p.chunkOrder() {
 		n := p.writes[ck]
 		to := ck.String()
-		if ck.kind == decode.ChunkReply {
+		if ck.kind == analysis.ChunkReply {
 			to = "the " + to
 		}
 		parts = append(parts, fmt.Sprintf("%s to %s", plural(n, "RDMA WRITE"), to))
@@ -192,7 +192,7 @@ func (p *replyPlan) describe() string {
 }
 
 // procName is the procedure a reply position is listed under.
-func procName(rpc *decode.RPC) string {
+func procName(rpc *analysis.RPC) string {
 	s := rpc.CallSummary
 	if s == "" {
 		s = rpc.ReplySummary
@@ -216,7 +216,7 @@ func procName(rpc *decode.RPC) string {
 // posted whole with its first packet.
 func (b *builder) write(r *record) {
 	m := r.an.Msg
-	if m == nil || m.Chunk == nil || m.Chunk.Kind == decode.ChunkRead {
+	if m == nil || m.Chunk == nil || m.Chunk.Kind == analysis.ChunkRead {
 		what := "an RDMA WRITE the analysis could not follow"
 		if m != nil {
 			what = fmt.Sprintf("RDMA WRITE of %d B to 0x%x, rkey 0x%x: no call in the capture advertised it as a Write or Reply chunk", m.DMALen, m.VA, m.RKey)
@@ -253,10 +253,10 @@ func (b *builder) write(r *record) {
 
 // writeOutside says why the bytes a WRITE packet moves do not fit the
 // Write or Reply chunk segment it names, or "" when they do.
-func writeOutside(rpc *decode.RPC, c decode.ChunkRef) string {
-	var ch *decode.Chunk
+func writeOutside(rpc *analysis.RPC, c analysis.ChunkRef) string {
+	var ch *analysis.Chunk
 	switch {
-	case c.Kind == decode.ChunkReply:
+	case c.Kind == analysis.ChunkReply:
 		ch = rpc.ReplyChunk
 	case c.Chunk >= 0 && c.Chunk < len(rpc.WriteChunks):
 		ch = rpc.WriteChunks[c.Chunk]
@@ -274,7 +274,7 @@ func writeOutside(rpc *decode.RPC, c decode.ChunkRef) string {
 
 // packetOf is "k/n", the packet's place in its message ("k/?" when the
 // capture did not see the message's last packet).
-func packetOf(r *record, m *decode.Message) string {
+func packetOf(r *record, m *analysis.Message) string {
 	if !m.Complete {
 		return fmt.Sprintf("%d/?", r.an.MsgIndex+1)
 	}

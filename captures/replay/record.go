@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
@@ -18,7 +19,7 @@ type record struct {
 	psn     uint32
 	payload int32     // InfiniBand payload bytes
 	opcode  ib.Opcode // the BTH opcode
-	an      analysis
+	an      recAnalysis
 	// What few frames have. Never nil (noRecExtra when the frame has none
 	// of it), so that its fields read as the record's own.
 	*recExtra
@@ -29,26 +30,26 @@ type recExtra struct {
 	bad string // why the frame did not decode, if it did not
 }
 
-// analysis is the part of decode.Analysis the builder reads, under the
+// recAnalysis is the part of analysis.Analysis the builder reads, under the
 // same names.
-type analysis struct {
-	Flow     *decode.Flow
-	Msg      *decode.Message
+type recAnalysis struct {
+	Flow     *analysis.Flow
+	Msg      *analysis.Message
 	MsgIndex int
-	Ack      *decode.AckInfo
-	Chunk    decode.ChunkRef
-	PSN      struct{ Status decode.PSNStatus }
+	Ack      *analysis.AckInfo
+	Chunk    analysis.ChunkRef
+	PSN      struct{ Status analysis.PSNStatus }
 	// What few packets have (a call or reply, a CM message, notes): never
 	// nil, as recExtra.
 	*anExtra
 }
 
 type anExtra struct {
-	RPC    *decode.RPCMessage
+	RPC    *analysis.RPCMessage
 	NotRPC string
 	Short  bool
-	CM     *decode.CMConn
-	Notes  []decode.Note
+	CM     *analysis.CMConn
+	Notes  []analysis.Note
 }
 
 // The extras of the frames that have none: shared, and never written.
@@ -57,8 +58,8 @@ var (
 	noAnExtra  = &anExtra{}
 )
 
-func compact(a *decode.Analysis) analysis {
-	an := analysis{Flow: a.Flow, Msg: a.Msg, MsgIndex: a.MsgIndex, Ack: a.Ack, Chunk: a.Chunk, anExtra: noAnExtra}
+func compact(a *analysis.Analysis) recAnalysis {
+	an := recAnalysis{Flow: a.Flow, Msg: a.Msg, MsgIndex: a.MsgIndex, Ack: a.Ack, Chunk: a.Chunk, anExtra: noAnExtra}
 	an.PSN.Status = a.PSN.Status
 	if a.RPC != nil || a.NotRPC != "" || a.Short || a.CM != nil || len(a.Notes) > 0 {
 		// The decoder reuses the notes' array for the next packet.

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
@@ -430,9 +431,9 @@ func TestKernelNames(t *testing.T) {
 // rpcsWithReads are the calls of a capture that had a Read list, as the
 // decoder finds them (as far as a damaged capture goes): a timeline lets
 // go of its decode.RPCs once built.
-func rpcsWithReads(capture []byte) []*decode.RPC {
-	an, _ := decode.Read(bytes.NewReader(capture), "capture", func(*decode.Packet) error { return nil })
-	var out []*decode.RPC
+func rpcsWithReads(capture []byte) []*analysis.RPC {
+	an, _ := decode.Read(bytes.NewReader(capture), "capture", func(*analysis.Packet) error { return nil })
+	var out []*analysis.RPC
 	if an == nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
@@ -69,7 +70,7 @@ func newFileFrames(r io.Reader, closer io.Closer, name string, o ReadOptions) (*
 		return nil, &decode.FileError{Path: name, Err: err}
 	}
 	return &fileFrames{name: name, pr: pr, closer: closer,
-		d: decode.NewDecoderWith(decode.Options{DropChunkData: true, DropRPCs: true, DropNotes: true, ForgetIdle: true})}, nil
+		d: decode.NewDecoderWith(analysis.Options{DropChunkData: true, DropRPCs: true, DropNotes: true, ForgetIdle: true})}, nil
 }
 
 func (f *fileFrames) next() (*decode.Brief, error) {
@@ -189,7 +190,7 @@ func settled(r *record) bool {
 	return true
 }
 
-func replied(rpc *decode.RPC) bool {
+func replied(rpc *analysis.RPC) bool {
 	return rpc == nil || (rpc.Reply != nil && rpc.Reply.Msg != nil && rpc.Reply.Msg.Complete)
 }
 
@@ -263,7 +264,7 @@ func (tl *Timeline) pump1() bool {
 // (sink), nor one read with NoJSON.
 func (tl *Timeline) keepsWire() bool { return tl.sink == nil && !tl.noJSON }
 
-// letGo lets go of every RPC's decode.RPC once the capture is built: an
+// letGo lets go of every RPC's analysis.RPC once the capture is built: an
 // RPC's messages hold the decoder's slabs of them.
 func (b *builder) letGo() {
 	for i := range b.tl.RPCs {
@@ -282,7 +283,7 @@ func (b *builder) letGo() {
 // few KB (its pages' SGEs, its chain), and no later packet of theirs is
 // waited for.
 func (b *builder) sweep(frame int) {
-	delivered := map[*decode.RPC]bool{}
+	delivered := map[*analysis.RPC]bool{}
 	for _, c := range b.conns {
 		for rpc, p := range c.replies {
 			if p.acked > 0 && p.acked+ackedMargin < frame {
@@ -290,7 +291,7 @@ func (b *builder) sweep(frame int) {
 			}
 		}
 	}
-	old := func(rpc *decode.RPC) bool {
+	old := func(rpc *analysis.RPC) bool {
 		return delivered[rpc] || (rpc.Reply != nil && rpc.Reply.Msg != nil && rpc.Reply.Msg.LastFrame+2*maxLook < frame)
 	}
 	for rpc, id := range b.rpcIDs {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
@@ -73,8 +74,8 @@ type RPC struct {
 	Last  int
 	Conn  int // its transport (1-based, Timeline.Conns)
 
-	rpc  *decode.RPC // until the builder lets it go (sweep)
-	wire *rpcWire    // then what the JSON transcript quotes of it
+	rpc  *analysis.RPC // until the builder lets it go (sweep)
+	wire *rpcWire      // then what the JSON transcript quotes of it
 }
 
 // Conn is one transport of the replay: a queue pair carrying RPC-over-RDMA,

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/nfs"
 	"github.com/rdmalab/rdmalab/proto/safe"
@@ -204,7 +204,7 @@ type jsonString struct {
 }
 
 // rpcWire is what a JSON transcript quotes of an RPC, kept once its
-// decode.RPC is let go: the frames of its call and reply, and their
+// analysis.RPC is let go: the frames of its call and reply, and their
 // strings.
 type rpcWire struct {
 	callFrame, replyFrame int // -1: not in the capture
@@ -213,7 +213,7 @@ type rpcWire struct {
 
 // wireOf is what the JSON transcript quotes of rpc: the AUTH_SYS machine
 // name and the NFS names of its call, and those of its reply.
-func wireOf(rpc *decode.RPC) *rpcWire {
+func wireOf(rpc *analysis.RPC) *rpcWire {
 	w := &rpcWire{callFrame: -1, replyFrame: -1}
 	add := func(out []jsonString, f *nfs.Fields) []jsonString {
 		if f == nil {

@@ -3,7 +3,7 @@ package replay
 import (
 	"fmt"
 
-	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 )
 
 // unknowns fills Timeline.Unknown: what the picture leaves empty because
@@ -19,7 +19,7 @@ func (b *builder) unknowns(src *source) {
 	writes := false
 	queued := src.q[src.head:]
 	for i := range queued {
-		if k := queued[i].an.Chunk.Kind; k == decode.ChunkWrite || k == decode.ChunkReply {
+		if k := queued[i].an.Chunk.Kind; k == analysis.ChunkWrite || k == analysis.ChunkReply {
 			writes = true
 			break
 		}

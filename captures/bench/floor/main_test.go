@@ -12,6 +12,7 @@ import (
 	"github.com/google/gopacket/layers"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
@@ -31,7 +32,7 @@ func TestFloorCountsAsTheDecoder(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		var want counts
-		if _, err := decode.ReadFile(path, func(p *decode.Packet) error {
+		if _, err := decode.ReadFile(path, func(p *analysis.Packet) error {
 			want.frames++
 			if p.BTH == nil || p.UDP == nil || p.IPv4 == nil || p.Eth == nil ||
 				p.Eth.EthernetType != layers.EthernetTypeIPv4 || p.DstPort != ib.UDPPortRoCEv2 {

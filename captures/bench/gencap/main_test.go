@@ -13,6 +13,7 @@ import (
 	"github.com/google/gopacket"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
@@ -32,7 +33,7 @@ func TestGencap(t *testing.T) {
 	}
 	var last time.Time
 	frames := 0
-	an, err := decode.ReadFile(path, func(p *decode.Packet) error {
+	an, err := decode.ReadFile(path, func(p *analysis.Packet) error {
 		frames++
 		if p.ICRC.State != frame.CRCGood {
 			return fmt.Errorf("frame %d: ICRC %v", p.Frame, p.ICRC.State)

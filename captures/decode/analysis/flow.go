@@ -1,4 +1,4 @@
-package decode
+package analysis
 
 import (
 	"fmt"
@@ -20,10 +20,10 @@ type FlowKey struct {
 	EE       bool // QP is an EE context number (RD)
 }
 
-func (k FlowKey) String() string { return string(k.appendTo(nil)) }
+func (k FlowKey) String() string { return string(k.AppendTo(nil)) }
 
-// appendTo appends the text of k to b: "192.0.2.1 → 192.0.2.2 QP 0x000011".
-func (k FlowKey) appendTo(b []byte) []byte {
+// AppendTo appends the text of k to b: "192.0.2.1 → 192.0.2.2 QP 0x000011".
+func (k FlowKey) AppendTo(b []byte) []byte {
 	b = k.Src.AppendTo(b)
 	b = k.Dst.AppendTo(append(b, " → "...))
 	if k.EE {
@@ -50,9 +50,9 @@ type Flow struct {
 	Packets   int
 
 	// Requests sent on this flow: the most recent ones (at most
-	// 2*keepMsgs; the dropped older ones are counted in dropped).
+	// 2*keepMsgs; the dropped older ones are counted in Dropped).
 	Msgs       []*Message
-	dropped    int
+	Dropped    int
 	expect     uint32 // the next request PSN expected
 	expectHi   uint32 // after a READ of unknown packet count: any PSN in [expect, expectHi] is in order
 	haveExpect bool
@@ -133,9 +133,9 @@ func (f *Flow) checkPSN(p *Packet, psn uint32) PSNCheck {
 		return PSNCheck{Status: PSNOK, Expected: psn}
 	}
 	c := PSNCheck{Expected: f.expect}
-	d := psnDiff(psn, f.expect)
+	d := PSNDiff(psn, f.expect)
 	switch {
-	case d == 0 || (d > 0 && psnDiff(psn, f.expectHi) <= 0):
+	case d == 0 || (d > 0 && PSNDiff(psn, f.expectHi) <= 0):
 		c.Status = PSNOK
 		if r := f.lastRead; r != nil && d > 0 && r.LastPSN == r.FirstPSN && !r.RespDone {
 			r.LastPSN = psnAdd(psn, -1) // the READ took the PSNs up to this one
@@ -162,7 +162,7 @@ func (f *Flow) checkPSN(p *Packet, psn uint32) PSNCheck {
 // fillHole reports whether psn was missing, and marks it seen.
 func (f *Flow) fillHole(psn uint32) bool {
 	for i, h := range f.holes {
-		if psnDiff(psn, h[0]) < 0 || psnDiff(psn, h[1]) >= 0 {
+		if PSNDiff(psn, h[0]) < 0 || PSNDiff(psn, h[1]) >= 0 {
 			continue
 		}
 		switch {
@@ -220,7 +220,7 @@ func (f *Flow) findMsg(psn uint32) *Message {
 // still waiting for an ACK stay.
 func (f *Flow) forget() {
 	n := f.unacked
-	f.dropped += n
+	f.Dropped += n
 	rest := copy(f.Msgs, f.Msgs[n:])
 	clear(f.Msgs[rest:])
 	f.Msgs, f.unacked = f.Msgs[:rest], 0
@@ -239,11 +239,11 @@ func (f *Flow) newMessage(p *Packet, kind ib.Kind, s *slab) *Message {
 		copy(f.Msgs, f.Msgs[n:])
 		clear(f.Msgs[keepMsgs:])
 		f.Msgs = f.Msgs[:keepMsgs]
-		f.dropped += n
+		f.Dropped += n
 		f.unacked = max(0, f.unacked-n)
 	}
 	m := s.msg()
-	*m = Message{Flow: f, Seq: f.dropped + len(f.Msgs) + 1, Kind: kind, Opcode: p.BTH.Opcode,
+	*m = Message{Flow: f, Seq: f.Dropped + len(f.Msgs) + 1, Kind: kind, Opcode: p.BTH.Opcode,
 		FirstPSN: p.BTH.PSN, LastPSN: p.BTH.PSN, FirstFrame: p.Frame, LastFrame: p.Frame}
 	f.Msgs = append(f.Msgs, m)
 	return m
@@ -265,7 +265,7 @@ func (a *Analyzer) request(p *Packet, f *Flow) {
 		// A resent packet is the same packet of the same message: its
 		// place is its PSN's distance from the message's first.
 		if an.Msg = f.findMsg(b.PSN); an.Msg != nil {
-			an.MsgIndex = psnDiff(b.PSN, an.Msg.FirstPSN)
+			an.MsgIndex = PSNDiff(b.PSN, an.Msg.FirstPSN)
 		}
 		return
 	case PSNGap:
@@ -370,7 +370,7 @@ func (a *Analyzer) dataPacket(p *Packet, f *Flow, kind ib.Kind) {
 	case kind != ib.KindSend:
 	case pos == ib.PosOnly:
 		m.Data = b.Payload // used before the next packet: no copy
-	case len(m.Data)+len(b.Payload) <= maxSendData:
+	case len(m.Data)+len(b.Payload) <= MaxSendData:
 		if m.Data == nil {
 			m.Data = f.sendBuf[:0]
 		}

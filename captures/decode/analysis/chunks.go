@@ -1,4 +1,4 @@
-package decode
+package analysis
 
 // Matching RDMA READs and WRITEs with the segments calls advertised. The
 // server pulls a call's Read chunks with RDMA READ requests and pushes
@@ -60,8 +60,8 @@ func (r *segRef) ref(va uint64, n int) *ChunkRef {
 	return c
 }
 
-// segment returns the segment a reference points at.
-func (c *ChunkRef) segment() *Segment {
+// Seg returns the segment a reference points at.
+func (c *ChunkRef) Seg() *Segment {
 	var ch *Chunk
 	switch c.Kind {
 	case ChunkRead:
@@ -102,7 +102,7 @@ func (s *rpcState) readRequest(a *Analyzer, p *Packet, m *Message) {
 		a.note(p, NoteWritePastSegment, "RDMA READ of a %s chunk segment of XID 0x%08x", c.Kind, c.RPC.XID)
 	} else if c.Past {
 		a.note(p, NoteWritePastSegment, "RDMA READ of %d bytes at offset %d of a %d-byte segment of XID 0x%08x",
-			m.DMALen, int64(c.Offset), c.segment().Length, c.RPC.XID)
+			m.DMALen, int64(c.Offset), c.Seg().Length, c.RPC.XID)
 	}
 }
 
@@ -114,8 +114,8 @@ func (s *rpcState) readData(a *Analyzer, p *Packet, m *Message, off int) {
 	c := *m.Chunk
 	c.Offset += uint64(off)
 	c.Len = len(p.BTH.Payload)
-	c.Past = c.Offset+uint64(c.Len) > uint64(c.segment().Length)
-	n := c.segment().put(c.Offset, p.BTH.Payload)
+	c.Past = c.Offset+uint64(c.Len) > uint64(c.Seg().Length)
+	n := c.Seg().put(c.Offset, p.BTH.Payload)
 	if c.Kind == ChunkRead && c.RPC.ReadChunks[c.Chunk].Position == 0 {
 		c.RPC.zeroPlaced += uint64(n)
 	}
@@ -171,7 +171,7 @@ func (s *rpcState) writePacket(a *Analyzer, p *Packet, m *Message, off int) {
 			a.note(p, NoteWritePastSegment, "RDMA WRITE into a Read chunk segment of XID 0x%08x", c.RPC.XID)
 		case c.Past:
 			a.note(p, NoteWritePastSegment, "RDMA WRITE of %d bytes at offset %d of a %d-byte %s chunk segment of XID 0x%08x",
-				m.DMALen, int64(c.Offset), c.segment().Length, c.Kind, c.RPC.XID)
+				m.DMALen, int64(c.Offset), c.Seg().Length, c.Kind, c.RPC.XID)
 		}
 	}
 	if m.Chunk == nil {
@@ -180,7 +180,7 @@ func (s *rpcState) writePacket(a *Analyzer, p *Packet, m *Message, off int) {
 	c := *m.Chunk
 	c.Offset += uint64(off)
 	c.Len = len(p.BTH.Payload)
-	c.Past = c.Offset+uint64(c.Len) > uint64(c.segment().Length)
-	c.segment().put(c.Offset, p.BTH.Payload)
+	c.Past = c.Offset+uint64(c.Len) > uint64(c.Seg().Length)
+	c.Seg().put(c.Offset, p.BTH.Payload)
 	p.Analysis.Chunk = c
 }

@@ -1,9 +1,7 @@
-package decode
+package analysis
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,7 +11,6 @@ import (
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/nfs"
-	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
 
 // TestKernelNFSCaptures checks the analysis of the kernel's NFS traffic:
@@ -137,37 +134,6 @@ func (r *RPC) replyHdrLen(t *testing.T, b []byte) int {
 	return n
 }
 
-// TestTsharkInfoOfNFSFrames compares our one-line summaries with the Info
-// column tshark printed for the frames the analysis files quote. tshark's
-// READ replies end in "[Malformed Packet]": ours must start with its text.
-func TestTsharkInfoOfNFSFrames(t *testing.T) {
-	quotes := map[string]map[int]string{
-		"nfs3-rdma.pcap": {
-			66: "V3 READ Call, FH: 0xa46d0311 Offset: 0 Len: 4096",
-			69: "V3 READ Reply Len: 6",
-			40: "V3 READDIRPLUS Call, FH: 0x62d40c52",
-			45: "V3 READDIRPLUS Reply . .. small link dir big-256k",
-			50: "V3 READLINK Call, FH: 0xcd6bf4f8",
-			54: "V3 READLINK Reply Path: big-256k",
-		},
-		"nfs4.1-rdma.pcap": {
-			99:  "V4 Call READ StateID: 0xc20b Offset: 0 Len: 4096",
-			8:   "V4 Call EXCHANGE_ID",
-			11:  "V4 Reply EXCHANGE_ID",
-			286: "V4 Call READ StateID: 0xb0e7 Offset: 0 Len: 131072",
-		},
-	}
-	for name, q := range quotes {
-		d := decodeFile(t, testutil.Capture(t, name))
-		for frame, want := range q {
-			line := d.lines[frame-1]
-			if !strings.Contains(line, want) {
-				t.Errorf("%s frame %d:\n got %s want %q", name, frame, line, want)
-			}
-		}
-	}
-}
-
 // TestVerbsTrafficIsNotRPC: plain verbs traffic (ibv_rc_pingpong, rping,
 // perftest) is never taken for RPC-over-RDMA, and the retransmissions of
 // the pingpong capture are found.
@@ -285,20 +251,5 @@ func TestPublicCaptures(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d InfiniBand frames, anomalies %v", name, ibFrames, anomalies)
-	}
-}
-
-// TestTruncatedCapture: a capture cut inside a record decodes up to the
-// cut, and the error names the file, the frame and the offset.
-func TestTruncatedCapture(t *testing.T) {
-	b := testutil.ReadCapture(t, "rdmacm-rping.pcap")
-	path := filepath.Join(t.TempDir(), "cut.pcap")
-	testutil.WriteFile(t, path, b[:24+16+322+16+100])
-	n := 0
-	_, err := ReadFile(path, func(p *Packet) error { n++; return nil })
-	var pe *pcapfile.Error
-	if n != 1 || !errors.As(err, &pe) || pe.Frame != 2 || pe.Offset != 24+16+322+16+100 ||
-		!strings.Contains(err.Error(), "cut.pcap: frame 2, offset 478") || !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Errorf("%d frames, error %v", n, err)
 	}
 }

@@ -1,4 +1,4 @@
-package decode
+package analysis
 
 import (
 	"fmt"
@@ -33,7 +33,7 @@ type Options struct {
 	// neither, like --rpc without --check.
 	SkipCRCs bool
 	// ForgetIdle drops the acknowledged messages a flow remembers once
-	// neither it nor its peer has carried a packet for idleFrames frames:
+	// neither it nor its peer has carried a packet for IdleFrames frames:
 	// a connection that ended keeps next to nothing, so a capture of many
 	// connections, one after another, streams in bounded memory. A
 	// retransmission after so long is then not matched with its message.
@@ -144,7 +144,7 @@ func (a *Analyzer) Packet(p *Packet) {
 	if len(a.rpc.answered) > 0 {
 		a.rpc.release()
 	}
-	if a.opt.ForgetIdle && p.Frame-a.swept >= idleFrames {
+	if a.opt.ForgetIdle && p.Frame-a.swept >= IdleFrames {
 		a.forgetIdle(p.Frame)
 	}
 	if p.Err != nil {
@@ -189,16 +189,16 @@ func (a *Analyzer) Packet(p *Packet) {
 	}
 }
 
-// idleFrames is how many frames without a packet make a flow idle, for
+// IdleFrames is how many frames without a packet make a flow idle, for
 // Options.ForgetIdle: far longer than any wait for an ACK or a reply.
-const idleFrames = 1 << 16
+const IdleFrames = 1 << 16
 
 // forgetIdle drops the messages of the flows idle at frame now. Each look
-// walks every flow, so it comes once every idleFrames frames.
+// walks every flow, so it comes once every IdleFrames frames.
 func (a *Analyzer) forgetIdle(now int) {
 	a.swept = now
 	for _, f := range a.Flows {
-		if f.unacked == 0 || now-f.lastFrame < idleFrames || f.Peer != nil && now-f.Peer.lastFrame < idleFrames {
+		if f.unacked == 0 || now-f.lastFrame < IdleFrames || f.Peer != nil && now-f.Peer.lastFrame < IdleFrames {
 			continue
 		}
 		f.forget()

@@ -1,4 +1,4 @@
-package decode
+package analysis
 
 import (
 	"github.com/rdmalab/rdmalab/proto/ib"
@@ -116,21 +116,21 @@ func (a *Analyzer) ack(p *Packet, q *Flow, psn uint32, final bool) {
 		info.Acked = append(info.Acked, m)
 		q.unacked++
 	}
-	if len(info.Acked) == 0 && q.haveAck && psnDiff(psn, q.lastAck) <= 0 && !syn.IsNAK() {
+	if len(info.Acked) == 0 && q.haveAck && PSNDiff(psn, q.lastAck) <= 0 && !syn.IsNAK() {
 		info.Old = true
 		a.note(p, InfoOldAck, "ACK of PSN %d acknowledges nothing new (the last ACK was of PSN %d)", psn, q.lastAck)
 	}
-	if !q.haveAck || psnDiff(upTo, q.lastAck) > 0 {
+	if !q.haveAck || PSNDiff(upTo, q.lastAck) > 0 {
 		q.lastAck, q.lastAckFrame, q.haveAck = upTo, p.Frame, true
 	}
-	if q.haveExpect && psnDiff(upTo, psnAdd(q.expectHi, -1)) > 0 {
+	if q.haveExpect && PSNDiff(upTo, psnAdd(q.expectHi, -1)) > 0 {
 		a.note(p, InfoMidStream, "ACK of PSN %d, which the capture has not shown yet (reordered or missed)", upTo)
 		return
 	}
 	if !final && !syn.IsNAK() {
 		return // a READ response First: its MSN is not checked
 	}
-	count := uint32(q.dropped + q.unacked)
+	count := uint32(q.Dropped + q.unacked)
 	if !q.msnKnown {
 		q.msnBase, q.msnKnown = (aeth.MSN-count)&psnMask, true
 	}
@@ -157,7 +157,7 @@ func (a *Analyzer) readResponse(p *Packet, r, q *Flow) {
 	var m *Message
 	if q != nil {
 		for _, rd := range q.reads {
-			if psnDiff(b.PSN, rd.FirstPSN) >= 0 && (psnDiff(b.PSN, rd.LastPSN) <= 0 || !rd.RespDone && rd.LastPSN == rd.FirstPSN) {
+			if PSNDiff(b.PSN, rd.FirstPSN) >= 0 && (PSNDiff(b.PSN, rd.LastPSN) <= 0 || !rd.RespDone && rd.LastPSN == rd.FirstPSN) {
 				m = rd
 				break
 			}
@@ -189,7 +189,7 @@ func (a *Analyzer) readPacket(p *Packet, r, q *Flow, m *Message, final bool) {
 	}
 	off := m.RespBytes
 	if mtu := r.mtu(); mtu > 0 {
-		off = psnDiff(b.PSN, m.FirstPSN) * mtu
+		off = PSNDiff(b.PSN, m.FirstPSN) * mtu
 	}
 	if m.RespPackets == 0 {
 		m.RespFirstFrame = p.Frame

@@ -1,4 +1,4 @@
-package decode
+package analysis
 
 // PSNs are 24-bit and wrap (IBTA 9.7.1): a PSN is "before" another when it
 // is less than 2^23 behind it.
@@ -8,8 +8,8 @@ const (
 	psnHalf = 1 << 23
 )
 
-// psnDiff returns a - b as a signed distance on the 24-bit circle.
-func psnDiff(a, b uint32) int {
+// PSNDiff returns a - b as a signed distance on the 24-bit circle.
+func PSNDiff(a, b uint32) int {
 	d := int((a - b) & psnMask)
 	if d >= psnHalf {
 		d -= 1 << 24
@@ -20,4 +20,4 @@ func psnDiff(a, b uint32) int {
 func psnAdd(a uint32, n int) uint32 { return uint32(int(a)+n) & psnMask }
 
 // psnLE reports whether a is at or before b.
-func psnLE(a, b uint32) bool { return psnDiff(a, b) <= 0 }
+func psnLE(a, b uint32) bool { return PSNDiff(a, b) <= 0 }

@@ -1,4 +1,4 @@
-package decode
+package analysis
 
 // RPC-over-RDMA version 1 (RFC 8166) on top of the reassembled SENDs.
 // A complete SEND is taken for an RPC-over-RDMA message only when its
@@ -79,7 +79,7 @@ type RPC struct {
 	noFields bool // CallNFS and ReplyNFS stay nil (Options.SkipNFSFields)
 	// rebuilt is what rebuilding the reply gave when it was summarised:
 	// the detail tree says it, after the Reply chunk's bytes are dropped.
-	rebuilt rebuiltReply
+	rebuilt RebuiltReply
 	// zeroWant and zeroPlaced are the bytes its position-zero Read chunk
 	// claims and the bytes placed in it so far; zeroTried what was placed
 	// when a look for a complete chunk last found a hole.
@@ -113,6 +113,17 @@ type piece struct {
 	off  uint64
 	n    int
 	data []byte
+}
+
+// KeptBytes returns how many of the bytes placed in the segment the
+// analysis still holds (Options.DropChunkData, or a summarised reply, lets
+// them go).
+func (s *Segment) KeptBytes() int {
+	n := 0
+	for _, p := range s.pieces {
+		n += len(p.data)
+	}
+	return n
 }
 
 // Want returns how many bytes the segment should end up holding: its
@@ -190,7 +201,7 @@ type rpcState struct {
 	n      int                   // RPCs seen
 	hdr    rpcrdma.Header
 	chunks []rpcrdma.ReadChunk
-	bufs   rebuildBufs // a rebuilt reply, while it is summarised
+	bufs   RebuildBufs // a rebuilt reply, while it is summarised
 	// answered are the RPCs the last packet answered: with
 	// Options.DropRPCs their bytes go at the next packet, once the
 	// packet's output (which may rebuild the reply) is written.
@@ -354,7 +365,7 @@ func (s *rpcState) call(a *Analyzer, p *Packet, msg *RPCMessage) {
 	if h.ReplyChunk != nil {
 		r.ReplyChunk = newChunk(ChunkReply, 0, h.ReplyChunk, true) // the reply itself
 	}
-	for _, c := range r.chunks() {
+	for _, c := range r.Chunks() {
 		for j, sg := range c.Segments {
 			k := segKey{Owner: r.Client, RKey: sg.Handle}
 			ref := segRef{rpc: r, chunk: c, seg: j}
@@ -388,8 +399,8 @@ func newChunk(kind ChunkKind, i int, wc *rpcrdma.WriteChunk, keep bool) *Chunk {
 	return c
 }
 
-// chunks returns every chunk of r: Read chunks, Write chunks, Reply chunk.
-func (r *RPC) chunks() []*Chunk {
+// Chunks returns every chunk of r: Read chunks, Write chunks, Reply chunk.
+func (r *RPC) Chunks() []*Chunk {
 	cs := append(append([]*Chunk(nil), r.ReadChunks...), r.WriteChunks...)
 	if r.ReplyChunk != nil {
 		cs = append(cs, r.ReplyChunk)
@@ -428,7 +439,7 @@ func (s *rpcState) reply(a *Analyzer, p *Packet, msg *RPCMessage) {
 	r.summarizeZero() // the last look at a call whose chunk had a hole
 	r.echo(h)
 	b, err := r.rebuildReply(&s.bufs)
-	r.rebuilt = rebuiltReply{n: len(b), err: err, some: b != nil, set: true}
+	r.rebuilt = RebuiltReply{N: len(b), Err: err, Some: b != nil, set: true}
 	if err != nil && b == nil {
 		r.ReplySummary = "RPC reply: " + err.Error()
 		return
@@ -444,22 +455,22 @@ func (s *rpcState) reply(a *Analyzer, p *Packet, msg *RPCMessage) {
 	}
 }
 
-// rebuiltReply is the length and error of a rebuilt reply, and whether
+// RebuiltReply is the length and error of a rebuilt reply, and whether
 // there was one.
-type rebuiltReply struct {
-	n         int
-	err       error
-	some, set bool
+type RebuiltReply struct {
+	N         int
+	Err       error
+	Some, set bool
 }
 
-// replyRebuilt says what rebuilding the reply gives: as when it was
+// ReplyRebuilt says what rebuilding the reply gives: as when it was
 // summarised, else rebuilt now.
-func (r *RPC) replyRebuilt(bufs *rebuildBufs) rebuiltReply {
+func (r *RPC) ReplyRebuilt(bufs *RebuildBufs) RebuiltReply {
 	if r.rebuilt.set {
 		return r.rebuilt
 	}
 	b, err := r.rebuildReply(bufs)
-	return rebuiltReply{n: len(b), err: err, some: b != nil}
+	return RebuiltReply{N: len(b), Err: err, Some: b != nil}
 }
 
 // echo records the lengths the reply says were written into each segment.
@@ -492,7 +503,7 @@ func (s *rpcState) release() {
 				m.Inline = nil
 			}
 		}
-		for _, c := range r.chunks() {
+		for _, c := range r.Chunks() {
 			for _, sg := range c.Segments {
 				sg.settle()
 			}
@@ -510,7 +521,7 @@ func (s *rpcState) forget(r *RPC) {
 		delete(s.calls, k)
 	}
 	delete(s.open, r.ID)
-	cs := r.chunks()
+	cs := r.Chunks()
 	var walked map[segKey]bool // rkeys whose list is done, when the call has several segments
 	for _, c := range cs {
 		for _, sg := range c.Segments {

@@ -1,4 +1,4 @@
-package decode
+package analysis
 
 import (
 	"fmt"
@@ -6,8 +6,8 @@ import (
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
-// maxSendData bounds the bytes kept of one reassembled SEND.
-const maxSendData = 4 << 20
+// MaxSendData bounds the bytes kept of one reassembled SEND.
+const MaxSendData = 4 << 20
 
 // maxSendBuf bounds the reassembly buffer a flow keeps for its next SEND.
 const maxSendBuf = 256 << 10
@@ -24,13 +24,13 @@ type Message struct {
 	Partial  bool      // the capture missed its start, or a packet inside it
 	FirstPSN uint32
 	LastPSN  uint32 // a READ: the PSN of its last response packet (once known)
-	ref      uint32 // 1 + its place in its Index's message table (0: none); placed to fill padding
+	IndexRef uint32 // 1 + its place in its Index's message table (0: none); placed to fill padding
 
 	FirstFrame, LastFrame int
 	Packets               int
 	Len                   int // payload bytes (a READ: bytes requested)
 	// Data is a SEND's payload while it is reassembled (at most
-	// maxSendData bytes); it is released once the SEND is complete.
+	// MaxSendData bytes); it is released once the SEND is complete.
 	Data []byte
 
 	// RETH of an RDMA WRITE or READ.
@@ -74,5 +74,5 @@ func (m *Message) Swapped() bool {
 
 // contains reports whether psn is one of the PSNs m used.
 func (m *Message) contains(psn uint32) bool {
-	return psnDiff(psn, m.FirstPSN) >= 0 && psnDiff(psn, m.LastPSN) <= 0
+	return PSNDiff(psn, m.FirstPSN) >= 0 && PSNDiff(psn, m.LastPSN) <= 0
 }

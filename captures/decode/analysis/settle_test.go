@@ -1,15 +1,13 @@
-package decode
+package analysis
 
 import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/rdmalab/rdmalab/internal/testutil"
-	"github.com/rdmalab/rdmalab/proto/pcapfile"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
 )
 
@@ -80,36 +78,6 @@ func TestSegmentSettle(t *testing.T) {
 	}
 }
 
-// An index (DropChunkData) keeps no Reply chunk bytes once the reply is
-// summarised, and the reply's tree still says what rebuilding it gave
-// (TestIndexMatchesDecode compares the trees line by line).
-func TestIndexDropsReplyChunkBytes(t *testing.T) {
-	x := openDone(t, testutil.Capture(t, "nfs3-rdma.pcap"))
-	replies, rebuilt := 0, 0
-	for _, r := range x.Analyzer().RPCs() {
-		if r.ReplyChunk == nil || r.Reply == nil {
-			continue
-		}
-		replies++
-		for _, sg := range r.ReplyChunk.Segments {
-			for _, p := range sg.pieces {
-				if p.data != nil {
-					t.Fatalf("XID 0x%08x: its Reply chunk keeps %d bytes after the reply", r.XID, len(p.data))
-				}
-			}
-		}
-		i := r.Reply.Frame - 1
-		for _, l := range x.Detail(i) {
-			if strings.Contains(l.Text, "[Reply rebuilt with its chunk data") {
-				rebuilt++
-			}
-		}
-	}
-	if replies == 0 || rebuilt == 0 {
-		t.Fatalf("%d replies through a Reply chunk, %d trees saying the reply rebuilt", replies, rebuilt)
-	}
-}
-
 // A reply rebuilt in reused buffers is the reply rebuilt afresh, whatever
 // was rebuilt in them before: Write chunk bytes kept or not (zeros the
 // buffers skip writing), longer replies before shorter ones.
@@ -117,19 +85,12 @@ func TestRebuildReplyReusesBufs(t *testing.T) {
 	var rpcs []*RPC
 	for _, name := range testutil.KernelCaptures() {
 		for _, opt := range []Options{{}, {DropChunkData: true}} {
-			pr, err := pcapfile.NewReader(bytes.NewReader(testutil.ReadCapture(t, name)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			an, err := decodeAll(pr, name, opt, func(*Packet) error { return nil })
-			if err != nil {
-				t.Fatal(err)
-			}
+			an := decodeEach(t, testutil.Capture(t, name), opt, func(*Packet) {})
 			rpcs = append(rpcs, an.RPCs()...)
 		}
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
-	var bufs rebuildBufs
+	var bufs RebuildBufs
 	withData := 0
 	for range 3 {
 		rng.Shuffle(len(rpcs), func(i, j int) { rpcs[i], rpcs[j] = rpcs[j], rpcs[i] })

@@ -1,4 +1,4 @@
-package decode
+package analysis
 
 import (
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
@@ -92,6 +92,11 @@ type AckInfo struct {
 
 	acked [2]*Message // Acked's first storage: most ACKs cover one or two messages
 }
+
+// AckedStorage returns Acked's first storage, empty, for an AckInfo
+// rebuilt from a record (an Index's): appending to it allocates only past
+// two messages.
+func (a *AckInfo) AckedStorage() []*Message { return a.acked[:0] }
 
 // ChunkKind is the kind of chunk a segment belongs to.
 type ChunkKind uint8

@@ -1,4 +1,4 @@
-package decode
+package analysis
 
 // Rebuilding RPC messages with the data RDMA moved (RFC 8166 §3.5):
 //
@@ -271,8 +271,8 @@ func incomplete(missing int) error {
 // returns what it could and an error.
 func (r *RPC) ReplyBytes() ([]byte, error) { return r.rebuildReply(nil) }
 
-// rebuildBufs are buffers a rebuild may reuse.
-type rebuildBufs struct {
+// RebuildBufs are buffers a rebuild may reuse.
+type RebuildBufs struct {
 	chunk, msg []byte
 	// dirty are the ranges of msg's array that may not be zero. A reply
 	// rebuilt in msg is the inline reply around the Write chunk's bytes,
@@ -284,7 +284,7 @@ type rebuildBufs struct {
 }
 
 // zeroMsg returns msg emptied, its array all zero.
-func (b *rebuildBufs) zeroMsg() []byte {
+func (b *RebuildBufs) zeroMsg() []byte {
 	m := b.msg[:cap(b.msg)]
 	for _, d := range b.dirty[:b.ndirty] {
 		clear(m[d[0]:d[1]])
@@ -294,7 +294,7 @@ func (b *rebuildBufs) zeroMsg() []byte {
 }
 
 // soil records msg[from:to] as maybe not zero.
-func (b *rebuildBufs) soil(from, to int) {
+func (b *RebuildBufs) soil(from, to int) {
 	if from < to {
 		b.dirty[b.ndirty] = [2]int{from, to}
 		b.ndirty++
@@ -304,7 +304,7 @@ func (b *rebuildBufs) soil(from, to int) {
 // rebuildReply is ReplyBytes building in bufs when it is not nil: the
 // result is then valid until the next use of bufs. When there is nothing
 // to put back it returns the inline reply itself.
-func (r *RPC) rebuildReply(bufs *rebuildBufs) ([]byte, error) {
+func (r *RPC) rebuildReply(bufs *RebuildBufs) ([]byte, error) {
 	if r.Reply == nil {
 		return nil, errors.New("the reply is not in the capture")
 	}
