@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	decfields "github.com/rdmalab/rdmalab/captures/decode/fields" // named apart from the -e flag's fields
 	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/internal/cli"
 )
@@ -124,8 +125,8 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 				return c.usageError(stderr, "%v", err)
 			}
 		}
-		if decode.IsShortForm(*filter) {
-			if o.Filter, err = decode.CompileSelection(*filter); err != nil {
+		if decfields.IsShortForm(*filter) {
+			if o.Filter, err = decfields.CompileSelection(*filter); err != nil {
 				fmt.Fprintf(stderr, "rdmalab decode: %v\n", err)
 				return exitUsage
 			}
@@ -141,7 +142,7 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 			*display = *filter
 		}
 		if *display != "" {
-			if o.Display, err = decode.CompileDisplayFilter(*display); err != nil {
+			if o.Display, err = decfields.CompileDisplayFilter(*display); err != nil {
 				return filterError(stderr, err)
 			}
 		}

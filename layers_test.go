@@ -41,6 +41,7 @@ var layerRules = []struct {
 	{"captures/decode", []string{"captures/decode/", "captures/dfilter", "proto/", "internal/"}, "the decoder reads wire formats only (and compiles display filters)"},
 	{"captures/decode/frame", []string{"captures/decode/netlayer", "captures/decode/appendtext", "proto/"}, "a frame is decoded from its bytes alone: no analysis, field or output in it"},
 	{"captures/decode/analysis", []string{"captures/decode/frame", "captures/decode/appendtext", "proto/"}, "the transport analysis reads decoded frames: no field registry or output in it"},
+	{"captures/decode/fields", []string{"captures/decode/frame", "captures/decode/analysis", "captures/decode/appendtext", "captures/dfilter", "proto/"}, "the field registry reads frames and their analysis: no output in it"},
 	{"captures/decode/internal/craft", []string{"proto/", "internal/"}, "the tests' capture builder is made of wire formats"},
 	{"captures/decode/netlayer", []string{"proto/"}, "the decoder's link and network layers are wire formats: no decoder in them"},
 	{"captures/decode/appendtext", nil, "the outputs' text helpers are a leaf"},

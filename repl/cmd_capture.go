@@ -19,6 +19,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
+	"github.com/rdmalab/rdmalab/captures/decode/fields"
 	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/internal/atomicfile"
@@ -563,8 +564,8 @@ func (s *Session) finishRecording(out io.Writer) {
 
 // parseSelector compiles a packets FILTER with decode's one compiler of
 // selections, which decode --filter and the view's bar use too.
-func parseSelector(words []string) (*decode.Selection, error) {
-	sel, err := decode.CompileSelection(strings.Join(words, " "))
+func parseSelector(words []string) (*fields.Selection, error) {
+	sel, err := fields.CompileSelection(strings.Join(words, " "))
 	if err != nil {
 		var e *dfilter.Error
 		if errors.As(err, &e) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/fields"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/viz"
 )
@@ -199,7 +200,7 @@ func TestPacketsFilterIsTheRestOfTheLine(t *testing.T) {
 	s, dir := captureSession(t)
 	exec(t, s, "capture open nfs3-rdma.pcap")
 	const expr = `rdmalab.rpc.summary contains "READDIRPLUS Reply" && rdmalab.rpc.summary matches "\\.\\. "`
-	df, err := decode.CompileDisplayFilter(expr)
+	df, err := fields.CompileDisplayFilter(expr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestCaptureLeanGC(t *testing.T) {
 	}
 }
 
-// packets compiles its FILTER with decode.CompileSelection, as decode
+// packets compiles its FILTER with fields.CompileSelection, as decode
 // --filter and the view's bar do: a short form lists the packets of the
 // display filter it compiles to, the view's bar passes the same ones, and
 // a short form nothing passes says that expression. A packets with a
@@ -277,7 +278,7 @@ func TestPacketsShortFormsAreDisplayFilters(t *testing.T) {
 	}
 	listed := 0
 	for _, form := range []string{"qp=0x11 opcode=rdma-read-request", "xid=0x4bdbd665", "rpcs", "opcode=ack,xid=0x4bdbd665|0x3adbd665", "anomalies,rpc", "rpc,qp=17"} {
-		sel, err := decode.CompileSelection(form)
+		sel, err := fields.CompileSelection(form)
 		if err != nil || !sel.Short {
 			t.Fatalf("%s: %+v, %v", form, sel, err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
+	"github.com/rdmalab/rdmalab/captures/decode/fields"
 )
 
 // CaptureSource fills the Packets pane from a capture file that
@@ -218,12 +219,12 @@ func RunCapture(ctx context.Context, s tcell.Screen, path string, maxExpand int6
 	return v.Run(ctx, s, StaticSource(Frame{}, "capture "+name+" (no session: the engine panes stay empty)"))
 }
 
-// Select is Filterer's: it compiles expr with decode.CompileSelection (a
+// Select is Filterer's: it compiles expr with fields.CompileSelection (a
 // display filter, or the short forms decode --filter and the REPL's
 // packets take) and matches the packets of the index as Index.Scan
 // decodes them.
 func (c *CaptureSource) Select(expr string, wake func()) (*Selection, error) {
-	sel, err := decode.CompileSelection(expr)
+	sel, err := fields.CompileSelection(expr)
 	if err != nil {
 		return nil, err
 	}
@@ -241,11 +242,11 @@ func (c *CaptureSource) Select(expr string, wake func()) (*Selection, error) {
 }
 
 // FieldNames is FieldNamer's: the names decode's display filters know.
-func (c *CaptureSource) FieldNames() []string { return decode.Registry().Names() }
+func (c *CaptureSource) FieldNames() []string { return fields.Registry().Names() }
 
 // CheckFilter is Filterer's.
 func (c *CaptureSource) CheckFilter(expr string) error {
-	_, err := decode.CompileSelection(expr)
+	_, err := fields.CompileSelection(expr)
 	return err
 }
 
@@ -260,7 +261,7 @@ const wakeEvery = 50 * time.Millisecond
 
 // run goes through x from its first packet to its last, indexed or still
 // to come.
-func (s *Selection) run(ctx context.Context, x *decode.Index, sel *decode.Selection, wake func()) {
+func (s *Selection) run(ctx context.Context, x *decode.Index, sel *fields.Selection, wake func()) {
 	defer close(s.ended)
 	defer wake()
 	var found []int32

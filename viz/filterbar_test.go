@@ -16,6 +16,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/fields"
 )
 
 // The filter the issue asks about: the replies the server sent late in
@@ -26,7 +27,7 @@ const replyFilter = "infiniband.bth.psn >= 100 && ip.src == 192.0.2.1 && rpcordm
 // numbers, packet indexes here (frame-1).
 func decodeFrames(t testing.TB, path, expr string) []int {
 	t.Helper()
-	df, err := decode.CompileDisplayFilter(expr)
+	df, err := fields.CompileDisplayFilter(expr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -728,7 +729,7 @@ func TestFilterBarTab(t *testing.T) {
 }
 
 // The bar takes the short forms decode --filter and the REPL's packets
-// take, through decode.CompileSelection: it passes the packets the
+// take, through fields.CompileSelection: it passes the packets the
 // display filter they compile to passes, and the status says that
 // expression. A bar with a matcher of its own, or none, fails here.
 func TestFilterBarShortForms(t *testing.T) {
@@ -749,7 +750,7 @@ func TestFilterBarShortForms(t *testing.T) {
 	}
 	matched := 0
 	for _, form := range []string{"qp=0x11", "opcode=ack", "xid=0x4bdbd665", "rpcs,opcode=send-only|ack", "anomalies", "qp=0xabc", "qp=17 opcode=RC Acknowledge"} {
-		want, err := decode.CompileSelection(form)
+		want, err := fields.CompileSelection(form)
 		if err != nil || !want.Short {
 			t.Fatalf("%s: %+v, %v", form, want, err)
 		}

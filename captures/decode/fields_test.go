@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
+	"github.com/rdmalab/rdmalab/captures/decode/fields"
 	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 )
@@ -40,12 +41,12 @@ func TestJSONKeysAreRegistryFields(t *testing.T) {
 			}
 			for k, v := range obj {
 				seen[k] = true
-				d, ok := registry.Def(k)
+				d, ok := fields.Registry().Def(k)
 				if !ok || d.Name != k {
 					t.Errorf("%s frame %d: --json key %q is not a registry field", filepath.Base(path), p.Frame, k)
 					continue
 				}
-				got := d.get(p, nil)
+				got := d.Values(p, nil)
 				if want := jsonValues(v); !sameValues(d, got, want) {
 					t.Errorf("%s frame %d: %s: registry %v, --json %v", filepath.Base(path), p.Frame, k, got, want)
 				}
@@ -77,7 +78,7 @@ func jsonValues(v any) []any {
 	return []any{v}
 }
 
-func sameValues(d *FieldDef, got []dfilter.Value, want []any) bool {
+func sameValues(d *fields.FieldDef, got []dfilter.Value, want []any) bool {
 	if len(got) != len(want) {
 		return false
 	}
@@ -142,7 +143,7 @@ func TestWiresharkFieldsAreTsharks(t *testing.T) {
 		}
 	}
 	uintRe := regexp.MustCompile(`^FT_UINT(\d+)$`)
-	for _, d := range registry.All() {
+	for _, d := range fields.Registry().All() {
 		if d.Origin() != "Wireshark" {
 			continue
 		}
@@ -255,7 +256,7 @@ func TestDisplayFilterMatchesTshark(t *testing.T) {
 		if errs[i] != nil {
 			t.Fatalf("tshark -Y %q: %v", j.expr, errs[i])
 		}
-		df, err := CompileDisplayFilter(j.expr)
+		df, err := fields.CompileDisplayFilter(j.expr)
 		if err != nil {
 			t.Fatalf("%q: %v", j.expr, err)
 		}
@@ -306,7 +307,7 @@ var fieldsDiffer = map[string]bool{
 func TestFieldsOutputMatchesTshark(t *testing.T) {
 	testutil.Tshark(t)
 	var names []string
-	for _, d := range registry.All() {
+	for _, d := range fields.Registry().All() {
 		// tshark prints a protocol as its text; the CM and MAD fields
 		// are checked with the rest below
 		if d.Origin() == "Wireshark" && d.Type != dfilter.TypeNone && !fieldsDiffer[d.Name] &&

@@ -7,18 +7,17 @@ package decode
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
+	"github.com/rdmalab/rdmalab/captures/decode/fields"
 	"github.com/rdmalab/rdmalab/captures/dfilter"
-	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // FieldsOutput is what -T fields prints.
 type FieldsOutput struct {
-	Fields     []*FieldDef
+	Fields     []*fields.FieldDef
 	Header     bool   // a first line with the field names
 	Separator  string // between fields (tab)
 	Occurrence byte   // 'a' all, 'f' first, 'l' last
@@ -37,7 +36,7 @@ func NewFieldsOutput(names, opts []string) (*FieldsOutput, error) {
 		return nil, fmt.Errorf("-T fields needs at least one -e FIELD")
 	}
 	for _, n := range names {
-		d, ok := registry.Def(n)
+		d, ok := fields.Registry().Def(n)
 		if !ok {
 			if s := suggestField(n); s != "" {
 				return nil, fmt.Errorf("-e %s: unknown field (did you mean %s?)", n, s)
@@ -102,7 +101,7 @@ func sepChar(v string) (string, bool) {
 }
 
 func suggestField(n string) string {
-	f, err := dfilter.Compile(n, registry)
+	f, err := dfilter.Compile(n, fields.Registry())
 	if err == nil || f != nil {
 		return ""
 	}
@@ -131,7 +130,7 @@ func (fo *FieldsOutput) appendFields(b []byte, p *analysis.Packet) []byte {
 		if i > 0 {
 			b = append(b, fo.Separator...)
 		}
-		fo.vals = f.get(p, fo.vals[:0])
+		fo.vals = f.Values(p, fo.vals[:0])
 		vs := fo.vals
 		if len(vs) > 1 {
 			switch fo.Occurrence {
@@ -157,65 +156,16 @@ func (fo *FieldsOutput) appendFields(b []byte, p *analysis.Packet) []byte {
 	return append(b, '\n')
 }
 
-// AppendValue appends v as tshark -T fields prints a value of f: integers
-// in decimal, or 0x and Bits/4 hex digits for Wireshark's hexadecimal
-// fields; booleans 1 or 0; times with nine decimals; byte strings as hex
-// digits; strings escaped for a terminal.
-func (f *FieldDef) AppendValue(b []byte, v dfilter.Value) []byte {
-	switch f.Type {
-	case dfilter.TypeUint:
-		if f.Hex {
-			b = append(b, '0', 'x')
-			return appendHex(b, v.U, (f.Bits+3)/4)
-		}
-		return appendtext.Uint(b, v.U)
-	case dfilter.TypeBool:
-		if v.U != 0 {
-			return append(b, '1')
-		}
-		return append(b, '0')
-	case dfilter.TypeFloat:
-		if f.Time {
-			ns := int64(v.U)
-			if ns < 0 {
-				b = append(b, '-')
-				ns = -ns
-			}
-			b = appendtext.Uint(b, uint64(ns/1e9))
-			return appendtext.UintPad(append(b, '.'), uint64(ns%1e9), 9)
-		}
-		return strconv.AppendFloat(b, v.F, 'f', -1, 64)
-	case dfilter.TypeIPv4, dfilter.TypeIPv6:
-		return v.A.AppendTo(b)
-	case dfilter.TypeEther:
-		for i := 5; i >= 0; i-- {
-			b = appendHex(b, v.U>>(8*uint(i))&0xff, 2)
-			if i > 0 {
-				b = append(b, ':')
-			}
-		}
-		return b
-	case dfilter.TypeString:
-		return safe.AppendText(b, v.S)
-	case dfilter.TypeBytes:
-		for i := 0; i < len(v.S); i++ {
-			b = appendHex(b, uint64(v.S[i]), 2)
-		}
-		return b
-	}
-	return append(b, f.Name...) // a protocol: present
-}
-
 // appendHexDump appends the frame's bytes as tshark -x prints them, and a
 // blank line.
 func appendHexDump(b []byte, data []byte) []byte {
 	for off := 0; off < len(data); off += 16 {
 		row := data[off:min(off+16, len(data))]
-		b = appendHex(b, uint64(off), 4)
+		b = appendtext.HexFixed(b, uint64(off), 4)
 		b = append(b, ' ', ' ')
 		for i := 0; i < 16; i++ {
 			if i < len(row) {
-				b = appendHex(b, uint64(row[i]), 2)
+				b = appendtext.HexFixed(b, uint64(row[i]), 2)
 				b = append(b, ' ')
 			} else {
 				b = append(b, ' ', ' ', ' ')
@@ -237,16 +187,17 @@ func appendHexDump(b []byte, data []byte) []byte {
 // one a line, with its type, whether the name is Wireshark's or
 // rdmalab's, and what it is.
 func WriteFieldList(w io.Writer) error {
+	all := fields.Registry().All()
 	width := 0
-	for _, f := range registry.defs {
+	for _, f := range all {
 		width = max(width, len(f.Name))
 	}
 	var b []byte
 	b = append(b, "# Fields for -Y, -T fields -e and --json. Wireshark's keep tshark 4.0's names\n"+
 		"# and values; rdmalab's may be written without \"rdmalab.\" (icrc_ok, msg.kind).\n"...)
 	b = fmt.Appendf(b, "%-*s  %-16s  %-9s  %s\n", width, "FIELD", "TYPE", "ORIGIN", "DESCRIPTION")
-	for i := range registry.defs {
-		f := &registry.defs[i]
+	for i := range all {
+		f := &all[i]
 		t := f.Type.String()
 		if f.Type == dfilter.TypeUint {
 			t = fmt.Sprintf("uint%d", f.Bits)

@@ -11,6 +11,7 @@ import (
 	"github.com/google/gopacket"
 
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
+	"github.com/rdmalab/rdmalab/captures/decode/fields"
 	"github.com/rdmalab/rdmalab/captures/decode/internal/craft"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/ib"
@@ -31,7 +32,7 @@ func everyOutput(t *testing.T, p *analysis.Packet) {
 	}
 	// The short forms select what their terms did before they compiled.
 	for _, words := range [][]string{{"qp=1,xid=1"}, {"opcode=4|17", "rpcs", "anomalies"}} {
-		sel, err := CompileSelection(strings.Join(words, " "))
+		sel, err := fields.CompileSelection(strings.Join(words, " "))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,7 +24,7 @@ import (
 func appendJSON(w *jsonw, p *analysis.Packet) {
 	jsonFrame(w, p)
 	if p.Encap != frame.EncapNone {
-		w.str("rdmalab.encap", encapJSON[p.Encap])
+		w.str("rdmalab.encap", p.Encap.Field())
 	}
 	jsonNetwork(w, p)
 	if p.LRH != nil {
@@ -64,8 +64,6 @@ func jsonFrame(w *jsonw, p *analysis.Packet) {
 	b = append(b, `,"rdmalab.frame.offset":`...)
 	w.b, w.comma = appendtext.Int(b, int(p.Offset)), true
 }
-
-var encapJSON = [...]string{"", "RoCEv2", "RoCEv1", "InfiniBand"}
 
 func jsonNetwork(w *jsonw, p *analysis.Packet) {
 	// Most frames repeat their connection's addresses and ports: those of
@@ -142,8 +140,8 @@ func jsonGRH(w *jsonw, g *ib.GRH) {
 	w.uint("infiniband.grh.paylen", uint64(g.PayLen))
 	w.uint("infiniband.grh.nxthdr", uint64(g.NxtHdr))
 	w.uint("infiniband.grh.hoplmt", uint64(g.HopLmt))
-	w.str("infiniband.grh.sgid", gidIPv6(g.SGID).String())
-	w.str("infiniband.grh.dgid", gidIPv6(g.DGID).String())
+	w.str("infiniband.grh.sgid", frame.GIDIPv6(g.SGID).String())
+	w.str("infiniband.grh.dgid", frame.GIDIPv6(g.DGID).String())
 }
 
 func crcJSON(w *jsonw, key string, s frame.CRCState) {

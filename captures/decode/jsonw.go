@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"slices"
 	"strconv"
 	"time"
 
@@ -177,7 +176,7 @@ func (w *jsonw) mac(key string, m []byte) {
 		if i > 0 {
 			w.b = append(w.b, ':')
 		}
-		w.b = appendHex(w.b, uint64(c), 2)
+		w.b = appendtext.HexFixed(w.b, uint64(c), 2)
 	}
 	w.b = append(w.b, '"')
 }
@@ -191,20 +190,6 @@ func (w *jsonw) null(key string) { w.sep(key); w.b = append(w.b, "null"...) }
 func (w *jsonw) hex(key string, v uint64, width int) {
 	w.sep(key)
 	w.b = append(w.b, '"', '0', 'x')
-	w.b = appendHex(w.b, v, width)
+	w.b = appendtext.HexFixed(w.b, v, width)
 	w.b = append(w.b, '"')
-}
-
-// appendHex appends the low width hex digits of v, zeros included.
-func appendHex(b []byte, v uint64, width int) []byte {
-	const digits = "0123456789abcdef"
-	b = slices.Grow(b, width)
-	n := len(b)
-	b = b[:n+width]
-	d := b[n:]
-	for i := width - 1; i >= 0; i-- {
-		d[i] = digits[v&0xf]
-		v >>= 4
-	}
-	return b
 }

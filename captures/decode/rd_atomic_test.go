@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
+	"github.com/rdmalab/rdmalab/captures/decode/fields"
 	"github.com/rdmalab/rdmalab/captures/decode/internal/craft"
 	"github.com/rdmalab/rdmalab/proto/ib"
 )
@@ -156,7 +157,7 @@ func TestReliableDatagramEEContexts(t *testing.T) {
 	if js[0]["rdmalab.ee_context"] != 5.0 || js[2]["rdmalab.ee_context"] != 6.0 || js[0]["rdmalab.flow"] != js[1]["rdmalab.flow"] {
 		t.Errorf("JSON ee_context/flow: %v %v / %v %v", js[0]["rdmalab.ee_context"], js[0]["rdmalab.flow"], js[2]["rdmalab.ee_context"], js[1]["rdmalab.flow"])
 	}
-	f, err := CompileSelection("qp=0x31")
+	f, err := fields.CompileSelection("qp=0x31")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestReliableDatagramEEContexts(t *testing.T) {
 	}
 }
 
-func filterCount(t *testing.T, path string, f *Selection) int {
+func filterCount(t *testing.T, path string, f *fields.Selection) int {
 	n := 0
 	if _, err := ReadFile(path, func(p *analysis.Packet) error {
 		if f.Match(p) {

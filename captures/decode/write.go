@@ -8,20 +8,21 @@ import (
 	"strconv"
 
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
+	"github.com/rdmalab/rdmalab/captures/decode/fields"
 )
 
 // Output is what Write prints of a capture: the forms of `rdmalab decode`.
 type Output struct {
-	Tree      bool           // a detail tree per packet (-V)
-	JSON      bool           // one JSON object per packet, or per RPC with RPCs (--json); over Tree
-	RPCs      bool           // a table per RPC instead of the packets (--rpc)
-	Check     bool           // the anomalies, after the rest; alone, instead of the packets (--check)
-	Filter    *Selection     // the packets printed, and the RPCs of its xid= terms (--filter); nil prints all
-	Display   *DisplayFilter // the packets printed (-Y); nil prints all
-	Fields    *FieldsOutput  // the values of chosen fields instead of the lines (-T fields); over Tree and JSON
-	Count     int            // read only the first Count frames (-c); 0 reads all
-	Hex       bool           // a hex dump under each packet (-x)
-	MaxExpand int64          // how far a gzip capture may decompress (0: pcapfile's default)
+	Tree      bool                  // a detail tree per packet (-V)
+	JSON      bool                  // one JSON object per packet, or per RPC with RPCs (--json); over Tree
+	RPCs      bool                  // a table per RPC instead of the packets (--rpc)
+	Check     bool                  // the anomalies, after the rest; alone, instead of the packets (--check)
+	Filter    *fields.Selection     // the packets printed, and the RPCs of its xid= terms (--filter); nil prints all
+	Display   *fields.DisplayFilter // the packets printed (-Y); nil prints all
+	Fields    *FieldsOutput         // the values of chosen fields instead of the lines (-T fields); over Tree and JSON
+	Count     int                   // read only the first Count frames (-c); 0 reads all
+	Hex       bool                  // a hex dump under each packet (-x)
+	MaxExpand int64                 // how far a gzip capture may decompress (0: pcapfile's default)
 }
 
 // errCount stops the reading at -c's frame.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
+	"github.com/rdmalab/rdmalab/captures/decode/fields"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
 )
@@ -33,7 +34,7 @@ func TestWriteCheckFails(t *testing.T) {
 func TestWriteFilter(t *testing.T) {
 	nfs3 := testutil.Capture(t, "nfs3-rdma.pcap")
 	frames := func(expr string) []string {
-		f, err := CompileSelection(expr)
+		f, err := fields.CompileSelection(expr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +83,7 @@ func TestWriteTruncatedFile(t *testing.T) {
 // a display filter passing every frame forces, for the lines, the trees
 // and the RPCs of every capture.
 func TestWriteSkipsNFSFields(t *testing.T) {
-	every, err := CompileDisplayFilter("frame")
+	every, err := fields.CompileDisplayFilter("frame")
 	if err != nil {
 		t.Fatal(err)
 	}

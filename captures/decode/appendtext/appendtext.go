@@ -170,6 +170,21 @@ func appendHexPad(b []byte, v uint64, width int) []byte {
 	return append(b, d[i:]...)
 }
 
+// HexFixed appends the low width hex digits of v, zeros included (the
+// fixed-width fields of JSON and tshark -x).
+func HexFixed(b []byte, v uint64, width int) []byte {
+	const digits = "0123456789abcdef"
+	b = slices.Grow(b, width)
+	n := len(b)
+	b = b[:n+width]
+	d := b[n:]
+	for i := width - 1; i >= 0; i-- {
+		d[i] = digits[v&0xf]
+		v >>= 4
+	}
+	return b
+}
+
 // Hex0x is fmt's 0x%0Nx.
 func Hex0x(b []byte, v uint64, width int) []byte {
 	return appendHexPad(append(b, '0', 'x'), v, width)

@@ -86,3 +86,24 @@ func BenchmarkAppendUint(b *testing.B) {
 		}
 	}
 }
+
+// HexFixed keeps the low width digits, as the JSON's fixed-width fields
+// need them (a handle is eight digits, an address sixteen).
+func TestHexFixedKeepsLowDigits(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	vals := []uint64{0, 0xf, 0x10, 0xdeadbeef, 1<<32 - 1, 1 << 32, 1<<64 - 1}
+	for range 1000 {
+		vals = append(vals, r.Uint64()>>r.UintN(64))
+	}
+	for _, v := range vals {
+		for _, width := range []int{1, 2, 8, 16} {
+			low := v
+			if width < 16 {
+				low &= 1<<(4*width) - 1
+			}
+			if got, want := string(HexFixed([]byte("x"), v, width)), fmt.Sprintf("x%0*x", width, low); got != want {
+				t.Fatalf("HexFixed(%#x, %d) = %q, want %q", v, width, got, want)
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
+	"github.com/rdmalab/rdmalab/proto/ib"
 )
 
 // Addr is where a packet comes from or goes to: an IP address (RoCEv2), a
@@ -43,3 +44,7 @@ func addrFrom(ip net.IP) (netip.Addr, bool) {
 }
 
 func IPAddr16(b [16]byte) netip.Addr { return netip.AddrFrom16(b).Unmap() }
+
+// GIDIPv6 is a GID as Wireshark shows an FT_IPv6 (an IPv4-mapped GID
+// stays ::ffff:a.b.c.d).
+func GIDIPv6(g ib.GID) netip.Addr { return netip.AddrFrom16(g) }

@@ -26,6 +26,11 @@ var encapNames = [...]string{"", "RRoCE", "RoCE", "InfiniBand"}
 
 func (e Encap) String() string { return encapNames[e] }
 
+var encapFields = [...]string{"", "RoCEv2", "RoCEv1", "InfiniBand"}
+
+// Field is e as the rdmalab.encap field (and --json) gives it.
+func (e Encap) Field() string { return encapFields[e] }
+
 // CRCState is the outcome of a CRC check.
 type CRCState uint8
 

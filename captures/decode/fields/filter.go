@@ -1,4 +1,4 @@
-package decode
+package fields
 
 // Short forms: the ways to select packets other than a display filter,
 // compiled here, once, into the display-filter expression they mean.
@@ -178,7 +178,7 @@ func (sf *shortForms) term(term string) error {
 			}
 			sf.qps = appendNew(sf.qps, uint32(n))
 		case "opcode":
-			op, err := parseOpcode(v)
+			op, err := ParseOpcode(v)
 			if err != nil {
 				return fmt.Errorf("filter opcode=%s: %w", v, err)
 			}
@@ -256,7 +256,10 @@ func normName(s string) string {
 	return strings.NewReplacer(" ", "", "-", "", "_", "").Replace(strings.ToLower(s))
 }
 
-func parseOpcode(s string) (ib.Opcode, error) {
+// ParseOpcode reads an opcode as the short forms take it: a number, or a
+// name as Opcode.Info gives it, case, spaces, hyphens and underscores
+// aside ("RC Send Only", "send-only": RC's without their "RC"), or "ack".
+func ParseOpcode(s string) (ib.Opcode, error) {
 	if n, err := strconv.ParseUint(s, 0, 8); err == nil {
 		return ib.Opcode(n), nil
 	}

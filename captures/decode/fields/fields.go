@@ -1,4 +1,4 @@
-package decode
+package fields
 
 // The field registry: every field rdmalab knows of a packet, with its
 // name, type and how to take every occurrence of it from a decoded
@@ -11,15 +11,18 @@ import (
 	"net/netip"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
+	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 	"github.com/rdmalab/rdmalab/captures/decode/frame"
 	"github.com/rdmalab/rdmalab/captures/dfilter"
 	"github.com/rdmalab/rdmalab/proto/ib"
 	"github.com/rdmalab/rdmalab/proto/nfs"
 	"github.com/rdmalab/rdmalab/proto/oncrpc"
 	"github.com/rdmalab/rdmalab/proto/rpcrdma"
+	"github.com/rdmalab/rdmalab/proto/safe"
 )
 
 // FieldDef is one field of the registry.
@@ -101,6 +104,11 @@ func (f *Fields) Names() []string { return f.names }
 // Values appends every occurrence of field id (an index in All) in p.
 func (f *Fields) Values(id int, p *analysis.Packet, dst []dfilter.Value) []dfilter.Value {
 	return f.defs[id].get(p, dst)
+}
+
+// Values appends the values of f in p to dst.
+func (f *FieldDef) Values(p *analysis.Packet, dst []dfilter.Value) []dfilter.Value {
+	return f.get(p, dst)
 }
 
 // Record returns p as a dfilter.Record of this registry.
@@ -457,10 +465,6 @@ func wireSegs(name string, bits int, hex bool, desc string, g func(s rpcrdma.Seg
 	})
 }
 
-// gidIPv6 is a GID as Wireshark shows an FT_IPv6 (an IPv4-mapped GID
-// stays ::ffff:a.b.c.d).
-func gidIPv6(g ib.GID) netip.Addr { return netip.AddrFrom16(g) }
-
 // timeValue is a time in nanoseconds: F in seconds for comparisons, U the
 // nanoseconds for printing exactly.
 func timeValue(ns int64) dfilter.Value { return dfilter.Value{F: float64(ns) / 1e9, U: uint64(ns)} }
@@ -626,7 +630,7 @@ func cmGID6(name, desc string, g func(c *ib.CMReq) ib.GID) FieldDef {
 		if !ok || frame.IPAddr16(c.Primary.LocalGID).Is4() && frame.IPAddr16(c.Primary.RemoteGID).Is4() {
 			return netip.Addr{}, false
 		}
-		return gidIPv6(g(c)), true
+		return frame.GIDIPv6(g(c)), true
 	})
 }
 
@@ -673,4 +677,53 @@ func hasAnomaly(p *analysis.Packet) bool {
 		}
 	}
 	return false
+}
+
+// AppendValue appends v as tshark -T fields prints a value of f: integers
+// in decimal, or 0x and Bits/4 hex digits for Wireshark's hexadecimal
+// fields; booleans 1 or 0; times with nine decimals; byte strings as hex
+// digits; strings escaped for a terminal.
+func (f *FieldDef) AppendValue(b []byte, v dfilter.Value) []byte {
+	switch f.Type {
+	case dfilter.TypeUint:
+		if f.Hex {
+			b = append(b, '0', 'x')
+			return appendtext.HexFixed(b, v.U, (f.Bits+3)/4)
+		}
+		return appendtext.Uint(b, v.U)
+	case dfilter.TypeBool:
+		if v.U != 0 {
+			return append(b, '1')
+		}
+		return append(b, '0')
+	case dfilter.TypeFloat:
+		if f.Time {
+			ns := int64(v.U)
+			if ns < 0 {
+				b = append(b, '-')
+				ns = -ns
+			}
+			b = appendtext.Uint(b, uint64(ns/1e9))
+			return appendtext.UintPad(append(b, '.'), uint64(ns%1e9), 9)
+		}
+		return strconv.AppendFloat(b, v.F, 'f', -1, 64)
+	case dfilter.TypeIPv4, dfilter.TypeIPv6:
+		return v.A.AppendTo(b)
+	case dfilter.TypeEther:
+		for i := 5; i >= 0; i-- {
+			b = appendtext.HexFixed(b, v.U>>(8*uint(i))&0xff, 2)
+			if i > 0 {
+				b = append(b, ':')
+			}
+		}
+		return b
+	case dfilter.TypeString:
+		return safe.AppendText(b, v.S)
+	case dfilter.TypeBytes:
+		for i := 0; i < len(v.S); i++ {
+			b = appendtext.HexFixed(b, uint64(v.S[i]), 2)
+		}
+		return b
+	}
+	return append(b, f.Name...) // a protocol: present
 }

@@ -1,4 +1,4 @@
-package decode
+package fields
 
 // The registry's fields, by layer. Wireshark's fields have the widths and
 // bases of tshark -G fields (tshark 4.0), which fields_test.go checks.
@@ -125,7 +125,7 @@ func fieldDefs() []FieldDef {
 			if p.Encap == frame.EncapNone {
 				return "", false
 			}
-			return encapJSON[p.Encap], true
+			return p.Encap.Field(), true
 		}),
 		fp("infiniband.lrh", "Local Route Header", func(p *analysis.Packet) bool { return p.LRH != nil }),
 		lrhU("infiniband.lrh.vl", 8, true, "virtual lane", func(l *ib.LRH) uint64 { return u64(l.VL) }),
@@ -159,13 +159,13 @@ func fieldDefs() []FieldDef {
 			if p.GRH == nil {
 				return netip.Addr{}, false
 			}
-			return gidIPv6(p.GRH.SGID), true
+			return frame.GIDIPv6(p.GRH.SGID), true
 		}),
 		fa("infiniband.grh.dgid", dfilter.TypeIPv6, "destination GID", func(p *analysis.Packet) (netip.Addr, bool) {
 			if p.GRH == nil {
 				return netip.Addr{}, false
 			}
-			return gidIPv6(p.GRH.DGID), true
+			return frame.GIDIPv6(p.GRH.DGID), true
 		}),
 		fp("infiniband.bth", "Base Transport Header", func(p *analysis.Packet) bool { return p.BTH != nil }),
 		bthU("infiniband.bth.opcode", 8, false, "opcode (4 RC SEND Only, 17 RC Acknowledge)", func(b *ib.BTH) uint64 { return u64(b.Opcode) }),
@@ -567,4 +567,20 @@ func fieldDefs() []FieldDef {
 			return p.Err.Msg, true
 		}),
 	}
+}
+
+// b2u is a flag as Wireshark's integer fields give it.
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// pick is c ? a : b.
+func pick(c bool, a, b string) string {
+	if c {
+		return a
+	}
+	return b
 }
