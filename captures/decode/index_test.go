@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmalab/rdmalab/captures/decode/internal/craft"
+
 	"github.com/google/gopacket"
 
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
@@ -192,23 +194,23 @@ func TestIndexKeepsAnalysis(t *testing.T) {
 
 // damagedCapture is nfs3-rdma.pcap damaged in several ways at once.
 func damagedCapture(t *testing.T) string {
-	return mutate(t, func(fs []capFrame) []capFrame {
-		fs[86].data[offExt] = 0x60 // a NAK
-		va := binary.BigEndian.Uint64(fs[67].data[offExt:])
-		binary.BigEndian.PutUint64(fs[67].data[offExt:], va+4094) // a WRITE past its segment
-		fs[7].data[70] ^= 1                                       // a bad ICRC (kept below)
+	return craft.Mutate(t, func(fs []craft.Frame) []craft.Frame {
+		fs[86].Data[craft.OffExt] = 0x60 // a NAK
+		va := binary.BigEndian.Uint64(fs[67].Data[craft.OffExt:])
+		binary.BigEndian.PutUint64(fs[67].Data[craft.OffExt:], va+4094) // a WRITE past its segment
+		fs[7].Data[70] ^= 1                                             // a bad ICRC (kept below)
 		for k := 10; k < len(fs); k++ {
-			if len(fs[k].data) > 200 {
-				fs[k].caplen = 80 // truncated
+			if len(fs[k].Data) > 200 {
+				fs[k].CapLen = 80 // truncated
 				break
 			}
 		}
-		f := fs[87].data // a READ request cut inside its RETH
+		f := fs[87].Data // a READ request cut inside its RETH
 		binary.BigEndian.PutUint16(f[16:], 20+8+12+8+4)
 		binary.BigEndian.PutUint16(f[38:], 8+12+8+4)
-		fs[87].data = f[:14+20+8+12+8+4]
-		fs = slices.Insert(fs, 150, capFrame{data: slices.Clone(fs[149].data)}) // a duplicate
-		return drop(fs, 96)                                                     // a PSN gap
+		fs[87].Data = f[:14+20+8+12+8+4]
+		fs = slices.Insert(fs, 150, craft.Frame{Data: slices.Clone(fs[149].Data)}) // a duplicate
+		return craft.Drop(fs, 96)                                                  // a PSN gap
 	}, 8)
 }
 

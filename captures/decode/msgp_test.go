@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/decode/internal/craft"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
@@ -13,7 +14,7 @@ import (
 // after the fixed header, the chunk lists and the RPC message after them.
 // The IPv4 and UDP lengths follow (mutate fixes the ICRC).
 func toMSGP(f []byte, align, thresh uint32) []byte {
-	hdr := offExt // SEND Only: the transport header starts after the BTH
+	hdr := craft.OffExt // SEND Only: the transport header starts after the BTH
 	binary.BigEndian.PutUint32(f[hdr+12:], 2)
 	words := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, align), thresh)
 	out := append(append(append([]byte(nil), f[:hdr+16]...), words...), f[hdr+16:]...)
@@ -35,9 +36,9 @@ func toMSGP(f []byte, align, thresh uint32) []byte {
 // RPC message after the padding words is decoded, paired by XID and
 // labelled obsolete, and tshark reads the same transport header.
 func TestMSGP(t *testing.T) {
-	path := mutate(t, func(fs []capFrame) []capFrame {
-		fs[3].data = toMSGP(fs[3].data, 1024, 4096) // the NULL call
-		fs[5].data = toMSGP(fs[5].data, 0, 0)       // its reply
+	path := craft.Mutate(t, func(fs []craft.Frame) []craft.Frame {
+		fs[3].Data = toMSGP(fs[3].Data, 1024, 4096) // the NULL call
+		fs[5].Data = toMSGP(fs[5].Data, 0, 0)       // its reply
 		return fs
 	}, 0)
 	d := decodeFile(t, path)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/decode/internal/craft"
+
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/internal/testutil"
 	"github.com/rdmalab/rdmalab/proto/pcapfile"
@@ -82,7 +84,7 @@ func TestStreamingOptions(t *testing.T) {
 // TestStreamingCheck checks that --check finds the same anomalies whether
 // or not --rpc keeps the RPCs.
 func TestStreamingCheck(t *testing.T) {
-	path := mutate(t, func(fs []capFrame) []capFrame { return drop(fs, 6, 69, 100) }, 0)
+	path := craft.Mutate(t, func(fs []craft.Frame) []craft.Frame { return craft.Drop(fs, 6, 69, 100) }, 0)
 	var alone, withRPC bytes.Buffer
 	Write(&alone, path, Output{Check: true})
 	Write(&withRPC, path, Output{Check: true, RPCs: true})

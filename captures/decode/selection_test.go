@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/decode/internal/craft"
+
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/fields"
 	"github.com/rdmalab/rdmalab/internal/testutil"
@@ -175,7 +177,7 @@ func selectionCaptures(t *testing.T) []string {
 		t.Logf("%s not present: its captures are not tested", filepath.Join(testutil.SharedDir(t), "captures"))
 	}
 	paths = append(paths, shared...)
-	return append(paths, mutate(t, func(fs []capFrame) []capFrame { return drop(fs, 69) }, 0))
+	return append(paths, craft.Mutate(t, func(fs []craft.Frame) []craft.Frame { return craft.Drop(fs, 69) }, 0))
 }
 
 // Every short form compiles to an expression that selects the packets its

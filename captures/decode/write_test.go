@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/decode/internal/craft"
+
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/fields"
 	"github.com/rdmalab/rdmalab/internal/testutil"
@@ -24,7 +26,7 @@ func writeFile(path string, o Output) (int, string, error) {
 }
 
 func TestWriteCheckFails(t *testing.T) {
-	path := mutate(t, func(fs []capFrame) []capFrame { return drop(fs, 69) }, 0)
+	path := craft.Mutate(t, func(fs []craft.Frame) []craft.Frame { return craft.Drop(fs, 69) }, 0)
 	n, out, err := writeFile(path, Output{Check: true})
 	if err != nil || n == 0 || !strings.Contains(out, "frame 66: call never answered") {
 		t.Errorf("%d anomalies, %v\n%s", n, err, out)

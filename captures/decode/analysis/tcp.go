@@ -1,13 +1,13 @@
 package analysis
 
+// TCP sequence numbers are relative to the first of each direction, as
+// tshark's are (package decode's other.go shows them).
+
 import (
 	"net/netip"
 
 	"github.com/google/gopacket/layers"
 )
-
-// TCP sequence numbers are relative to the first of each direction, as
-// tshark's are (package decode's other.go shows them).
 
 // TCPSeq is a TCP segment's numbers as tshark shows them: the sequence
 // and acknowledgement numbers relative to the first of each direction,

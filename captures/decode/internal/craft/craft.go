@@ -5,8 +5,10 @@
 package craft
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/gopacket"
@@ -179,3 +181,71 @@ const HugeSegment = 0x7fffffff
 // FarOffset is where in each huge segment the hostile RDMA READ or WRITE
 // places its few bytes: past the 64 MiB a rebuild used to materialise.
 const FarOffset = 0x7fff0000
+
+// A RoCEv2 frame of the kernel captures: Ethernet (14), IPv4 (20), UDP (8),
+// then the BTH at 42 and the first extension header (or payload) at 54.
+const (
+	OffBTH = 42
+	OffExt = 54
+)
+
+// Frame is one frame of a capture Mutate rewrites.
+type Frame struct {
+	Data   []byte
+	CapLen int // 0: all of Data
+}
+
+// Mutate rewrites nfs3-rdma.pcap through fn, fixes every ICRC unless keep
+// says which frame (1-based, after fn) keeps its old one, and returns the
+// path of the result.
+func Mutate(t testing.TB, fn func(fs []Frame) []Frame, keepICRC int) string {
+	t.Helper()
+	r, err := pcapfile.Open(testutil.Capture(t, "nfs3-rdma.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var fs []Frame
+	var rec pcapfile.Record
+	for r.Next(&rec) == nil {
+		fs = append(fs, Frame{Data: append([]byte(nil), rec.Data...)})
+	}
+	fs = fn(fs)
+	path := filepath.Join(t.TempDir(), "mutated.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := pcapfile.NewWriter(f, pcapfile.LinkTypeEthernet, 262144)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, fr := range fs {
+		if i+1 != keepICRC {
+			end := 14 + int(binary.BigEndian.Uint16(fr.Data[16:]))
+			if err := ib.SetRoCEv2ICRC(fr.Data[14:end]); err != nil {
+				t.Fatalf("frame %d: %v", i+1, err)
+			}
+		}
+		data := fr.Data
+		if fr.CapLen > 0 {
+			data = data[:fr.CapLen]
+		}
+		if err := w.WritePacket(gopacket.CaptureInfo{CaptureLength: len(data), Length: len(fr.Data)}, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+// Drop removes the frames numbered (1-based) from fs.
+func Drop(fs []Frame, frames ...int) []Frame {
+	var out []Frame
+	for i, f := range fs {
+		if !slices.Contains(frames, i+1) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
