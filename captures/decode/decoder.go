@@ -13,7 +13,7 @@ import (
 
 // Decoder decodes and analyses the frames of one capture, in order.
 type Decoder struct {
-	fd  *frame.Decoder
+	fd  frame.Decoder // by value, as before the split: no allocation of its own
 	an  *analysis.Analyzer
 	pkt analysis.Packet
 }
@@ -25,7 +25,7 @@ func NewDecoder() *Decoder { return NewDecoderWith(analysis.Options{}) }
 // NewDecoderWith returns a decoder for one capture that keeps what opt
 // says.
 func NewDecoderWith(opt analysis.Options) *Decoder {
-	return &Decoder{fd: frame.NewDecoder(opt.SkipCRCs), an: analysis.NewAnalyzerWith(opt)}
+	return &Decoder{fd: *frame.NewDecoder(opt.SkipCRCs), an: analysis.NewAnalyzerWith(opt)}
 }
 
 // Analyzer returns the transport analysis the decoder feeds.
