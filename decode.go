@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
@@ -16,7 +17,7 @@ import (
 // decode's outputs.
 func decodeCommand() *command {
 	c := newCommand(command{
-		UsageLine: "rdmalab decode [-V | --json | -T fields -e FIELD...] [--rpc] [--check] [-Y FILTER] [--filter EXPR] [-c N] [-x] [--max-expand SIZE] FILE\n       rdmalab decode --fields",
+		UsageLine: "rdmalab decode [-V | --json | -T fields -e FIELD...] [--rpc] [--check] [-Y FILTER] [--filter EXPR] [-c N] [-x] [--max-expand SIZE] FILE\n       rdmalab decode [--rpc] --parquet OUT [-Y FILTER] [--filter EXPR] FILE...\n       rdmalab decode --fields",
 		Short:     "decode a RoCE / InfiniBand / RPC-over-RDMA capture",
 		Long: `
 Decodes a pcap or pcapng capture (gzip-compressed or not) of RoCEv1,
@@ -50,6 +51,15 @@ Output (one of):
                  per RPC)
   --check        the anomalies with their frame numbers; the exit status is
                  1 when there is any (combines with the others)
+  -w OUT         the packets read (those -Y or --filter select) written to
+                 OUT as pcapng; with --check each note on a packet is its
+                 comment, which Wireshark shows and frame.comment finds:
+                 tshark -r OUT -Y 'frame.comment contains "rdmalab"'
+  --parquet OUT  a Parquet file for DuckDB, Spark or pandas instead of text:
+                 one row per packet, or with --rpc one row per RPC, of
+                 every FILE (a capture column names each; a quoted glob
+                 is expanded: 'captures/*.pcap'); the columns are listed
+                 in docs/parquet.md
 
 Selection:
   -Y FILTER      packets matching a display filter with Wireshark's syntax
@@ -88,6 +98,8 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 	c.Flag.IntVar(&o.Count, "c", 0, "read only the first N frames")
 	c.Flag.BoolVar(&o.Hex, "x", false, "a hex dump under each packet")
 	list := c.Flag.Bool("fields", false, "the list of fields")
+	parquetOut := c.Flag.String("parquet", "", "a Parquet file of the packets, or of the RPCs with --rpc")
+	saveTo := c.Flag.String("w", "", "write the packets read to a pcapng file, with --check's notes as comments")
 	maxExpand := cli.MaxExpandFlag(c.Flag)
 	c.Run = func(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if *list {
@@ -100,10 +112,21 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 			}
 			return exitOK
 		}
-		file, err := cli.OneFile(args)
+		var file string
+		var files []string
+		var err error
+		if *parquetOut != "" {
+			files, err = parquetInputs(args)
+		} else {
+			file, err = cli.OneFile(args)
+		}
 		switch {
 		case err != nil:
 			return c.usageError(stderr, "%v", err)
+		case *saveTo != "" && (*parquetOut != "" || o.RPCs):
+			return c.usageError(stderr, "-w writes packets: it does not go with --rpc or --parquet")
+		case *parquetOut != "" && (o.Tree || o.JSON || *format != "" || o.Hex):
+			return c.usageError(stderr, "--parquet writes rows, not text: it does not go with -V, --json, -T fields or -x")
 		case o.Tree && o.JSON:
 			return c.usageError(stderr, "-V and --json do not go together")
 		case o.Tree && o.RPCs:
@@ -146,7 +169,20 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 			}
 		}
 		o.MaxExpand = int64(*maxExpand)
+		if *parquetOut != "" {
+			return writeParquet(*parquetOut, files, o, stdin, stdout, stderr)
+		}
 		var anomalies int
+		var copied *os.File // with -w, standard input as it was read, to read again
+		if file == "-" && *saveTo != "" {
+			if copied, err = os.CreateTemp("", "rdmalab-stdin-*.pcap"); err != nil {
+				fmt.Fprintf(stderr, "rdmalab decode: -w: %v\n", err)
+				return exitFailed
+			}
+			defer os.Remove(copied.Name())
+			defer copied.Close()
+			stdin = io.TeeReader(stdin, copied)
+		}
 		if file == "-" {
 			anomalies, err = decode.WriteStream(stdout, stdin, "standard input", o)
 		} else {
@@ -155,6 +191,16 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 		if err != nil {
 			fmt.Fprintf(stderr, "rdmalab decode: %v\n", err)
 			return exitFailed
+		}
+		if *saveTo != "" {
+			in := file
+			if copied != nil {
+				in = copied.Name()
+			}
+			if err := saveAnnotated(*saveTo, in, o, stderr); err != nil {
+				fmt.Fprintf(stderr, "rdmalab decode: -w: %v\n", err)
+				return exitFailed
+			}
 		}
 		if anomalies > 0 {
 			return exitFailed

@@ -20,6 +20,17 @@ type Output struct {
 	Count     int            // read only the first Count frames (-c); 0 reads all
 	Hex       bool           // a hex dump under each packet (-x)
 	MaxExpand int64          // how far a gzip capture may decompress (0: pcapfile's default)
+	// Rows, when set, takes the packets selected, or with RPCs each RPC
+	// once settled, as rows instead of their text (--parquet).
+	Rows Rows
+}
+
+// Rows takes what Write selects as rows of a table, not as text.
+type Rows interface {
+	Packet(p *Packet) error
+	// RPC takes r once nothing later in the capture changes it, with the
+	// anomalies noted on the packets that carried it.
+	RPC(r *RPC, anomalies []Note) error
 }
 
 // errCount stops the reading at -c's frame.
@@ -64,13 +75,13 @@ const writeChunk = 64 << 10
 
 // write is Write on out, a buffered w.
 func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
-	packets := !o.RPCs && !(o.Check && !o.Tree && !o.JSON)
+	packets := !o.RPCs && (o.Rows != nil || !(o.Check && !o.Tree && !o.JSON))
 	var buf []byte // the packets' text not written yet
 	var jw jsonw
 	var lc lineCache
 	var tw treeWriter
 	keep := o.keep()
-	rs := rpcStream{o: o, out: out, next: 1, pending: map[int]*RPC{}}
+	rs := rpcStream{o: o, out: out, next: 1, pending: map[int]*RPC{}, notes: map[int][]Note{}}
 	// The packets' text gathers in buf and goes straight to w in whole
 	// chunks, not copied into out's buffer (1.2 GB of it for --json of a
 	// 1 GB capture): out holds nothing while the packets are written.
@@ -88,6 +99,8 @@ func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
 			return nil
 		}
 		switch {
+		case o.Rows != nil:
+			return o.Rows.Packet(p)
 		case o.Fields != nil:
 			buf = o.Fields.appendFields(buf, p)
 		case o.JSON:
@@ -149,7 +162,7 @@ func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
 func (o Output) keep() Options {
 	return Options{DropRPCs: true, DropNotes: !o.Check, DropChunkData: true, ForgetIdle: true,
 		MaxExpand: o.MaxExpand, SkipCRCs: o.RPCs && !o.Check,
-		SkipNFSFields: !o.JSON && o.Fields == nil && o.Display == nil}
+		SkipNFSFields: !o.JSON && o.Fields == nil && o.Display == nil && o.Rows == nil}
 }
 
 // rpcStream prints the RPCs of --rpc in call order (RPC IDs), each as soon
@@ -160,8 +173,9 @@ func (o Output) keep() Options {
 type rpcStream struct {
 	o       Output
 	out     *bufio.Writer
-	pending map[int]*RPC // answered, not printed yet, by ID
-	next    int          // the ID printed next
+	pending map[int]*RPC   // answered, not printed yet, by ID
+	notes   map[int][]Note // with Output.Rows: the anomalies on each RPC's packets so far, by ID
+	next    int            // the ID printed next
 	printed int
 	buf     []byte
 	jw      jsonw
@@ -169,6 +183,9 @@ type rpcStream struct {
 
 // packet takes the RPC p answered, if any, and prints what is settled.
 func (s *rpcStream) packet(p *Packet) error {
+	if s.o.Rows != nil {
+		s.noteAnomalies(p)
+	}
 	if m := p.Analysis.RPC; m != nil && !m.Call && m.RPC != nil && m.RPC.ID >= s.next {
 		s.pending[m.RPC.ID] = m.RPC
 	}
@@ -205,7 +222,7 @@ func (s *rpcStream) finish(unanswered []*RPC) error {
 			return err
 		}
 	}
-	if s.o.JSON {
+	if s.o.JSON || s.o.Rows != nil {
 		return nil
 	}
 	s.buf = strconv.AppendInt(s.buf[:0], int64(s.printed), 10)
@@ -213,11 +230,39 @@ func (s *rpcStream) finish(unanswered []*RPC) error {
 	return err
 }
 
+// noteAnomalies keeps the anomalies on p for the row of the RPC p
+// carries a part of.
+func (s *rpcStream) noteAnomalies(p *Packet) {
+	a := &p.Analysis
+	var r *RPC
+	switch {
+	case a.RPC != nil && a.RPC.RPC != nil:
+		r = a.RPC.RPC
+	case a.Chunk.RPC != nil:
+		r = a.Chunk.RPC
+	default:
+		return
+	}
+	if r.ID < s.next {
+		return // printed already
+	}
+	for _, n := range a.Notes {
+		if n.Kind.Anomaly() {
+			s.notes[r.ID] = append(s.notes[r.ID], n)
+		}
+	}
+}
+
 func (s *rpcStream) print(r *RPC) error {
+	notes := s.notes[r.ID]
+	delete(s.notes, r.ID)
 	if !s.o.Filter.MatchRPC(r) {
 		return nil
 	}
 	s.printed++
+	if s.o.Rows != nil {
+		return s.o.Rows.RPC(r, notes)
+	}
 	if s.o.JSON {
 		s.jw.reset()
 		appendRPCJSON(&s.jw, r)
