@@ -1,4 +1,4 @@
-package main
+package fresh
 
 import (
 	"bytes"
@@ -44,11 +44,11 @@ func TestRepetitionsAreFreshFlows(t *testing.T) {
 		}
 		f, r, a, b := summary(in)
 		out := filepath.Join(t.TempDir(), "rep.pcap")
-		st, err := repeatFile(out, in, 3*f)
+		st, err := RepeatFile(out, in, 3*f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.reps != 3 || st.frames != 3*f || st.asIs != 0 {
+		if st.Repetitions != 3 || st.Frames != 3*f || st.AsIs != 0 {
 			t.Errorf("%s: %+v, want 3 repetitions of %d frames, each rewritten", name, st, f)
 		}
 		f3, r3, a3, b3 := summary(out)
