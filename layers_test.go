@@ -43,7 +43,7 @@ var layerRules = []struct {
 	{"captures/decode/appendtext", nil, "the outputs' text helpers are a leaf"},
 	{"captures/columnar", []string{"captures/decode", "proto/", "internal/"}, "the Parquet tables are written from what the decoder found, beside its text outputs"},
 	{"captures/annotate", []string{"captures/decode", "proto/", "internal/"}, "notes written back into a capture come from the decoder's analysis"},
-	{"captures/replay", []string{"captures/decode", "engine/kernel", "engine/snap", "engine/trace", "proto/", "internal/"}, "a replay draws the picture, without the simulator"},
+	{"captures/replay", []string{"captures/decode", "captures/decode/appendtext", "engine/kernel", "engine/snap", "engine/trace", "proto/", "internal/"}, "a replay draws the picture, without the simulator"},
 	{"captures/bench/", []string{"engine", "engine/", "proto/", "captures/", "internal/"}, "the bench drives the simulator to make captures"},
 	{"lessons", []string{"engine/kernel", "engine/trace", "internal/"}, "lessons know nothing of the REPL or the view: a Machine runs them"},
 	{"viz", []string{"engine", "engine/kernel", "engine/snap", "engine/trace", "captures/", "proto/", "internal/"}, "the view adapts the engine and draws captures; it never reaches up to the REPL or lessons"},
