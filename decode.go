@@ -17,7 +17,7 @@ import (
 // decode's outputs.
 func decodeCommand() *command {
 	c := newCommand(command{
-		UsageLine: "rdmalab decode [-V | --json | -T fields -e FIELD...] [--rpc] [--check] [-Y FILTER] [--filter EXPR] [-c N] [-x] [--max-expand SIZE] FILE\n       rdmalab decode [--rpc] --parquet OUT [-Y FILTER] [--filter EXPR] FILE...\n       rdmalab decode --fields",
+		UsageLine: "rdmalab decode [-V | --json | -T fields -e FIELD...] [--rpc] [--check] [-Y FILTER] [--filter EXPR] [-c N] [-x [-P]] [--max-expand SIZE] FILE\n       rdmalab decode [--rpc] --parquet OUT [-Y FILTER] [--filter EXPR] FILE...\n       rdmalab decode --fields",
 		Short:     "decode a RoCE / InfiniBand / RPC-over-RDMA capture",
 		Long: `
 Decodes a pcap or pcapng capture (gzip-compressed or not) of RoCEv1,
@@ -64,7 +64,7 @@ Output (one of):
 Selection:
   -Y FILTER      packets matching a display filter with Wireshark's syntax
                  and field names: 'infiniband.bth.psn >= 100 && ip.src ==
-                 192.0.2.1', 'rpcordma.xid == 0x47dbd665', 'nfs', '!rdmalab.icrc_ok',
+                 192.0.2.1', 'rpcordma.xid == 0x47dbd665', 'nfs', 'rdmalab.icrc_bad',
                  'infiniband.bth.opcode in {4, 17}' (see decode --fields)
   --filter EXPR  packets matching every term (commas or spaces between):
                    qp=N (to or from QP N), opcode=N|NAME (4, 0x11,
@@ -75,7 +75,9 @@ Selection:
                  a display filter, which decode prints on stderr:
                  --filter "qp=17" is -Y 'infiniband.bth.destqp == 17 || ...'
   -c N           read only the first N frames
-  -x             a hex dump under each packet
+  -x             a hex dump of each packet (alone: instead of its line, as
+                 tshark -x prints it; with -V under its tree)
+  -P             with -x, each packet's line above its dump (tshark -P -x)
 
 Limits:
   ` + cli.MaxExpandHelp + `
@@ -96,7 +98,8 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 	c.Flag.Var(&fields, "e", "a field -T fields prints")
 	c.Flag.Var(&fieldOpts, "E", "a -T fields option")
 	c.Flag.IntVar(&o.Count, "c", 0, "read only the first N frames")
-	c.Flag.BoolVar(&o.Hex, "x", false, "a hex dump under each packet")
+	c.Flag.BoolVar(&o.Hex, "x", false, "a hex dump of each packet")
+	c.Flag.BoolVar(&o.Summary, "P", false, "with -x, each packet's line above its dump")
 	list := c.Flag.Bool("fields", false, "the list of fields")
 	parquetOut := c.Flag.String("parquet", "", "a Parquet file of the packets, or of the RPCs with --rpc")
 	saveTo := c.Flag.String("w", "", "write the packets read to a pcapng file, with --check's notes as comments")

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
 // runDecode runs `rdmalab decode ARGS...`.
@@ -126,14 +128,14 @@ func TestDecodeFiltersAndFields(t *testing.T) {
 	}
 	code, out, _ := runDecode("-T", "fields", "-E", "header=y", "-E", "separator=,", "-E", "quote=d", "-E", "occurrence=l",
 		"-e", "frame.number", "-e", "rpcordma.rdma_handle", "-e", "rdmalab.chunk.kind", "-Y", "frame.number in {40, 42}", nfs3)
-	want := "frame.number,rpcordma.rdma_handle,rdmalab.chunk.kind\n\"40\",\"0x00000acd\",\"\"\n\"42\",\"\",\"reply\"\n"
+	want := "frame.number,rpcordma.rdma_handle,rdmalab.chunk.kind\n\"40\",\"0x00000acd\",\n\"42\",,\"reply\"\n"
 	if code != exitOK || out != want {
 		t.Errorf("-T fields -E: exit %d\n%s\nwant\n%s", code, out, want)
 	}
-	code, out, _ = runDecode("-x", "-c", "1", nfs3)
-	if lines := strings.Split(out, "\n"); code != exitOK || !strings.HasPrefix(lines[0], "    1 ") ||
-		lines[1] != "0000  52 54 00 12 34 01 52 54 00 12 34 02 08 00 45 00   RT..4.RT..4...E." || !strings.HasSuffix(out, "\n\n") {
-		t.Errorf("-x: %q", out)
+	code, out, _ = runDecode("-x", "-P", "-c", "1", nfs3)
+	if lines := strings.Split(out, "\n"); code != exitOK || !strings.HasPrefix(lines[0], "    1 ") || lines[1] != "" ||
+		lines[2] != "0000  52 54 00 12 34 01 52 54 00 12 34 02 08 00 45 00   RT..4.RT..4...E." || !strings.HasSuffix(out, "\n\n") {
+		t.Errorf("-x -P: %q", out)
 	}
 	code, out, _ = runDecode("--fields")
 	if code != exitOK || !strings.Contains(out, "\ninfiniband.bth.psn ") || !strings.Contains(out, "rdmalab.psn_status") ||
@@ -214,4 +216,35 @@ func TestDecodeStandardInput(t *testing.T) {
 	if want := "rdmalab decode: standard input: frame 35, offset 5000: file ends inside the packet data"; code != exitFailed || !strings.HasPrefix(errb.String(), want) || !strings.Contains(out.String(), "\n   34 ") {
 		t.Errorf("a stream cut short: exit %d, stderr %q, want %q and the 34 packets before it", code, errb.String(), want)
 	}
+}
+
+// The -T fields options and -x print what tshark prints: an absent field
+// is nothing, quoted or not; a separator or aggregator of several
+// characters is its first; -x is the dump alone.
+func TestDecodeFieldOptionsAsTshark(t *testing.T) {
+	const nfs3 = "captures/testdata/nfs3-rdma.pcap"
+	for _, args := range [][]string{
+		{"-T", "fields", "-E", "quote=d", "-e", "frame.number", "-e", "rpcordma.rdma_handle", "-e", "rpc.xid", "-c", "60"},
+		{"-T", "fields", "-E", "quote=s", "-E", "header=y", "-e", "rpcordma.xid", "-e", "nfs.name", "-c", "80"},
+		{"-T", "fields", "-E", "separator=ab", "-E", "aggregator=xy", "-E", "quote=d", "-e", "frame.number",
+			"-e", "rpcordma.rdma_handle", "-e", "rpcordma.rdma_length", "-Y", "rpcordma.rdma_handle"},
+		{"-x", "-c", "5"},
+		{"-x", "-V", "-c", "2"},
+	} {
+		code, out, stderr := runDecode(append(args, nfs3)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		if want := testutil.RunTshark(t, append([]string{"-r", nfs3}, args...)...); out != want && !slices.Contains(args, "-V") {
+			t.Errorf("decode %v:\n%s\ntshark:\n%s", args, out, want)
+		} else if slices.Contains(args, "-V") && !strings.HasSuffix(want, dumpOf(out)) {
+			t.Errorf("decode %v: the dump under the tree is not tshark's", args)
+		}
+	}
+}
+
+// dumpOf is the last packet's hex dump in a -x -V output.
+func dumpOf(out string) string {
+	i := strings.LastIndex(out, "\n0000  ")
+	return out[i+1:]
 }

@@ -18,7 +18,8 @@ type Output struct {
 	Display   *DisplayFilter // the packets printed (-Y); nil prints all
 	Fields    *FieldsOutput  // the values of chosen fields instead of the lines (-T fields); over Tree and JSON
 	Count     int            // read only the first Count frames (-c); 0 reads all
-	Hex       bool           // a hex dump under each packet (-x)
+	Hex       bool           // a hex dump of each packet (-x): alone, instead of its line
+	Summary   bool           // with Hex, each packet's line above its dump (-P)
 	MaxExpand int64          // how far a gzip capture may decompress (0: pcapfile's default)
 	// Rows, when set, takes the packets selected, or with RPCs each RPC
 	// once settled, as rows instead of their text (--parquet).
@@ -109,8 +110,11 @@ func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
 			buf = append(jw.b, '\n')
 		case o.Tree:
 			buf = tw.appendTree(buf, p)
-		default:
+		case !o.Hex || o.Summary:
 			buf = lc.appendLine(buf, p)
+			if o.Hex {
+				buf = append(buf, '\n') // tshark -P -x: a blank line between
+			}
 		}
 		if o.Hex {
 			buf = appendHexDump(buf, p.Data)
