@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -247,4 +248,60 @@ func TestDecodeFieldOptionsAsTshark(t *testing.T) {
 func dumpOf(out string) string {
 	i := strings.LastIndex(out, "\n0000  ")
 	return out[i+1:]
+}
+
+// Every -Y example decode --help gives compiles and selects packets of
+// the capture it fits; rdmalab.icrc_bad selects the frame whose ICRC was
+// damaged, and only it.
+func TestDecodeHelpExamples(t *testing.T) {
+	_, help, _ := runDecode("-h")
+	_, sel, ok := strings.Cut(help, "  -Y FILTER")
+	sel, _, ok2 := strings.Cut(sel, "  --filter EXPR")
+	if !ok || !ok2 {
+		t.Fatalf("decode -h has no -Y section:\n%s", help)
+	}
+	_, sel, _ = strings.Cut(sel, "field names:") // past "Wireshark's"
+	// The examples are quoted: every other part between quotes.
+	parts := strings.Split(strings.Join(strings.Fields(sel), " "), "'")
+	var filters []string
+	for i := 1; i < len(parts); i += 2 {
+		filters = append(filters, parts[i])
+	}
+	if len(filters) < 5 {
+		t.Fatalf("found %d -Y examples in decode -h: %q", len(filters), filters)
+	}
+	data := testutil.ReadCapture(t, "nfs3-rdma.pcap")
+	// Frame 5 (an ACK): its last byte is the ICRC's; damage it.
+	bad := filepath.Join(t.TempDir(), "bad-icrc.pcap")
+	frames := pcapFrames(t, data)
+	data = slices.Clone(data)
+	data[frames[4]-1] ^= 0xff
+	testutil.WriteFile(t, bad, data)
+	for _, f := range filters {
+		file := "captures/testdata/nfs3-rdma.pcap"
+		if strings.Contains(f, "icrc") {
+			file = bad
+		}
+		code, out, stderr := runDecode("-Y", f, file)
+		if code != exitOK || out == "" {
+			t.Errorf("decode -Y '%s': exit %d, %d bytes: %s", f, code, len(out), stderr)
+		}
+		if strings.Contains(f, "icrc_bad") && (strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "    5 ")) {
+			t.Errorf("decode -Y '%s' on a capture with frame 5's ICRC damaged:\n%s", f, out)
+		}
+	}
+}
+
+// pcapFrames is where each record of a classic pcap ends.
+func pcapFrames(t *testing.T, b []byte) []int {
+	var ends []int
+	for off := 24; off+16 <= len(b); {
+		n := int(b[off+8]) | int(b[off+9])<<8 | int(b[off+10])<<16 | int(b[off+11])<<24
+		off += 16 + n
+		ends = append(ends, off)
+	}
+	if len(ends) == 0 {
+		t.Fatal("not a classic pcap")
+	}
+	return ends
 }
