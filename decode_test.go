@@ -305,3 +305,15 @@ func pcapFrames(t *testing.T, b []byte) []int {
 	}
 	return ends
 }
+
+// An NFSv4 COMPOUND with an empty tag has nfs.tag, empty, as in tshark;
+// a message of another program has none (quote=d tells them apart).
+func TestEmptyTagAsTshark(t *testing.T) {
+	const nfs4 = "captures/testdata/nfs4.1-rdma.pcap"
+	args := []string{"-T", "fields", "-E", "quote=d", "-e", "frame.number", "-e", "nfs.tag", "-Y", "nfs && frame.number < 100"}
+	_, out, _ := runDecode(append(args, nfs4)...)
+	want := testutil.RunTshark(t, append([]string{"-r", nfs4}, args...)...)
+	if out != want || !strings.Contains(out, "\t\"\"\n") {
+		t.Errorf("decode:\n%s\ntshark:\n%s", out, want)
+	}
+}
