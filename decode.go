@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode"
@@ -17,7 +18,7 @@ import (
 // decode's outputs.
 func decodeCommand() *command {
 	c := newCommand(command{
-		UsageLine: "rdmalab decode [-V | --json | -T fields -e FIELD...] [--rpc] [--check] [-Y FILTER] [--filter EXPR] [-c N] [-x] [--max-expand SIZE] FILE\n       rdmalab decode --fields",
+		UsageLine: "rdmalab decode [-V | --json | -T fields -e FIELD...] [--rpc] [--check] [-Y FILTER] [--filter EXPR] [-c N] [-x [-P]] [--max-expand SIZE] FILE\n       rdmalab decode [--rpc] --parquet OUT [-Y FILTER] [--filter EXPR] FILE...\n       rdmalab decode --fields",
 		Short:     "decode a RoCE / InfiniBand / RPC-over-RDMA capture",
 		Long: `
 Decodes a pcap or pcapng capture (gzip-compressed or not) of RoCEv1,
@@ -51,11 +52,20 @@ Output (one of):
                  per RPC)
   --check        the anomalies with their frame numbers; the exit status is
                  1 when there is any (combines with the others)
+  -w OUT         the packets read (those -Y or --filter select) written to
+                 OUT as pcapng; with --check each note on a packet is its
+                 comment, which Wireshark shows and frame.comment finds:
+                 tshark -r OUT -Y 'frame.comment contains "rdmalab"'
+  --parquet OUT  a Parquet file for DuckDB, Spark or pandas instead of text:
+                 one row per packet, or with --rpc one row per RPC, of
+                 every FILE (a capture column names each; a quoted glob
+                 is expanded: 'captures/*.pcap'); the columns are listed
+                 in docs/parquet.md
 
 Selection:
   -Y FILTER      packets matching a display filter with Wireshark's syntax
                  and field names: 'infiniband.bth.psn >= 100 && ip.src ==
-                 192.0.2.1', 'rpcordma.xid == 0x47dbd665', 'nfs', '!rdmalab.icrc_ok',
+                 192.0.2.1', 'rpcordma.xid == 0x47dbd665', 'nfs', 'rdmalab.icrc_bad',
                  'infiniband.bth.opcode in {4, 17}' (see decode --fields)
   --filter EXPR  packets matching every term (commas or spaces between):
                    qp=N (to or from QP N), opcode=N|NAME (4, 0x11,
@@ -66,7 +76,9 @@ Selection:
                  a display filter, which decode prints on stderr:
                  --filter "qp=17" is -Y 'infiniband.bth.destqp == 17 || ...'
   -c N           read only the first N frames
-  -x             a hex dump under each packet
+  -x             a hex dump of each packet (alone: instead of its line, as
+                 tshark -x prints it; with -V under its tree)
+  -P             with -x, each packet's line above its dump (tshark -P -x)
 
 Limits:
   ` + cli.MaxExpandHelp + `
@@ -87,8 +99,11 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 	c.Flag.Var(&fields, "e", "a field -T fields prints")
 	c.Flag.Var(&fieldOpts, "E", "a -T fields option")
 	c.Flag.IntVar(&o.Count, "c", 0, "read only the first N frames")
-	c.Flag.BoolVar(&o.Hex, "x", false, "a hex dump under each packet")
+	c.Flag.BoolVar(&o.Hex, "x", false, "a hex dump of each packet")
+	c.Flag.BoolVar(&o.Summary, "P", false, "with -x, each packet's line above its dump")
 	list := c.Flag.Bool("fields", false, "the list of fields")
+	parquetOut := c.Flag.String("parquet", "", "a Parquet file of the packets, or of the RPCs with --rpc")
+	saveTo := c.Flag.String("w", "", "write the packets read to a pcapng file, with --check's notes as comments")
 	maxExpand := cli.MaxExpandFlag(c.Flag)
 	c.Run = func(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if *list {
@@ -101,10 +116,21 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 			}
 			return exitOK
 		}
-		file, err := cli.OneFile(args)
+		var file string
+		var files []string
+		var err error
+		if *parquetOut != "" {
+			files, err = parquetInputs(args)
+		} else {
+			file, err = cli.OneFile(args)
+		}
 		switch {
 		case err != nil:
 			return c.usageError(stderr, "%v", err)
+		case *saveTo != "" && (*parquetOut != "" || o.RPCs):
+			return c.usageError(stderr, "-w writes packets: it does not go with --rpc or --parquet")
+		case *parquetOut != "" && (o.Tree || o.JSON || *format != "" || o.Hex):
+			return c.usageError(stderr, "--parquet writes rows, not text: it does not go with -V, --json, -T fields or -x")
 		case o.Tree && o.JSON:
 			return c.usageError(stderr, "-V and --json do not go together")
 		case o.Tree && o.RPCs:
@@ -147,7 +173,20 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 			}
 		}
 		o.MaxExpand = int64(*maxExpand)
+		if *parquetOut != "" {
+			return writeParquet(*parquetOut, files, o, stdin, stdout, stderr)
+		}
 		var anomalies int
+		var copied *os.File // with -w, standard input as it was read, to read again
+		if file == "-" && *saveTo != "" {
+			if copied, err = os.CreateTemp("", "rdmalab-stdin-*.pcap"); err != nil {
+				fmt.Fprintf(stderr, "rdmalab decode: -w: %v\n", err)
+				return exitFailed
+			}
+			defer os.Remove(copied.Name())
+			defer copied.Close()
+			stdin = io.TeeReader(stdin, copied)
+		}
 		if file == "-" {
 			anomalies, err = decode.WriteStream(stdout, stdin, "standard input", o)
 		} else {
@@ -156,6 +195,16 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 		if err != nil {
 			fmt.Fprintf(stderr, "rdmalab decode: %v\n", err)
 			return exitFailed
+		}
+		if *saveTo != "" {
+			in := file
+			if copied != nil {
+				in = copied.Name()
+			}
+			if err := saveAnnotated(*saveTo, in, o, stderr); err != nil {
+				fmt.Fprintf(stderr, "rdmalab decode: -w: %v\n", err)
+				return exitFailed
+			}
 		}
 		if anomalies > 0 {
 			return exitFailed

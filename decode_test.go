@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
 // runDecode runs `rdmalab decode ARGS...`.
@@ -126,14 +129,14 @@ func TestDecodeFiltersAndFields(t *testing.T) {
 	}
 	code, out, _ := runDecode("-T", "fields", "-E", "header=y", "-E", "separator=,", "-E", "quote=d", "-E", "occurrence=l",
 		"-e", "frame.number", "-e", "rpcordma.rdma_handle", "-e", "rdmalab.chunk.kind", "-Y", "frame.number in {40, 42}", nfs3)
-	want := "frame.number,rpcordma.rdma_handle,rdmalab.chunk.kind\n\"40\",\"0x00000acd\",\"\"\n\"42\",\"\",\"reply\"\n"
+	want := "frame.number,rpcordma.rdma_handle,rdmalab.chunk.kind\n\"40\",\"0x00000acd\",\n\"42\",,\"reply\"\n"
 	if code != exitOK || out != want {
 		t.Errorf("-T fields -E: exit %d\n%s\nwant\n%s", code, out, want)
 	}
-	code, out, _ = runDecode("-x", "-c", "1", nfs3)
-	if lines := strings.Split(out, "\n"); code != exitOK || !strings.HasPrefix(lines[0], "    1 ") ||
-		lines[1] != "0000  52 54 00 12 34 01 52 54 00 12 34 02 08 00 45 00   RT..4.RT..4...E." || !strings.HasSuffix(out, "\n\n") {
-		t.Errorf("-x: %q", out)
+	code, out, _ = runDecode("-x", "-P", "-c", "1", nfs3)
+	if lines := strings.Split(out, "\n"); code != exitOK || !strings.HasPrefix(lines[0], "    1 ") || lines[1] != "" ||
+		lines[2] != "0000  52 54 00 12 34 01 52 54 00 12 34 02 08 00 45 00   RT..4.RT..4...E." || !strings.HasSuffix(out, "\n\n") {
+		t.Errorf("-x -P: %q", out)
 	}
 	code, out, _ = runDecode("--fields")
 	if code != exitOK || !strings.Contains(out, "\ninfiniband.bth.psn ") || !strings.Contains(out, "rdmalab.psn_status") ||
@@ -213,5 +216,104 @@ func TestDecodeStandardInput(t *testing.T) {
 	code := run([]string{"decode", "-"}, bytes.NewReader(data[:5000]), &out, &errb)
 	if want := "rdmalab decode: standard input: frame 35, offset 5000: file ends inside the packet data"; code != exitFailed || !strings.HasPrefix(errb.String(), want) || !strings.Contains(out.String(), "\n   34 ") {
 		t.Errorf("a stream cut short: exit %d, stderr %q, want %q and the 34 packets before it", code, errb.String(), want)
+	}
+}
+
+// The -T fields options and -x print what tshark prints: an absent field
+// is nothing, quoted or not; a separator or aggregator of several
+// characters is its first; -x is the dump alone.
+func TestDecodeFieldOptionsAsTshark(t *testing.T) {
+	const nfs3 = "captures/testdata/nfs3-rdma.pcap"
+	for _, args := range [][]string{
+		{"-T", "fields", "-E", "quote=d", "-e", "frame.number", "-e", "rpcordma.rdma_handle", "-e", "rpc.xid", "-c", "60"},
+		{"-T", "fields", "-E", "quote=s", "-E", "header=y", "-e", "rpcordma.xid", "-e", "nfs.name", "-c", "80"},
+		{"-T", "fields", "-E", "separator=ab", "-E", "aggregator=xy", "-E", "quote=d", "-e", "frame.number",
+			"-e", "rpcordma.rdma_handle", "-e", "rpcordma.rdma_length", "-Y", "rpcordma.rdma_handle"},
+		{"-x", "-c", "5"},
+		{"-x", "-V", "-c", "2"},
+	} {
+		code, out, stderr := runDecode(append(args, nfs3)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		if want := testutil.RunTshark(t, append([]string{"-r", nfs3}, args...)...); out != want && !slices.Contains(args, "-V") {
+			t.Errorf("decode %v:\n%s\ntshark:\n%s", args, out, want)
+		} else if slices.Contains(args, "-V") && !strings.HasSuffix(want, dumpOf(out)) {
+			t.Errorf("decode %v: the dump under the tree is not tshark's", args)
+		}
+	}
+}
+
+// dumpOf is the last packet's hex dump in a -x -V output.
+func dumpOf(out string) string {
+	i := strings.LastIndex(out, "\n0000  ")
+	return out[i+1:]
+}
+
+// Every -Y example decode --help gives compiles and selects packets of
+// the capture it fits; rdmalab.icrc_bad selects the frame whose ICRC was
+// damaged, and only it.
+func TestDecodeHelpExamples(t *testing.T) {
+	_, help, _ := runDecode("-h")
+	_, sel, ok := strings.Cut(help, "  -Y FILTER")
+	sel, _, ok2 := strings.Cut(sel, "  --filter EXPR")
+	if !ok || !ok2 {
+		t.Fatalf("decode -h has no -Y section:\n%s", help)
+	}
+	_, sel, _ = strings.Cut(sel, "field names:") // past "Wireshark's"
+	// The examples are quoted: every other part between quotes.
+	parts := strings.Split(strings.Join(strings.Fields(sel), " "), "'")
+	var filters []string
+	for i := 1; i < len(parts); i += 2 {
+		filters = append(filters, parts[i])
+	}
+	if len(filters) < 5 {
+		t.Fatalf("found %d -Y examples in decode -h: %q", len(filters), filters)
+	}
+	data := testutil.ReadCapture(t, "nfs3-rdma.pcap")
+	// Frame 5 (an ACK): its last byte is the ICRC's; damage it.
+	bad := filepath.Join(t.TempDir(), "bad-icrc.pcap")
+	frames := pcapFrames(t, data)
+	data = slices.Clone(data)
+	data[frames[4]-1] ^= 0xff
+	testutil.WriteFile(t, bad, data)
+	for _, f := range filters {
+		file := "captures/testdata/nfs3-rdma.pcap"
+		if strings.Contains(f, "icrc") {
+			file = bad
+		}
+		code, out, stderr := runDecode("-Y", f, file)
+		if code != exitOK || out == "" {
+			t.Errorf("decode -Y '%s': exit %d, %d bytes: %s", f, code, len(out), stderr)
+		}
+		if strings.Contains(f, "icrc_bad") && (strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "    5 ")) {
+			t.Errorf("decode -Y '%s' on a capture with frame 5's ICRC damaged:\n%s", f, out)
+		}
+	}
+}
+
+// pcapFrames is where each record of a classic pcap ends.
+func pcapFrames(t *testing.T, b []byte) []int {
+	var ends []int
+	for off := 24; off+16 <= len(b); {
+		n := int(b[off+8]) | int(b[off+9])<<8 | int(b[off+10])<<16 | int(b[off+11])<<24
+		off += 16 + n
+		ends = append(ends, off)
+	}
+	if len(ends) == 0 {
+		t.Fatal("not a classic pcap")
+	}
+	return ends
+}
+
+// An NFSv4 COMPOUND with an empty tag has nfs.tag, empty, as in tshark;
+// a message of another program has none (quote=d tells them apart).
+func TestEmptyTagAsTshark(t *testing.T) {
+	const nfs4 = "captures/testdata/nfs4.1-rdma.pcap"
+	args := []string{"-T", "fields", "-E", "quote=d", "-e", "frame.number", "-e", "nfs.tag", "-Y", "nfs && frame.number < 100"}
+	_, out, _ := runDecode(append(args, nfs4)...)
+	want := testutil.RunTshark(t, append([]string{"-r", nfs4}, args...)...)
+	if out != want || !strings.Contains(out, "\t\"\"\n") {
+		t.Errorf("decode:\n%s\ntshark:\n%s", out, want)
 	}
 }

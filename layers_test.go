@@ -45,6 +45,8 @@ var layerRules = []struct {
 	{"captures/decode/internal/craft", []string{"proto/", "internal/"}, "the tests' capture builder is made of wire formats"},
 	{"captures/decode/netlayer", []string{"proto/"}, "the decoder's link and network layers are wire formats: no decoder in them"},
 	{"captures/decode/appendtext", nil, "the outputs' text helpers are a leaf"},
+	{"captures/columnar", []string{"captures/decode", "captures/decode/", "proto/", "internal/"}, "the Parquet tables are written from what the decoder found, beside its text outputs"},
+	{"captures/annotate", []string{"captures/decode", "captures/decode/", "proto/", "internal/"}, "notes written back into a capture come from the decoder's analysis"},
 	{"captures/replay", []string{"captures/decode", "captures/decode/", "engine/kernel", "engine/snap", "engine/trace", "proto/", "internal/"}, "a replay draws the picture, without the simulator"},
 	{"captures/bench/", []string{"engine", "engine/", "proto/", "captures/", "internal/"}, "the bench drives the simulator to make captures"},
 	{"lessons", []string{"engine/kernel", "engine/trace", "internal/"}, "lessons know nothing of the REPL or the view: a Machine runs them"},

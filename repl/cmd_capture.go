@@ -5,6 +5,7 @@ package repl
 // `start` and `stop` write the simulator's own traffic as pcap.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmalab/rdmalab/captures/annotate"
 	"github.com/rdmalab/rdmalab/captures/decode"
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/fields"
@@ -144,14 +146,16 @@ func captureCommands() []*Command {
 	return []*Command{
 		{
 			Name: "capture", Group: GroupShow,
-			Usage: "capture [open FILE [--max-expand SIZE] | close | save FILE | start FILE | stop] [--json]",
+			Usage: "capture [open FILE [--max-expand SIZE] | close | save FILE [--annotate] | start FILE | stop] [--json]",
 			Short: "decode a pcap, or write the lab's traffic as one",
 			Long: "capture open FILE decodes a pcap or pcapng file (gzip-compressed too) of RoCE,\n" +
 				"InfiniBand and RPC-over-RDMA traffic: packets and packet list it, and the view's\n" +
 				"packets layout (5) draws it. A big file is indexed in the background; capture alone\n" +
 				"says how far it got. capture close forgets it.\n" +
 				"capture save FILE writes what the simulator put on the wire so far as RoCEv2\n" +
-				"packets (pcap, for Wireshark or rdmalab decode); capture start FILE records from\n" +
+				"packets (pcap, for Wireshark or rdmalab decode); with --annotate it is pcapng with\n" +
+				"each anomaly and note decode --check finds as its packet's comment, which Wireshark\n" +
+				"shows in its packet list (frame.comment). capture start FILE records from\n" +
 				"now on, with no limit, until capture stop (or the end of the session).\n" +
 				"FILE is written whole or not at all: into a temporary file beside it, renamed over\n" +
 				"FILE when complete (for start, at stop), so a full disk or a crash leaves an\n" +
@@ -160,8 +164,9 @@ func captureCommands() []*Command {
 			Example: "capture open nfs3-rdma.pcap\ncapture\ncapture save lab.pcap\ncapture start run.pcap\ncapture stop",
 			Args: []Arg{{Name: "ACTION", Optional: true, Complete: completeCaptureActions},
 				{Name: "FILE", Optional: true, Paths: true}},
-			Flags: []Flag{captureJSONFlag(), optionFlag(cli.MaxExpand())},
-			Run:   runCapture,
+			Flags: []Flag{captureJSONFlag(), optionFlag(cli.MaxExpand()),
+				{Name: "annotate", Usage: "save: pcapng with decode --check's notes as packet comments"}},
+			Run: runCapture,
 		},
 		{
 			Name: "packets", Group: GroupShow,
@@ -284,7 +289,8 @@ func runCapture(c *Ctx, a Args, out io.Writer) error {
 		fmt.Fprintf(out, "closed %s\n", shown(name))
 		return nil
 	case "save":
-		return c.captureSave(file, out)
+		_, annotated := a.Flag("annotate")
+		return c.captureSave(file, annotated, out)
 	case "start":
 		return c.captureStart(file, out)
 	case "stop":
@@ -464,18 +470,32 @@ func (c *Ctx) emitJSON(v any, out io.Writer) error {
 	return err
 }
 
-func (c *Ctx) captureSave(file string, out io.Writer) error {
+func (c *Ctx) captureSave(file string, annotated bool, out io.Writer) error {
 	s := c.S
-	n := 0
+	n, notes := 0, 0
 	af, err := c.writeFile(file, func(w io.Writer) error {
-		var err error
-		n, err = s.lab.WriteCapture(w)
+		if !annotated {
+			var err error
+			n, err = s.lab.WriteCapture(w)
+			return err
+		}
+		var pcap bytes.Buffer
+		if _, err := s.lab.WriteCapture(&pcap); err != nil {
+			return err
+		}
+		src := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(pcap.Bytes())), nil }
+		st, err := annotate.Write(w, src, "the lab's traffic", annotate.Options{Notes: true})
+		n, notes = st.Packets, st.Comments
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "wrote %s packets of the lab's traffic to %s\n", cli.Thousands(n), shown(file))
+	fmt.Fprintf(out, "wrote %s packets of the lab's traffic to %s", cli.Thousands(n), shown(file))
+	if annotated {
+		fmt.Fprintf(out, " (pcapng), with %s notes as packet comments", cli.Thousands(notes))
+	}
+	fmt.Fprintln(out)
 	linkNote(out, file, af)
 	if d := s.lab.CaptureDropped(); d > 0 {
 		fmt.Fprintf(out, "note: the oldest %d transfers were no longer kept, so the file starts later; capture start FILE records everything\n", d)

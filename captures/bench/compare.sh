@@ -38,6 +38,13 @@
 # of wall and of CPU), not a ratio of medians; xfloor is too, and so is
 # the tshark ratio when TSHARK_RUNS equals RUNS (else: of the medians).
 #
+# Then the same for the traffic people capture, each a real capture
+# repeated as fresh flows (captures/bench/repeat) to -m frames: the
+# kernel's NFSv3 over Soft-RoCE and rping (captures/testdata), and 1 KB
+# verbs SENDs (a public RoCEv2 capture, from ../shared/public-captures
+# when it is there): lines, -Y, -T fields of five fields and, for NFS,
+# --rpc, each beside tshark's.
+#
 # Goals (issue 13): every output at least 20 times tshark's (-V 10 times),
 # default, --json and --rpc at a million packets a second or more and
 # within 1.5x of the floor (xfloor 0.67 or more), under
@@ -45,13 +52,15 @@
 # under 0.3 s.
 #
 # Usage: captures/bench/compare.sh [-n PACKETS] [-r RUNS] [-t TSHARK_RUNS]
-#                                  [-s SLICE] [-b OLD_BINARY] [-d DIR] [-f] [-h]
+#                                  [-s SLICE] [-m SHAPE_PACKETS] [-b OLD_BINARY]
+#                                  [-d DIR] [-f] [-h]
 #   -n  packets in the capture (default 1000000)
 #   -r  timed runs of each rdmalab command, and pairs with OLD (default 3)
 #   -t  timed runs of each tshark mode, among the first rdmalab runs
 #       (default 1; equal to -r, the tshark ratio is per run too)
 #   -s  tshark -V and -T json on the first SLICE packets (default 0: all)
 #   -b  an older rdmalab binary to time beside this checkout's
+#   -m  frames in each shape's capture (default 200000; 0: no shape rows)
 #   -d  where captures and the binary go (default $TMPDIR/rdmalab-bench);
 #       captures already there are reused
 #   -f  make the captures again
@@ -60,16 +69,17 @@
 # are of the whole process: wall seconds, and CPU seconds (user + system).
 set -euo pipefail
 
-packets=1000000 runs=3 truns=1 slice=0 old= force=0 pipe=0
+packets=1000000 runs=3 truns=1 slice=0 old= force=0 pipe=0 shapen=200000
 dir=${TMPDIR:-/tmp}/rdmalab-bench
 # usage: this header's text, without its comment marks.
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
-while getopts "n:r:t:s:b:d:fh" o; do
+while getopts "n:r:t:s:m:b:d:fh" o; do
 	case $o in
 	n) packets=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	t) truns=$OPTARG ;;
 	s) slice=$OPTARG ;;
+	m) shapen=$OPTARG ;;
 	b) old=$OPTARG ;;
 	d) dir=$OPTARG ;;
 	f) force=1 ;;
@@ -82,6 +92,7 @@ for v in "-n $packets" "-r $runs" "-t $truns"; do
 	[[ ${v#* } =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: ${v% *} takes a count of 1 or more, not '${v#* }'" >&2; exit 2; }
 done
 [[ $slice =~ ^[0-9]+$ ]] || { echo "compare.sh: -s takes a count of packets, not '$slice'" >&2; exit 2; }
+[[ $shapen =~ ^[0-9]+$ ]] || { echo "compare.sh: -m takes a count of packets, not '$shapen'" >&2; exit 2; }
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 for tool in go tshark python3 /usr/bin/time; do
@@ -98,7 +109,7 @@ mkdir -p "$dir"
 
 echo "building rdmalab, gencap and floor ..."
 (cd "$root" && go build -o "$dir/rdmalab" . && go build -o "$dir/gencap" ./captures/bench/gencap &&
-	go build -o "$dir/floor" ./captures/bench/floor)
+	go build -o "$dir/floor" ./captures/bench/floor && go build -o "$dir/repeat" ./captures/bench/repeat)
 new=$dir/rdmalab
 floors=() # every floor run, once's lines
 
@@ -315,13 +326,46 @@ fi
 pair "decode --rpc" "-q -z rpc,srt,100003,3" "$file" "$n" "decode --rpc" -q -z rpc,srt,100003,3
 
 replayrow
+floorrate=$(kpps "$(rate "$n" "$(summary "${floors[@]}" | awk '{ print $2 }')")") nfloors=${#floors[@]}
+
+# shape NAME CAPTURE: CAPTURE repeated as fresh flows to -m frames, and
+# its rows.
+shape() {
+	local name=$1 src=$2
+	file=$dir/$name-$shapen.pcap
+	if [ "$force" = 1 ] || [ ! -s "$file" ]; then
+		"$dir/repeat" -n "$shapen" -o "$file" "$src" >/dev/null
+	fi
+	n=$(count "$file")
+	local five=(-e frame.number -e infiniband.bth.opcode -e infiniband.bth.psn -e infiniband.bth.destqp -e rpcordma.xid)
+	local y='infiniband.bth.opcode==4||rpcordma' # no blanks: pair splits its rdmalab words at them
+	pair "$name: decode" "-r" "$file" "$n" "decode"
+	pair "$name: decode -Y" "-Y" "$file" "$n" "decode -Y $y" -Y "$y"
+	pair "$name: decode -T fields (5)" "-T fields (5)" "$file" "$n" "decode -T fields ${five[*]}" -T fields "${five[@]}"
+	if [ "$name" = nfs3 ]; then
+		pair "$name: decode --rpc" "-q -z rpc,srt,100003,3" "$file" "$n" "decode --rpc" -q -z rpc,srt,100003,3
+	fi
+}
+if [ "$shapen" -gt 0 ]; then
+	echo
+	echo "the traffic people capture, each repeated as fresh flows to $shapen frames (captures/bench/repeat):"
+	skipold=0
+	shape nfs3 "$root/captures/testdata/nfs3-rdma.pcap"
+	shape rping "$root/captures/testdata/rdmacm-rping.pcap"
+	public=${RDMALAB_SHARED:-$root/../shared}/public-captures/magnate3-rocev2-send-first-middle-last.pcap
+	if [ -s "$public" ]; then
+		shape verbs-1k "$public"
+	else
+		echo "(no verbs-1k rows: $public is not there)"
+	fi
+fi
 
 echo
 echo "rates in packets per second: of the median run's wall time (min: the fastest run), and of its CPU time"
 echo "(user + system: what a loaded machine's wall time hides); ratio: rdmalab's over tshark's, of wall and of CPU;"
 echo "RSS: the largest resident set over the runs; xfloor: rdmalab's rate over the floor's (the median of the runs'"
 echo "own ratios; -: runs too short to time). The floor (captures/bench/floor: read every record, parse to the BTH,"
-echo "check every ICRC, on one goroutine): $(kpps "$(rate "$n" "$(summary "${floors[@]}" | awk '{ print $2 }')")"), the median of ${#floors[@]} runs."
+echo "check every ICRC, on one goroutine): $floorrate on the simulator's capture, the median of $nfloors runs."
 echo "Goals: ratio >= 20 (-V >= 10), decode/--json/--rpc >= 1000 k and xfloor >= 0.67 (within 1.5x of the floor),"
 echo "RSS < 100 MB on about 1 GB, replay's first step < 0.3 s."
 tratio="of the two medians"

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
@@ -90,6 +91,8 @@ func NewFieldsOutput(names, opts []string) (*FieldsOutput, error) {
 	return fo, nil
 }
 
+// sepChar is the separator or aggregator v names: /t, /s, or its first
+// character, as tshark takes it.
 func sepChar(v string) (string, bool) {
 	switch v {
 	case "/t":
@@ -97,7 +100,8 @@ func sepChar(v string) (string, bool) {
 	case "/s":
 		return " ", true
 	}
-	return v, len(v) == 1
+	r, n := utf8.DecodeRuneInString(v)
+	return v[:n], n > 0 && r != utf8.RuneError
 }
 
 func suggestField(n string) string {
@@ -139,6 +143,9 @@ func (fo *FieldsOutput) appendFields(b []byte, p *analysis.Packet) []byte {
 			case 'l':
 				vs = vs[len(vs)-1:]
 			}
+		}
+		if len(vs) == 0 {
+			continue // an absent field is nothing, quoted or not, as in tshark
 		}
 		if fo.Quote != 0 {
 			b = append(b, fo.Quote)

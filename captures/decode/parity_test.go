@@ -384,10 +384,10 @@ func compareParity(t *testing.T, name string, ts []map[string][]string, ours []m
 				res.known["tshark misreads the REQ primary path's flow label and packet rate"]++
 				continue
 			}
-			if f.name == "nfs.tag" && len(ov) == 0 && !slices.ContainsFunc(tv, func(v string) bool { return v != "" }) {
-				if len(tv) > 0 {
-					res.known["empty COMPOUND tags shown by tshark (twice: its malformed NFS READ reply)"]++
-				}
+			if empty := func(v string) bool { return v == "" }; f.name == "nfs.tag" && len(ov) > 0 &&
+				slices.ContainsFunc(ov, empty) && !slices.ContainsFunc(tv, func(v string) bool { return v != "" }) {
+				// An empty tag: -T fields prints it as it prints none
+				// (TestEmptyTagAsTshark tells them apart with quote=d).
 				continue
 			}
 			if len(tv) == 0 && len(ov) == 0 {

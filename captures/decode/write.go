@@ -21,8 +21,20 @@ type Output struct {
 	Display   *fields.DisplayFilter // the packets printed (-Y); nil prints all
 	Fields    *FieldsOutput         // the values of chosen fields instead of the lines (-T fields); over Tree and JSON
 	Count     int                   // read only the first Count frames (-c); 0 reads all
-	Hex       bool                  // a hex dump under each packet (-x)
+	Hex       bool                  // a hex dump of each packet (-x): alone, instead of its line
+	Summary   bool                  // with Hex, each packet's line above its dump (-P)
 	MaxExpand int64                 // how far a gzip capture may decompress (0: pcapfile's default)
+	// Rows, when set, takes the packets selected, or with RPCs each RPC
+	// once settled, as rows instead of their text (--parquet).
+	Rows Rows
+}
+
+// Rows takes what Write selects as rows of a table, not as text.
+type Rows interface {
+	Packet(p *analysis.Packet) error
+	// RPC takes r once nothing later in the capture changes it, with the
+	// anomalies noted on the packets that carried it.
+	RPC(r *analysis.RPC, anomalies []analysis.Note) error
 }
 
 // errCount stops the reading at -c's frame.
@@ -67,13 +79,13 @@ const writeChunk = 64 << 10
 
 // write is Write on out, a buffered w.
 func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
-	packets := !o.RPCs && !(o.Check && !o.Tree && !o.JSON)
+	packets := !o.RPCs && (o.Rows != nil || !(o.Check && !o.Tree && !o.JSON))
 	var buf []byte // the packets' text not written yet
 	var jw jsonw
 	var lc lineCache
 	var tw treeWriter
 	keep := o.keep()
-	rs := rpcStream{o: o, out: out, next: 1, pending: map[int]*analysis.RPC{}}
+	rs := rpcStream{o: o, out: out, next: 1, pending: map[int]*analysis.RPC{}, notes: map[int][]analysis.Note{}}
 	// The packets' text gathers in buf and goes straight to w in whole
 	// chunks, not copied into out's buffer (1.2 GB of it for --json of a
 	// 1 GB capture): out holds nothing while the packets are written.
@@ -91,6 +103,8 @@ func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
 			return nil
 		}
 		switch {
+		case o.Rows != nil:
+			return o.Rows.Packet(p)
 		case o.Fields != nil:
 			buf = o.Fields.appendFields(buf, p)
 		case o.JSON:
@@ -99,8 +113,11 @@ func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
 			buf = append(jw.b, '\n')
 		case o.Tree:
 			buf = tw.appendTree(buf, p)
-		default:
+		case !o.Hex || o.Summary:
 			buf = lc.appendLine(buf, p)
+			if o.Hex {
+				buf = append(buf, '\n') // tshark -P -x: a blank line between
+			}
 		}
 		if o.Hex {
 			buf = appendHexDump(buf, p.Data)
@@ -152,7 +169,7 @@ func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
 func (o Output) keep() analysis.Options {
 	return analysis.Options{DropRPCs: true, DropNotes: !o.Check, DropChunkData: true, ForgetIdle: true,
 		MaxExpand: o.MaxExpand, SkipCRCs: o.RPCs && !o.Check,
-		SkipNFSFields: !o.JSON && o.Fields == nil && o.Display == nil}
+		SkipNFSFields: !o.JSON && o.Fields == nil && o.Display == nil && o.Rows == nil}
 }
 
 // rpcStream prints the RPCs of --rpc in call order (RPC IDs), each as soon
@@ -163,8 +180,9 @@ func (o Output) keep() analysis.Options {
 type rpcStream struct {
 	o       Output
 	out     *bufio.Writer
-	pending map[int]*analysis.RPC // answered, not printed yet, by ID
-	next    int                   // the ID printed next
+	pending map[int]*analysis.RPC   // answered, not printed yet, by ID
+	notes   map[int][]analysis.Note // with Output.Rows: the anomalies on each RPC's packets so far, by ID
+	next    int                     // the ID printed next
 	printed int
 	buf     []byte
 	jw      jsonw
@@ -172,6 +190,9 @@ type rpcStream struct {
 
 // packet takes the RPC p answered, if any, and prints what is settled.
 func (s *rpcStream) packet(p *analysis.Packet) error {
+	if s.o.Rows != nil {
+		s.noteAnomalies(p)
+	}
 	if m := p.Analysis.RPC; m != nil && !m.Call && m.RPC != nil && m.RPC.ID >= s.next {
 		s.pending[m.RPC.ID] = m.RPC
 	}
@@ -208,7 +229,7 @@ func (s *rpcStream) finish(unanswered []*analysis.RPC) error {
 			return err
 		}
 	}
-	if s.o.JSON {
+	if s.o.JSON || s.o.Rows != nil {
 		return nil
 	}
 	s.buf = strconv.AppendInt(s.buf[:0], int64(s.printed), 10)
@@ -216,11 +237,39 @@ func (s *rpcStream) finish(unanswered []*analysis.RPC) error {
 	return err
 }
 
+// noteAnomalies keeps the anomalies on p for the row of the RPC p
+// carries a part of.
+func (s *rpcStream) noteAnomalies(p *analysis.Packet) {
+	a := &p.Analysis
+	var r *analysis.RPC
+	switch {
+	case a.RPC != nil && a.RPC.RPC != nil:
+		r = a.RPC.RPC
+	case a.Chunk.RPC != nil:
+		r = a.Chunk.RPC
+	default:
+		return
+	}
+	if r.ID < s.next {
+		return // printed already
+	}
+	for _, n := range a.Notes {
+		if n.Kind.Anomaly() {
+			s.notes[r.ID] = append(s.notes[r.ID], n)
+		}
+	}
+}
+
 func (s *rpcStream) print(r *analysis.RPC) error {
+	notes := s.notes[r.ID]
+	delete(s.notes, r.ID)
 	if !s.o.Filter.MatchRPC(r) {
 		return nil
 	}
 	s.printed++
+	if s.o.Rows != nil {
+		return s.o.Rows.RPC(r, notes)
+	}
 	if s.o.JSON {
 		s.jw.reset()
 		appendRPCJSON(&s.jw, r)

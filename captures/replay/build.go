@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,6 +35,10 @@ type builder struct {
 	conns  []*conn
 	byFlow map[*analysis.Flow]*conn
 	qp     uint32 // follow only the transport with this QP (0: every one)
+	// events: the events beside each step are built (not for a text
+	// transcript, which prints the steps' lines alone).
+	events bool
+	text   []byte // the lines of the most frequent steps are appended here
 	others int    // frames of queue pairs not replayed
 
 	rpcIDs map[*analysis.RPC]int
@@ -250,16 +255,25 @@ func (b *builder) record(r *record) {
 
 // ev adds an event to the step being built.
 func (b *builder) ev(task string, kind trace.Kind, depth int, fn *trace.Func, kv ...any) {
+	if !b.events {
+		return
+	}
 	b.evs = append(b.evs, trace.Event{Task: task, Kind: kind, Depth: depth, Func: fn.Name(), Args: trace.Fmt(kv...)})
 }
 
 // say adds a trace point whose text explains.
 func (b *builder) say(task string, depth int, fn *trace.Func, text string) {
+	if !b.events {
+		return
+	}
 	b.evs = append(b.evs, trace.Event{Task: task, Kind: trace.Point, Depth: depth, Func: fn.Name(), Text: text})
 }
 
 // wire adds the event of the packet itself, and the analysis' notes on it.
 func (b *builder) wire(r *record, text string) {
+	if !b.events {
+		return
+	}
 	b.evs = append(b.evs, trace.Event{Task: taskWire, Kind: trace.Note, Func: r.opcode.Info(),
 		Args: trace.Fmt("frame", r.frame, "psn", r.psn), Text: text})
 	if r.bad != "" {
@@ -279,7 +293,7 @@ func (b *builder) step(r *record, kind Kind, rpc int, text string, o op) {
 func (b *builder) stepAt(frame int, rel time.Duration, kind Kind, rpc int, text string, o op) {
 	tl := b.tl
 	i := tl.nsteps
-	b.evs = append(b.evs, trace.Event{Task: taskReplay, Kind: trace.Note, Func: fmt.Sprintf("frame %d", frame), Text: text})
+	b.evs = append(b.evs, trace.Event{Task: taskReplay, Kind: trace.Note, Func: "frame " + strconv.Itoa(frame), Text: text})
 	for k := range b.evs {
 		b.seq++
 		b.evs[k].Seq = b.seq

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
+	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
@@ -385,9 +386,26 @@ func (b *builder) readData(r *record) {
 		land = ackApply
 	} else {
 		off, n := p.base[k]+int(ref.Offset), ref.Len
-		text = fmt.Sprintf("READ response %d/%d of RDMA READ %d/%d: %d B → read chunk %d segment %d +%d (%s+%d); %d of %d B landed",
-			r.an.MsgIndex+1, m.RespPackets, wr+1, len(p.reads), n, ref.Chunk, ref.Segment, ref.Offset, pageName(off/ps), off%ps, before+n, p.snap.ReadBytes)
-		b.wire(r, fmt.Sprintf("%d B for read chunk %d segment %d +%d", n, ref.Chunk, ref.Segment, ref.Offset))
+		// The line of every READ response: appended, not formatted ("READ
+		// response %d/%d of RDMA READ %d/%d: %d B → read chunk %d segment
+		// %d +%d (pg%d+%d); %d of %d B landed").
+		t := appendtext.Int(append(b.text[:0], "READ response "...), r.an.MsgIndex+1)
+		t = appendtext.Int(append(t, '/'), m.RespPackets)
+		t = appendtext.Int(append(t, " of RDMA READ "...), wr+1)
+		t = appendtext.Int(append(t, '/'), len(p.reads))
+		t = appendtext.Int(append(t, ": "...), n)
+		t = appendtext.Int(append(t, " B → read chunk "...), ref.Chunk)
+		t = appendtext.Int(append(t, " segment "...), ref.Segment)
+		t = appendtext.Uint(append(t, " +"...), ref.Offset)
+		t = appendtext.Int(append(t, " (pg"...), off/ps)
+		t = appendtext.Int(append(t, '+'), off%ps)
+		t = appendtext.Int(append(t, "); "...), before+n)
+		t = appendtext.Int(append(t, " of "...), p.snap.ReadBytes)
+		b.text = append(t, " B landed"...)
+		text = string(b.text)
+		if b.events {
+			b.wire(r, fmt.Sprintf("%d B for read chunk %d segment %d +%d", n, ref.Chunk, ref.Segment, ref.Offset))
+		}
 		before += n
 		land = append(op(nil).land(p.id, off, n, p.src(k)), ackApply...)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
+	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/engine/trace"
@@ -24,11 +25,13 @@ type chunkKey struct {
 	chunk int
 }
 
-func (k chunkKey) String() string {
+func (k chunkKey) String() string { return string(k.appendTo(nil)) }
+
+func (k chunkKey) appendTo(b []byte) []byte {
 	if k.kind == analysis.ChunkReply {
-		return "reply chunk"
+		return append(b, "reply chunk"...)
 	}
-	return fmt.Sprintf("write chunk %d", k.chunk)
+	return appendtext.Int(append(b, "write chunk "...), k.chunk)
 }
 
 // replyPlan is the chain svc_rdma_sendto must have posted for a reply: the
@@ -235,10 +238,24 @@ func (b *builder) write(r *record) {
 	ck := chunkKey{ref.Kind, ref.Chunk}
 	fk := fillKey{rpc, ck}
 	b.filled[fk] += ref.Len
-	what := fmt.Sprintf("RDMA WRITE %d/%d packet %s: %d B → %s segment %d +%d (%d of %d B filled)",
-		p.index[m]+1, len(p.index)-boolInt(p.send != nil), packetOf(r, m), ref.Len, ck, ref.Segment, ref.Offset,
-		b.filled[fk], p.totals[ck])
-	b.wire(r, fmt.Sprintf("%d B for %s segment %d %+d", ref.Len, ck, ref.Segment, int64(ref.Offset)))
+	// The line of every WRITE packet: appended, not formatted ("RDMA WRITE
+	// %d/%d packet %s: %d B → %s segment %d +%d (%d of %d B filled)").
+	t := append(b.text[:0], "RDMA WRITE "...)
+	t = append(appendtext.Int(t, p.index[m]+1), '/')
+	t = appendtext.Int(t, len(p.index)-boolInt(p.send != nil))
+	t = appendPacketOf(append(t, " packet "...), r, m)
+	t = appendtext.Int(append(t, ": "...), ref.Len)
+	t = ck.appendTo(append(t, " B → "...))
+	t = appendtext.Int(append(t, " segment "...), ref.Segment)
+	t = appendtext.Uint(append(t, " +"...), ref.Offset)
+	t = appendtext.Int(append(t, " ("...), b.filled[fk])
+	t = appendtext.Int(append(t, " of "...), p.totals[ck])
+	t = append(t, " B filled)"...)
+	b.text = t
+	what := string(t)
+	if b.events {
+		b.wire(r, fmt.Sprintf("%d B for %s segment %d %+d", ref.Len, ck, ref.Segment, int64(ref.Offset)))
+	}
 	if why := writeOutside(rpc, ref); why != "" {
 		what += fmt.Sprintf("; frame %d: %s", r.frame, why)
 		b.evs = append(b.evs, trace.Event{Task: taskWire, Kind: trace.Note, Func: "outside_segment",
@@ -261,24 +278,29 @@ func writeOutside(rpc *analysis.RPC, c analysis.ChunkRef) string {
 	case c.Chunk >= 0 && c.Chunk < len(rpc.WriteChunks):
 		ch = rpc.WriteChunks[c.Chunk]
 	}
-	place := fmt.Sprintf("%d B at %+d of %s segment %d", c.Len, int64(c.Offset), chunkKey{c.Kind, c.Chunk}, c.Segment)
+	place := func() string {
+		return fmt.Sprintf("%d B at %+d of %s segment %d", c.Len, int64(c.Offset), chunkKey{c.Kind, c.Chunk}, c.Segment)
+	}
 	if ch == nil || c.Segment < 0 || c.Segment >= len(ch.Segments) {
-		return place + ": the call has no such segment"
+		return place() + ": the call has no such segment"
 	}
 	sg := ch.Segments[c.Segment]
 	if c.Past || c.Offset > uint64(sg.Length) || uint64(c.Len) > uint64(sg.Length)-c.Offset {
-		return fmt.Sprintf("%s: outside the %d-byte segment the call advertised", place, sg.Length)
+		return fmt.Sprintf("%s: outside the %d-byte segment the call advertised", place(), sg.Length)
 	}
 	return ""
 }
 
 // packetOf is "k/n", the packet's place in its message ("k/?" when the
 // capture did not see the message's last packet).
-func packetOf(r *record, m *analysis.Message) string {
+func packetOf(r *record, m *analysis.Message) string { return string(appendPacketOf(nil, r, m)) }
+
+func appendPacketOf(b []byte, r *record, m *analysis.Message) []byte {
+	b = append(appendtext.Int(b, r.an.MsgIndex+1), '/')
 	if !m.Complete {
-		return fmt.Sprintf("%d/?", r.an.MsgIndex+1)
+		return append(b, '?')
 	}
-	return fmt.Sprintf("%d/%d", r.an.MsgIndex+1, m.Packets)
+	return appendtext.Int(b, m.Packets)
 }
 
 // serverSend is a SEND from the server: a reply (or RDMA_ERROR).

@@ -260,15 +260,18 @@ func (r *blockReader) byte() byte {
 	return c
 }
 
-func (r *blockReader) str() string {
+func (r *blockReader) str() string { return string(r.bytes()) }
+
+// bytes reads a string's bytes, which stay the block's.
+func (r *blockReader) bytes() []byte {
 	n := r.uvarint()
 	if n > uint64(len(r.b)) {
 		r.fail()
-		return ""
+		return nil
 	}
-	s := string(r.b[:n])
+	b := r.b[:n]
 	r.b = r.b[n:]
-	return s
+	return b
 }
 
 // stepLog keeps a timeline's steps.

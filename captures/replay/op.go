@@ -147,7 +147,18 @@ func (o op) acked(pos uint64) op { return append(o, opAcked).uint(pos) }
 func (o op) sent(pos uint64, ok bool) op { return append(o, opSent).uint(pos).bool(ok) }
 
 // opReader reads an op back; the first short or unknown read sets err.
-type opReader struct{ blockReader }
+type opReader struct {
+	blockReader
+	names *names // the short strings read lately, s's
+}
+
+// names are the last few short strings an op read, so that the one name
+// every READ response of a segment lands under is interned once, not once
+// a packet.
+type names struct {
+	s    [4]string
+	next int
+}
 
 func (r *opReader) int() int { return int(r.varint()) }
 
@@ -159,9 +170,21 @@ const maxInterned = 64
 // names its segment, and the checkpoints and pictures rebuilt from the
 // ops then share one copy of each name.
 func (r *opReader) str() string {
-	s := r.blockReader.str()
-	if len(s) <= maxInterned {
-		return unique.Make(s).Value()
+	b := r.blockReader.bytes()
+	if len(b) > maxInterned {
+		return string(b)
+	}
+	if r.names != nil {
+		for _, s := range r.names.s {
+			if s == string(b) {
+				return s
+			}
+		}
+	}
+	s := unique.Make(string(b)).Value()
+	if n := r.names; n != nil {
+		n.s[n.next] = s
+		n.next = (n.next + 1) % len(n.s)
 	}
 	return s
 }
@@ -240,7 +263,7 @@ func (r *opReader) read() snap.Read {
 // apply makes o's changes to s. The builder wrote o, so an op that does
 // not read is a bug; it stops at what does not read rather than crash.
 func (o op) apply(s *state) error {
-	r := opReader{blockReader{b: o}}
+	r := opReader{blockReader: blockReader{b: o}, names: &s.names}
 	for len(r.b) > 0 && r.err == nil {
 		switch code := r.byte(); code {
 		case opCall:

@@ -104,6 +104,7 @@ type replyState struct {
 // state is the server's picture after a step. Its slices are copied by
 // clone; what they point to is never changed once built.
 type state struct {
+	names     names // apply's cache of the names it interned lately
 	frame     int
 	rel       time.Duration
 	pageSize  int

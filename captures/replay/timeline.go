@@ -173,6 +173,9 @@ type ReadOptions struct {
 	// (machine and file names, about 5 MB of a million-packet capture),
 	// and WriteTranscript refuses JSON.
 	NoJSON bool
+	// stepsOnly: only the steps' lines are read (a text transcript
+	// without --events), so the events beside them are not built.
+	stepsOnly bool
 }
 
 // ReadFileWith is ReadFile with options: the whole capture read at once.
@@ -271,6 +274,7 @@ func start(f frames, name string, o ReadOptions, sink func(*Timeline, *Step, []t
 		noJSON: o.NoJSON, store: &spill{}, hold: hold}
 	tl.log.store, tl.steps.store = tl.store, tl.store
 	tl.b = newBuilder(tl, o.QP)
+	tl.b.events = !o.stepsOnly
 	tl.src = &source{f: f, learn: tl.b.learn}
 	for tl.nsteps == 0 && tl.pump() {
 	}

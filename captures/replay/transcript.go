@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
+	"github.com/rdmalab/rdmalab/captures/decode/appendtext"
 	"github.com/rdmalab/rdmalab/engine/trace"
 	"github.com/rdmalab/rdmalab/proto/nfs"
 	"github.com/rdmalab/rdmalab/proto/safe"
@@ -66,6 +67,7 @@ func Transcribe(path string, ro ReadOptions, w io.Writer, o Options) (*Timeline,
 func TranscribeStream(r io.Reader, name string, ro ReadOptions, w io.Writer, o Options) (*Timeline, error) {
 	bw := bufio.NewWriterSize(w, writeChunk)
 	t := transcriber{w: bw, o: o}
+	ro.stepsOnly = !o.JSON && !o.Events
 	tl, err := open(r, nil, name, ro, t.step)
 	if err != nil {
 		return nil, err
@@ -163,12 +165,14 @@ func (t *transcriber) step(tl *Timeline, s *Step, evs []trace.Event, st *state) 
 			}
 		}
 	}
-	text := evs[len(evs)-1].Text
+	// A line a step: appended, not formatted ("%6d  xprt %d  %s").
+	b := appendtext.PadLeft(appendtext.Int(t.buf[:0], s.Frame), 0, 6)
 	if t.multi && s.Conn > 0 {
-		t.line("%6d  xprt %d  %s", s.Frame, s.Conn, text)
-	} else {
-		t.line("%6d  %s", s.Frame, text)
+		b = appendtext.Int(append(b, "  xprt "...), s.Conn)
 	}
+	b = safe.AppendDisplay(append(b, "  "...), evs[len(evs)-1].Text)
+	t.buf = append(b, '\n')
+	t.w.Write(t.buf)
 	if t.o.Events {
 		own := fmt.Sprintf("frame %d", s.Frame)
 		for _, e := range evs {

@@ -53,7 +53,7 @@ const (
 	fieldComponent     = "nfs.pathname.component"     // component4
 	fieldLinkText      = "nfs.symlink.linktext"       // linktext4
 	fieldEntryName     = "nfs.entry_name"             // entry4 name (with nfs.name)
-	fieldTag           = "nfs.tag"                    // COMPOUND tag, when not empty
+	fieldTag           = "nfs.tag"                    // COMPOUND tag, empty too
 )
 
 // CallFields returns the fields of an NFS call to vers, proc whose

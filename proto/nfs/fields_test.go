@@ -33,13 +33,14 @@ func TestFields(t *testing.T) {
 			Fields{Vers: 3, Proc: 1, HasStatus: true, Status: 70}, true},
 		{"v4 READ call (frame 99: offset4 0, count4 4096, main opcode READ)", true, 4, 1, read99,
 			Fields{Vers: 4, Proc: 1, Ops: []Op4{Op4Sequence, Op4PutFH, Op4Read}, MainOps: []Op4{Op4Read},
-				HasOffset: true, HasCount: true, Count: 4096}, true},
+				HasOffset: true, HasCount: true, Count: 4096, Strings: emptyTag}, true},
 		{"v4 READ reply (frame 102: eof 1, data length 6)", false, 4, 1, read102,
 			Fields{Vers: 4, Proc: 1, Ops: []Op4{Op4Sequence, Op4PutFH, Op4Read}, MainOps: []Op4{Op4Read},
-				HasStatus: true, OpStatus: []Status4{0, 0, 0}, HasEOF: true, EOF: true, HasDataLen: true, DataLen: 6}, true},
+				HasStatus: true, OpStatus: []Status4{0, 0, 0}, HasEOF: true, EOF: true, HasDataLen: true, DataLen: 6,
+				Strings: emptyTag}, true},
 		{"v4 WRITE call (frame 115: stable_how4 2, data length 131072)", true, 4, 1, write115,
 			Fields{Vers: 4, Proc: 1, Ops: []Op4{Op4Sequence, Op4PutFH, Op4Write, Op4GetAttr}, MainOps: []Op4{Op4Write},
-				HasOffset: true, HasStable: true, Stable: FileSync, HasDataLen: true, DataLen: 131072}, true},
+				HasOffset: true, HasStable: true, Stable: FileSync, HasDataLen: true, DataLen: 131072, Strings: emptyTag}, true},
 		{"MOUNT: not NFS", true, 3, 1, nil, Fields{}, false},
 	} {
 		get, prog := ReplyFields, uint32(ProgNFS)
@@ -71,3 +72,6 @@ func TestMainOps(t *testing.T) {
 		}
 	}
 }
+
+// emptyTag is the nfs.tag of the kernel's COMPOUNDs: present, empty.
+var emptyTag = []StringField{{Field: "nfs.tag"}}

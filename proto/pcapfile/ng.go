@@ -37,6 +37,7 @@ const (
 // Interface options read from an IDB.
 const (
 	optEnd      = 0
+	optComment  = 1 // opt_comment: UTF-8 text, in any block
 	optTSResol  = 9
 	optTSOffset = 14
 )
@@ -331,5 +332,25 @@ func (r *Reader) packet(frame int, start int64, bt uint32, body []byte, rec *Rec
 		Info: gopacket.CaptureInfo{Timestamp: time.Unix(sec, nsec).UTC(), CaptureLength: int(incl),
 			Length: int(max(orig, incl)), InterfaceIndex: int(ifID)},
 	}
+	if opts := hdr + (int(incl)+3)&^3; bt == blockEPB && opts+4 <= len(body) {
+		rec.Comments = r.comments(body[opts:])
+	}
 	return nil
+}
+
+// comments returns the opt_comment options of a packet block. A damaged
+// option ends the list: the packet itself is sound.
+func (r *Reader) comments(b []byte) []string {
+	var cs []string
+	for len(b) >= 4 {
+		code, n := r.order.Uint16(b), int(r.order.Uint16(b[2:]))
+		if code == optEnd || 4+n > len(b) {
+			break
+		}
+		if code == optComment {
+			cs = append(cs, string(b[4:4+n]))
+		}
+		b = b[min(len(b), 4+(n+3)&^3):]
+	}
+	return cs
 }

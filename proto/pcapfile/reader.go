@@ -97,7 +97,8 @@ type Record struct {
 	DataOff  int64 // byte offset of the packet data
 	Info     gopacket.CaptureInfo
 	LinkType LinkType
-	Data     []byte // valid until the next Next; callers copy what they keep
+	Data     []byte   // valid until the next Next; callers copy what they keep
+	Comments []string // a pcapng packet's comments (opt_comment), in order
 }
 
 // Reader reads the packets of a capture file.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/google/gopacket"
 )
@@ -50,8 +51,9 @@ func (w *Writer) WritePacket(ci gopacket.CaptureInfo, data []byte) error {
 // NgWriter writes a pcapng file with one section and the interfaces given
 // to NewNgWriter (little-endian, nanosecond timestamps).
 type NgWriter struct {
-	w   io.Writer
-	buf []byte
+	w      io.Writer
+	buf    []byte
+	ifaces int // interfaces described so far
 }
 
 // NewNgWriter writes a Section Header Block and one Interface Description
@@ -66,11 +68,7 @@ func NewNgWriter(w io.Writer, lts ...LinkType) (*NgWriter, error) {
 		return nil, err
 	}
 	for _, lt := range lts {
-		idb := make([]byte, 8, 20)
-		binary.LittleEndian.PutUint16(idb[0:], uint16(lt))
-		// if_tsresol = 9 (nanoseconds), then opt_endofopt.
-		idb = append(idb, optTSResol, 0, 1, 0, 9, 0, 0, 0, 0, 0, 0, 0)
-		if err := nw.block(blockIDB, idb); err != nil {
+		if _, err := nw.AddInterface(lt); err != nil {
 			return nil, err
 		}
 	}
@@ -79,6 +77,32 @@ func NewNgWriter(w io.Writer, lts ...LinkType) (*NgWriter, error) {
 
 // WritePacket writes an Enhanced Packet Block for interface iface.
 func (w *NgWriter) WritePacket(iface int, ci gopacket.CaptureInfo, data []byte) error {
+	return w.WritePacketComments(iface, ci, data, nil)
+}
+
+// maxComment is the most an option holds: a longer comment is cut, at a
+// character boundary.
+const maxComment = 1<<16 - 1
+
+// AddInterface writes an Interface Description Block for link type lt
+// and returns its number, for WritePacket: a section may describe an
+// interface anywhere before its first packet.
+func (w *NgWriter) AddInterface(lt LinkType) (int, error) {
+	idb := make([]byte, 8, 20)
+	binary.LittleEndian.PutUint16(idb[0:], uint16(lt))
+	// if_tsresol = 9 (nanoseconds), then opt_endofopt.
+	idb = append(idb, optTSResol, 0, 1, 0, 9, 0, 0, 0, 0, 0, 0, 0)
+	if err := w.block(blockIDB, idb); err != nil {
+		return 0, err
+	}
+	w.ifaces++
+	return w.ifaces - 1, nil
+}
+
+// WritePacketComments writes an Enhanced Packet Block for interface iface
+// with each comment as an opt_comment option, which Wireshark shows in
+// the packet list and tests with frame.comment.
+func (w *NgWriter) WritePacketComments(iface int, ci gopacket.CaptureInfo, data []byte, comments []string) error {
 	ts := uint64(ci.Timestamp.UnixNano())
 	body := w.buf[:0]
 	body = binary.LittleEndian.AppendUint32(body, uint32(iface))
@@ -89,6 +113,20 @@ func (w *NgWriter) WritePacket(iface int, ci gopacket.CaptureInfo, data []byte) 
 	body = append(body, data...)
 	for len(body)%4 != 0 {
 		body = append(body, 0)
+	}
+	for _, c := range comments {
+		if len(c) > maxComment {
+			c = strings.ToValidUTF8(c[:maxComment], "")
+		}
+		body = binary.LittleEndian.AppendUint16(body, optComment)
+		body = binary.LittleEndian.AppendUint16(body, uint16(len(c)))
+		body = append(body, c...)
+		for len(body)%4 != 0 {
+			body = append(body, 0)
+		}
+	}
+	if len(comments) > 0 {
+		body = append(body, 0, 0, 0, 0) // opt_endofopt
 	}
 	w.buf = body
 	return w.block(blockEPB, body)

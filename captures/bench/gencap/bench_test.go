@@ -2,12 +2,17 @@ package main
 
 import (
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
+	"github.com/rdmalab/rdmalab/captures/bench/fresh"
 	"github.com/rdmalab/rdmalab/captures/decode"
+	"github.com/rdmalab/rdmalab/captures/decode/fields"
+	"github.com/rdmalab/rdmalab/internal/testutil"
 )
 
 // benchPackets is the size of the sim-written capture the decode
@@ -66,5 +71,88 @@ func BenchmarkDecode(b *testing.B) {
 			}
 			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "packets/s")
 		})
+	}
+}
+
+// shapePackets is the size each shape's capture is repeated to.
+const shapePackets = 100_000
+
+// shapes are the traffic people capture, as BenchmarkDecodeShapes and
+// compare.sh time it: the kernel's NFSv3 and rping over Soft-RoCE, and
+// 1 KB verbs SENDs from a public capture (beside the checkout, when it is
+// there), each repeated as fresh flows.
+func shapes(b *testing.B) map[string]string {
+	b.Helper()
+	root := testutil.ModuleRoot(b)
+	srcs := map[string]string{
+		"nfs3":  filepath.Join(root, "captures", "testdata", "nfs3-rdma.pcap"),
+		"rping": filepath.Join(root, "captures", "testdata", "rdmacm-rping.pcap"),
+	}
+	if p := filepath.Join(testutil.PublicDir(b), "magnate3-rocev2-send-first-middle-last.pcap"); fileExists(p) {
+		srcs["verbs-1k"] = p
+	}
+	shapeFiles.once.Do(func() {
+		dir, err := os.MkdirTemp("", "gencap-shapes")
+		if err != nil {
+			shapeFiles.err = err
+			return
+		}
+		shapeFiles.paths = map[string]string{}
+		for name, src := range srcs {
+			out := filepath.Join(dir, name+".pcap")
+			if _, err := fresh.RepeatFile(out, src, shapePackets); err != nil {
+				shapeFiles.err = err
+				return
+			}
+			shapeFiles.paths[name] = out
+		}
+	})
+	if shapeFiles.err != nil {
+		b.Fatal(shapeFiles.err)
+	}
+	return shapeFiles.paths
+}
+
+var shapeFiles struct {
+	once  sync.Once
+	paths map[string]string
+	err   error
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// BenchmarkDecodeShapes is `rdmalab decode` over each shape: lines, -Y, -T
+// fields of five fields and --rpc; packets/s.
+func BenchmarkDecodeShapes(b *testing.B) {
+	y, err := fields.CompileDisplayFilter("infiniband.bth.opcode == 4 || rpcordma")
+	if err != nil {
+		b.Fatal(err)
+	}
+	five, err := decode.NewFieldsOutput([]string{"frame.number", "infiniband.bth.opcode", "infiniband.bth.psn",
+		"infiniband.bth.destqp", "rpcordma.xid"}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	paths := shapes(b)
+	for _, name := range slices.Sorted(maps.Keys(paths)) {
+		for _, c := range []struct {
+			name string
+			o    decode.Output
+		}{
+			{"lines", decode.Output{}},
+			{"Y", decode.Output{Display: y}},
+			{"fields5", decode.Output{Fields: five}},
+			{"rpc", decode.Output{RPCs: true}},
+		} {
+			b.Run(name+"/"+c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					if _, err := decode.Write(io.Discard, paths[name], c.o); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(shapePackets*b.N)/b.Elapsed().Seconds(), "packets/s")
+			})
+		}
 	}
 }

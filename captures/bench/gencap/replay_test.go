@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -106,5 +107,26 @@ func BenchmarkReplayBack(b *testing.B) {
 		if !p.Back() {
 			p.End()
 		}
+	}
+}
+
+// BenchmarkTranscribe is `rdmalab replay --text` over the sim-written
+// capture BenchmarkDecode reads (and over nfs3's shape), output
+// discarded: packets/s, to set beside decode's.
+func BenchmarkTranscribe(b *testing.B) {
+	sim, n := simCapture(b)
+	for _, c := range []struct {
+		name, path string
+		n          int
+	}{{"sim", sim, n}, {"nfs3", shapes(b)["nfs3"], shapePackets}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := replay.Transcribe(c.path, replay.ReadOptions{}, io.Discard, replay.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(c.n*b.N)/b.Elapsed().Seconds(), "packets/s")
+		})
 	}
 }
