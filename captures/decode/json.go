@@ -63,6 +63,17 @@ func jsonFrame(w *jsonw, p *analysis.Packet) {
 	b = appendtext.Int(b, p.CapLen)
 	b = append(b, `,"rdmalab.frame.offset":`...)
 	w.b, w.comma = appendtext.Int(b, int(p.Offset)), true
+	switch len(p.Comments) {
+	case 0:
+	case 1:
+		w.str("frame.comment", p.Comments[0])
+	default:
+		w.beginArray("frame.comment")
+		for _, c := range p.Comments {
+			w.str("", c)
+		}
+		w.endArray()
+	}
 }
 
 func jsonNetwork(w *jsonw, p *analysis.Packet) {

@@ -110,6 +110,13 @@ func (t *tree) text(depth int, b span, s string) { t.end(append(t.begin(depth, b
 func (t *tree) packet(p *analysis.Packet) {
 	at := &t.at
 	none := span{}
+	if len(p.Comments) > 0 {
+		// As Wireshark's tree: the capture's comments first, escaped.
+		t.text(0, none, "Packet comments")
+		for _, c := range p.Comments {
+			t.text(1, none, safe.Text(c))
+		}
+	}
 	b := t.begin(0, at.frame)
 	b = appendtext.Int(append(b, "Frame "...), p.Frame)
 	b = appendtext.Int(append(b, ": "...), p.WireLen)

@@ -22,6 +22,13 @@ func fieldDefs() []FieldDef {
 		fu("frame.number", 32, false, "the frame's number, from 1", func(p *analysis.Packet) (uint64, bool) { return u64(p.Frame), true }),
 		fu("frame.len", 32, false, "the frame's length on the wire", func(p *analysis.Packet) (uint64, bool) { return u64(p.WireLen), true }),
 		fu("frame.cap_len", 32, false, "the bytes captured", func(p *analysis.Packet) (uint64, bool) { return u64(p.CapLen), true }),
+		{Name: "frame.comment", Type: dfilter.TypeString, Desc: "a comment on the frame in a pcapng capture (decode --check -w writes rdmalab's notes as comments)",
+			get: func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
+				for _, c := range p.Comments {
+					vs = append(vs, dfilter.String(c))
+				}
+				return vs
+			}},
 		{Name: "frame.time_epoch", Type: dfilter.TypeFloat, Time: true, Desc: "the time, in seconds since 1970", get: func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 			return append(vs, timeValue(p.Time.UnixNano()))
 		}},

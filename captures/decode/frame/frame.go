@@ -145,7 +145,8 @@ func (d *Decoder) ParserOnly() { d.noFast = true }
 // record d decoded.
 func (d *Decoder) Decode(rec *pcapfile.Record, p *Packet) {
 	*p = Packet{Frame: rec.Frame, Offset: rec.Offset, Time: rec.Info.Timestamp,
-		CapLen: rec.Info.CaptureLength, WireLen: rec.Info.Length, LinkType: rec.LinkType, Data: rec.Data}
+		CapLen: rec.Info.CaptureLength, WireLen: rec.Info.Length, LinkType: rec.LinkType, Data: rec.Data,
+		Comments: rec.Comments}
 	if !d.started {
 		d.first, d.started = p.Time, true
 	}

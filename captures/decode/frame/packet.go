@@ -65,6 +65,7 @@ type Packet struct {
 	WireLen  int
 	LinkType pcapfile.LinkType
 	Data     []byte
+	Comments []string // the capture's comments on the frame (pcapng opt_comment)
 
 	Layers    []gopacket.LayerType // decoded, outermost first
 	Truncated bool                 // the capture cut the frame
