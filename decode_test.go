@@ -317,3 +317,21 @@ func TestEmptyTagAsTshark(t *testing.T) {
 		t.Errorf("decode:\n%s\ntshark:\n%s", out, want)
 	}
 }
+
+// An ERF record's header is a pseudo-header, as Wireshark reads it: not
+// in frame.len, frame.cap_len or -x, and its 32.32 timestamp gives the
+// time to the nanosecond.
+func TestERFAsTshark(t *testing.T) {
+	for _, name := range []string{"magnate3-native-ib-erf-rdma.pcap", "srinivaskoritala-native-ib-erf-2008.pcap"} {
+		f := testutil.PublicCapture(t, name)
+		for _, args := range [][]string{
+			{"-T", "fields", "-e", "frame.len", "-e", "frame.cap_len", "-e", "frame.time_epoch", "-e", "frame.time_relative"},
+			{"-x"},
+		} {
+			_, out, _ := runDecode(append(args, f)...)
+			if want := testutil.RunTshark(t, append([]string{"-r", f}, args...)...); out != want {
+				t.Errorf("%s %v:\n%.600s\ntshark:\n%.600s", name, args, out, want)
+			}
+		}
+	}
+}

@@ -120,7 +120,7 @@ func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
 			}
 		}
 		if o.Hex {
-			buf = appendHexDump(buf, p.Data)
+			buf = appendHexDump(buf, p.Data[p.Pseudo:])
 		}
 		if len(buf) < writeChunk {
 			return nil

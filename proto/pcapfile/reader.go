@@ -295,8 +295,21 @@ func (r *Reader) Next(rec *Record) error {
 	}
 	if err != nil {
 		r.err = err
+		return err
 	}
-	return err
+	if rec.LinkType == LinkTypeERF && len(rec.Data) >= 8 {
+		// An ERF record carries its own time, to a fraction of a
+		// nanosecond, which the pcap header rounds: Wireshark's.
+		rec.Info.Timestamp = erfTime(binary.LittleEndian.Uint64(rec.Data))
+	}
+	return nil
+}
+
+// erfTime is an ERF timestamp (seconds in the high 32 bits, a binary
+// fraction in the low 32) as a time, rounded to the nanosecond.
+func erfTime(ts uint64) time.Time {
+	frac := (ts&0xffffffff*1_000_000_000 + 1<<31) >> 32
+	return time.Unix(int64(ts>>32), int64(frac)).UTC()
 }
 
 // ReadPacketData returns a copy of the next packet (gopacket.PacketDataSource).

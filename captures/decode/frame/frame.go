@@ -147,11 +147,18 @@ func (d *Decoder) Decode(rec *pcapfile.Record, p *Packet) {
 	*p = Packet{Frame: rec.Frame, Offset: rec.Offset, Time: rec.Info.Timestamp,
 		CapLen: rec.Info.CaptureLength, WireLen: rec.Info.Length, LinkType: rec.LinkType, Data: rec.Data,
 		Comments: rec.Comments}
+	d.decode(rec, p)
+	if e := p.ERF; e != nil {
+		// The record's own header is not the frame's, as Wireshark
+		// counts it (pcapfile takes its time from it).
+		p.Pseudo = min(len(e.Contents), p.CapLen)
+		p.CapLen -= p.Pseudo
+		p.WireLen = max(p.WireLen-p.Pseudo, p.CapLen)
+	}
 	if !d.started {
 		d.first, d.started = p.Time, true
 	}
 	p.Rel = p.Time.Sub(d.first)
-	d.decode(rec, p)
 }
 
 // decode fills p's layers, addresses and CRC checks from rec.

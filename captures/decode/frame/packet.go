@@ -66,6 +66,9 @@ type Packet struct {
 	LinkType pcapfile.LinkType
 	Data     []byte
 	Comments []string // the capture's comments on the frame (pcapng opt_comment)
+	// Pseudo is how many bytes of Data are a pseudo-header (an ERF
+	// record's), which Wireshark counts neither in the lengths nor in -x.
+	Pseudo int
 
 	Layers    []gopacket.LayerType // decoded, outermost first
 	Truncated bool                 // the capture cut the frame
