@@ -16,7 +16,7 @@ import (
 // decode's outputs.
 func decodeCommand() *command {
 	c := newCommand(command{
-		UsageLine: "rdmalab decode [-V | --json | -T fields -e FIELD...] [--rpc] [--check] [-Y FILTER] [--filter EXPR] [-c N] [-x] [--max-expand SIZE] FILE\n       rdmalab decode --fields",
+		UsageLine: "rdmalab decode [-V | --json | -T fields -e FIELD...] [--rpc] [--check] [-Y FILTER] [--filter EXPR] [-c N] [-x] [--max-expand SIZE] [--follow] FILE\n       rdmalab decode -i IFACE [-f FILTER] [--all-frames] [-w FILE] [OUTPUT AND SELECTION FLAGS]\n       rdmalab decode --fields",
 		Short:     "decode a RoCE / InfiniBand / RPC-over-RDMA capture",
 		Long: `
 Decodes a pcap or pcapng capture (gzip-compressed or not) of RoCEv1,
@@ -28,6 +28,23 @@ segment every RDMA READ and WRITE fills.
 FILE - reads the capture from standard input as it comes, in the memory a
 file takes: tcpdump -i eth0 -w - udp port 4791 | rdmalab decode -
 (a file named "-" is ./-).
+
+Live capture (Linux; root, or the CAP_NET_RAW capability):
+  -i IFACE       capture on an Ethernet interface and decode each frame as
+                 it comes; the kernel keeps RoCE only (udp port 4791 or
+                 ether proto 0x8915); Ctrl-C stops and prints the counts
+                 (captured, dropped by the kernel)
+  -f FILTER      a capture filter in tcpdump's syntax, kept in the kernel
+                 with RoCE's: -f 'host 192.0.2.1' keeps 192.0.2.1's RoCE.
+                 host, net, port, portrange, src, dst, ether, ip, ip6,
+                 arp, tcp, udp, sctp, icmp, proto, less, greater, and, or,
+                 not and parentheses; what else tcpdump takes is refused
+                 with its column
+  --all-frames   the kernel keeps what -f says, RoCE or not
+  -w FILE        save what is captured (pcapng; written whole at the end,
+                 Ctrl-C included): rdmalab decode -i eth0 -w out.pcapng
+  --follow       FILE is still being written (tcpdump -w FILE): at its end
+                 wait for more, as tail -f does, until Ctrl-C
 
 Output (one of):
   (default)      one line per packet, as tshark prints them
@@ -89,7 +106,9 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 	c.Flag.BoolVar(&o.Hex, "x", false, "a hex dump under each packet")
 	list := c.Flag.Bool("fields", false, "the list of fields")
 	maxExpand := cli.MaxExpandFlag(c.Flag)
-	c.Run = func(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var lf liveFlags
+	lf.register(c.Flag)
+	c.Run = func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if *list {
 			if len(args) > 0 {
 				return c.usageError(stderr, "--fields takes no file")
@@ -100,7 +119,13 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 			}
 			return exitOK
 		}
-		file, err := cli.OneFile(args)
+		if err := lf.check(args); err != nil {
+			return c.usageError(stderr, "%v", err)
+		}
+		file, err := "", error(nil)
+		if lf.iface == "" {
+			file, err = cli.OneFile(args)
+		}
 		switch {
 		case err != nil:
 			return c.usageError(stderr, "%v", err)
@@ -146,6 +171,12 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 			}
 		}
 		o.MaxExpand = int64(*maxExpand)
+		switch {
+		case lf.iface != "":
+			return decodeLive(ctx, lf, o, stdout, stderr)
+		case lf.follow:
+			return decodeFollow(ctx, file, o, stdout, stderr)
+		}
 		var anomalies int
 		if file == "-" {
 			anomalies, err = decode.WriteStream(stdout, stdin, "standard input", o)

@@ -41,6 +41,7 @@ var layerRules = []struct {
 	{"captures/decode", []string{"captures/decode/", "captures/dfilter", "proto/", "internal/"}, "the decoder reads wire formats only (and compiles display filters)"},
 	{"captures/decode/netlayer", []string{"proto/"}, "the decoder's link and network layers are wire formats: no decoder in them"},
 	{"captures/decode/appendtext", nil, "the outputs' text helpers are a leaf"},
+	{"captures/live", []string{"proto/"}, "a live capture is a source below the decoder: it writes a wire format (pcapng), and decodes nothing"},
 	{"captures/replay", []string{"captures/decode", "engine/kernel", "engine/snap", "engine/trace", "proto/", "internal/"}, "a replay draws the picture, without the simulator"},
 	{"captures/bench/", []string{"engine", "engine/", "proto/", "captures/", "internal/"}, "the bench drives the simulator to make captures"},
 	{"lessons", []string{"engine/kernel", "engine/trace", "internal/"}, "lessons know nothing of the REPL or the view: a Machine runs them"},

@@ -20,6 +20,7 @@ type Output struct {
 	Count     int            // read only the first Count frames (-c); 0 reads all
 	Hex       bool           // a hex dump under each packet (-x)
 	MaxExpand int64          // how far a gzip capture may decompress (0: pcapfile's default)
+	Flush     bool           // write each packet's text (and RPC) as it is decoded: a live capture, a followed file
 }
 
 // errCount stops the reading at -c's frame.
@@ -82,7 +83,10 @@ func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
 			return errCount
 		}
 		if o.RPCs {
-			return rs.packet(p)
+			if err := rs.packet(p); err != nil || !o.Flush {
+				return err
+			}
+			return out.Flush()
 		}
 		if !packets || !o.Filter.Match(p) || !o.Display.Match(p) {
 			return nil
@@ -101,6 +105,14 @@ func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
 		}
 		if o.Hex {
 			buf = appendHexDump(buf, p.Data)
+		}
+		if o.Flush && len(buf) > 0 {
+			if err := out.Flush(); err != nil {
+				return err
+			}
+			_, err := w.Write(buf)
+			buf = buf[:0]
+			return err
 		}
 		if len(buf) < writeChunk {
 			return nil
