@@ -134,9 +134,10 @@ func nsPacketSocket(t *testing.T, ns, iface string) (fd, ifindex int) {
 
 // liveDecode is `rdmalab decode -i vb ARGS` running in ns.
 type liveDecode struct {
-	cmd            *exec.Cmd
-	stdout, stderr *bytes.Buffer
-	errLines       chan string
+	cmd      *exec.Cmd
+	stdout   *syncBuffer
+	stderr   *bytes.Buffer
+	errLines chan string
 }
 
 func startLiveDecode(t *testing.T, ns string, args ...string) *liveDecode {
@@ -146,7 +147,7 @@ func startLiveDecode(t *testing.T, ns string, args ...string) *liveDecode {
 		t.Fatalf("rdmalab is not on PATH: %v", err)
 	}
 	cmd := exec.Command("ip", append([]string{"netns", "exec", ns, bin, "decode", "-i", "vb"}, args...)...)
-	d := &liveDecode{cmd: cmd, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, errLines: make(chan string, 100)}
+	d := &liveDecode{cmd: cmd, stdout: &syncBuffer{}, stderr: &bytes.Buffer{}, errLines: make(chan string, 100)}
 	cmd.Stdout = d.stdout
 	pr, err := cmd.StderrPipe()
 	if err != nil {
