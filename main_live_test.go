@@ -241,6 +241,24 @@ func TestLiveCaptureNetns(t *testing.T) {
 			}
 		})
 	}
+	t.Run("view", func(t *testing.T) {
+		// view -i: the list grows as frames come; q ends it with the
+		// counts and -w's file.
+		capture := filepath.Join("captures", "testdata", "sim-nfs3.pcap")
+		saved := filepath.Join(t.TempDir(), "view.pcapng")
+		ts := tmuxShell(t, 120, 30, "ip netns exec "+ns+" $RDMALAB view -i vb -w "+saved)
+		ts.waitFor(`Packets`)
+		time.Sleep(300 * time.Millisecond) // the socket is open before the first screen; a margin all the same
+		n := sendFrames(t, ns, "va", capture)
+		ts.waitFor(fmt.Sprintf(`vb \(live\) · 1 of %d…`, n))
+		ts.waitFor(fmt.Sprintf(`live · %d packets so far`, n))
+		ts.keys("q")
+		ts.waitFor(fmt.Sprintf(`saved %d frames to`, n))
+		ts.waitFor(`EXITED 0`)
+		if got, want := decodeFile(t, append(liveFields, saved)...), decodeFile(t, append(liveFields, capture)...); got != want {
+			t.Errorf("view -i -w's file decodes differently from the capture sent:\n%s", firstDiff(got, want))
+		}
+	})
 	t.Run("count and filter", func(t *testing.T) {
 		capture := filepath.Join("captures", "testdata", "sim-nfs3.pcap")
 		// -c 5 ends the capture by itself after five frames of 192.0.2.1's.

@@ -36,7 +36,13 @@ func Open(ctx context.Context, path string) (*Reader, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: --follow reads a regular file, not a %s", path, describe(st.Mode()))
 	}
-	return &Reader{ctx: ctx, f: f, poll: Poll}, nil
+	return New(ctx, f), nil
+}
+
+// New reads f from where it is as it grows, until ctx ends; closing the
+// Reader closes f.
+func New(ctx context.Context, f *os.File) *Reader {
+	return &Reader{ctx: ctx, f: f, poll: Poll}
 }
 
 func describe(m os.FileMode) string {
@@ -78,10 +84,13 @@ func (r *Reader) Read(p []byte) (int, error) {
 		} else {
 			t.Reset(r.poll)
 		}
+		if r.stopped {
+			return 0, io.EOF
+		}
 		select {
 		case <-r.ctx.Done():
+			// One more read: what the writer wrote before it ended.
 			r.stopped = true
-			return 0, io.EOF
 		case <-t.C:
 		}
 	}
