@@ -26,8 +26,8 @@ messages, PSNs, acknowledgements, RDMA READ responses, and which RPC chunk
 segment every RDMA READ and WRITE fills.
 
 FILE - reads the capture from standard input as it comes, in the memory a
-file takes: tcpdump -i eth0 -w - udp port 4791 | rdmalab decode -
-(a file named "-" is ./-).
+file takes (a file named "-" is ./-):
+  tcpdump -i eth0 -U -w - udp port 4791 | rdmalab decode -
 
 Live capture (Linux; root, or the CAP_NET_RAW capability):
   -i IFACE       capture on an Ethernet interface and decode each frame as
@@ -35,7 +35,8 @@ Live capture (Linux; root, or the CAP_NET_RAW capability):
                  ether proto 0x8915); Ctrl-C stops and prints the counts
                  (captured, dropped by the kernel)
   -f FILTER      a capture filter in tcpdump's syntax, kept in the kernel
-                 with RoCE's: -f 'host 192.0.2.1' keeps 192.0.2.1's RoCE.
+                 with RoCE's: rdmalab decode -i eth0 -f 'host 192.0.2.1' --rpc
+                 shows the RPCs of 192.0.2.1's RoCE.
                  host, net, port, portrange, src, dst, ether, ip, ip6,
                  arp, tcp, udp, sctp, icmp, proto, less, greater, and, or,
                  not and parentheses; what else tcpdump takes is refused
@@ -179,7 +180,13 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 		}
 		var anomalies int
 		if file == "-" {
+			// Ctrl-C reaches every process of a pipeline: the first lets
+			// the writer end the stream, and what it wrote is decoded.
+			sctx, stop := interrupted(ctx)
+			context.AfterFunc(sctx, stop)
+			o.Flush = isTerminal(stdout) // each packet as it comes, on a terminal
 			anomalies, err = decode.WriteStream(stdout, stdin, "standard input", o)
+			stop()
 		} else {
 			anomalies, err = decode.Write(stdout, file, o)
 		}

@@ -55,7 +55,7 @@ func Open(iface string, prog []bpf.Instruction, snaplen int) (*Handle, error) {
 	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
-			return nil, fmt.Errorf("capturing on %s needs the CAP_NET_RAW capability: run as root, or give it to the program (sudo setcap cap_net_raw,cap_net_admin+ep %s)", iface, executable())
+			return nil, fmt.Errorf("capturing on %s needs the CAP_NET_RAW capability: run as root, or give it to the program (sudo setcap cap_net_raw+ep %s)", iface, executable())
 		}
 		return nil, fmt.Errorf("a packet socket for %s: %w", iface, err)
 	}
