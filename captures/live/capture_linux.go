@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -20,6 +21,7 @@ import (
 type Handle struct {
 	name    string
 	f       *os.File // the socket, in the runtime's poller: a deadline ends a wait
+	rc      syscall.RawConn
 	fd      int
 	snaplen int
 	buf     []byte
@@ -89,6 +91,10 @@ func Open(iface string, prog []bpf.Instruction, snaplen int) (*Handle, error) {
 		return fail("promiscuous mode", err)
 	}
 	h.f = os.NewFile(uintptr(fd), "packet socket on "+iface)
+	if h.rc, err = h.f.SyscallConn(); err != nil {
+		h.f.Close()
+		return nil, fmt.Errorf("capture on %s: %w", iface, err)
+	}
 	return h, nil
 }
 
@@ -112,15 +118,11 @@ func (h *Handle) Next(ctx context.Context, idle func() error) (data []byte, leng
 	if err := ctx.Err(); err != nil {
 		return nil, 0, time.Time{}, err
 	}
-	rc, err := h.f.SyscallConn()
-	if err != nil {
-		return nil, 0, time.Time{}, err
-	}
 	stop := context.AfterFunc(ctx, func() { h.f.SetReadDeadline(time.Now()) })
 	defer stop()
 	var n, oobn int
 	var rerr, ierr error
-	err = rc.Read(func(fd uintptr) bool {
+	err = h.rc.Read(func(fd uintptr) bool {
 		// MSG_TRUNC: n is the frame's whole length, past the buffer.
 		n, oobn, _, _, rerr = unix.Recvmsg(int(fd), h.buf, h.oob, unix.MSG_TRUNC)
 		if rerr == unix.EAGAIN && idle != nil {
@@ -141,17 +143,29 @@ func (h *Handle) Next(ctx context.Context, idle func() error) (data []byte, leng
 	if rerr != nil {
 		return nil, 0, time.Time{}, fmt.Errorf("capture on %s: %w", h.name, rerr)
 	}
-	ts = time.Now()
-	if msgs, err := unix.ParseSocketControlMessage(h.oob[:oobn]); err == nil {
-		for _, m := range msgs {
-			if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS && len(m.Data) >= int(unsafe.Sizeof(unix.Timespec{})) {
-				t := *(*unix.Timespec)(unsafe.Pointer(&m.Data[0]))
-				ts = time.Unix(t.Unix())
-			}
-		}
-	}
+	ts = timestamp(h.oob[:oobn])
 	h.stats.Captured++
 	return h.buf[:min(n, len(h.buf))], n, ts, nil
+}
+
+// timestamp is the kernel's SCM_TIMESTAMPNS in the control messages oob,
+// or now when there is none. The messages are walked here, not with
+// unix.ParseSocketControlMessage, which allocates for each frame.
+func timestamp(oob []byte) time.Time {
+	hdr := int(unsafe.Sizeof(unix.Cmsghdr{}))
+	for len(oob) >= hdr {
+		h := (*unix.Cmsghdr)(unsafe.Pointer(&oob[0]))
+		n := int(h.Len)
+		if n < hdr || n > len(oob) {
+			break
+		}
+		if h.Level == unix.SOL_SOCKET && h.Type == unix.SCM_TIMESTAMPNS && n-hdr >= int(unsafe.Sizeof(unix.Timespec{})) {
+			t := (*unix.Timespec)(unsafe.Pointer(&oob[hdr]))
+			return time.Unix(t.Unix())
+		}
+		oob = oob[min(len(oob), unix.CmsgSpace(n-hdr)):]
+	}
+	return time.Now()
 }
 
 // Stats are the counts so far. The kernel's counters reset when read:
