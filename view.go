@@ -36,8 +36,10 @@ trainer types. The view needs a terminal.
            standard input, and the list grows as packets come
   --follow FILE is still being written: the list grows with it
   -i IFACE browse a live capture on IFACE as it comes (Linux; root or
-           CAP_NET_RAW), with -f, --all-frames and -w as decode -i takes
-           them; q ends it and prints the counts
+           CAP_NET_RAW); q ends it and prints the counts
+  -f FILTER, --all-frames, -w FILE
+           with -i: the capture filter and the file saved, as decode -i
+           takes them
   ` + cli.MaxExpandHelp + `
 `,
 	})
