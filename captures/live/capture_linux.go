@@ -24,6 +24,7 @@ type Handle struct {
 	rc      syscall.RawConn
 	fd      int
 	snaplen int
+	ring    *ring // nil: frames are read with recvmsg, into buf
 	buf     []byte
 	oob     []byte
 	stats   Stats
@@ -82,6 +83,11 @@ func Open(iface string, prog []bpf.Instruction, snaplen int) (*Handle, error) {
 	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
 		return fail("asking for timestamps", err)
 	}
+	// The ring where the kernel allows it (it needs the memory locked
+	// for it under RLIMIT_MEMLOCK's rules), else recvmsg a frame.
+	if r, err := setupRing(fd); err == nil {
+		h.ring = r
+	}
 	if err := unix.Bind(fd, &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifi.Index}); err != nil {
 		return fail("binding", err)
 	}
@@ -111,12 +117,15 @@ func executable() string {
 }
 
 // Next waits for the next frame and returns its bytes (valid until the
-// next call), its length on the wire and when the kernel received it;
+// next call or Close), its length on the wire and when the kernel received it;
 // idle, when not nil, is called once before it waits (and its error
 // returned). When ctx ends it returns ctx's error.
 func (h *Handle) Next(ctx context.Context, idle func() error) (data []byte, length int, ts time.Time, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, time.Time{}, err
+	}
+	if h.ring != nil {
+		return h.nextInRing(ctx, idle)
 	}
 	stop := context.AfterFunc(ctx, func() { h.f.SetReadDeadline(time.Now()) })
 	defer stop()
@@ -146,6 +155,32 @@ func (h *Handle) Next(ctx context.Context, idle func() error) (data []byte, leng
 	ts = timestamp(h.oob[:oobn])
 	h.stats.Captured++
 	return h.buf[:min(n, len(h.buf))], n, ts, nil
+}
+
+// nextInRing is Next from the ring.
+func (h *Handle) nextInRing(ctx context.Context, idle func() error) ([]byte, int, time.Time, error) {
+	data, length, sec, nsec, ok := h.ring.frame()
+	if !ok {
+		if idle != nil {
+			if err := idle(); err != nil {
+				return nil, 0, time.Time{}, err
+			}
+		}
+		stop := context.AfterFunc(ctx, func() { h.f.SetReadDeadline(time.Now()) })
+		err := h.rc.Read(func(uintptr) bool { return h.ring.ready() })
+		stop()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, 0, time.Time{}, ctx.Err()
+			}
+			return nil, 0, time.Time{}, fmt.Errorf("capture on %s: %w", h.name, err)
+		}
+		if data, length, sec, nsec, ok = h.ring.frame(); !ok {
+			return nil, 0, time.Time{}, fmt.Errorf("capture on %s: the ring said a frame was ready, and had none", h.name)
+		}
+	}
+	h.stats.Captured++
+	return data, length, time.Unix(int64(sec), int64(nsec)), nil
 }
 
 // timestamp is the kernel's SCM_TIMESTAMPNS in the control messages oob,
@@ -178,5 +213,12 @@ func (h *Handle) Stats() Stats {
 	return h.stats
 }
 
-// Close closes the socket.
-func (h *Handle) Close() error { return h.f.Close() }
+// Close closes the socket (and unmaps its ring: the last frame returned
+// is gone).
+func (h *Handle) Close() error {
+	err := h.f.Close()
+	if h.ring != nil {
+		h.ring.close()
+	}
+	return err
+}
