@@ -62,13 +62,7 @@ var errDecodeEnded = errors.New("the decoder stopped reading")
 func decodeLive(ctx context.Context, l liveFlags, o decode.Output, stdout, stderr io.Writer) int {
 	prog, err := live.Program(l.filter, l.all)
 	if err != nil {
-		var fe *live.FilterError
-		if errors.As(err, &fe) {
-			fmt.Fprintf(stderr, "rdmalab decode: -f: %v\n    %s\n    %s^\n", err, l.filter, strings.Repeat(" ", fe.Col-1))
-		} else {
-			fmt.Fprintf(stderr, "rdmalab decode: -f: %v\n", err)
-		}
-		return exitUsage
+		return captureFilterError(stderr, "decode", l.filter, err)
 	}
 	h, err := live.Open(l.iface, prog, live.Snaplen)
 	if err != nil {
@@ -127,14 +121,13 @@ func decodeLive(ctx context.Context, l liveFlags, o decode.Output, stdout, stder
 		fmt.Fprintf(stderr, "rdmalab decode: %v\n", derr)
 		code = exitFailed
 	}
-	fmt.Fprintf(stderr, "rdmalab decode: %d frames captured on %s; %d kept by the filter, %d of them dropped by the kernel\n",
-		stats.Captured, l.iface, stats.Received, stats.Dropped)
+	reportCapture(stderr, "decode", l.iface, stats)
 	if save != nil {
 		if err := save.Commit(); err != nil {
 			fmt.Fprintf(stderr, "rdmalab decode: -w: %v\n", err)
 			return exitFailed
 		}
-		fmt.Fprintf(stderr, "rdmalab decode: saved %d frames to %s\n", stats.Captured, l.save)
+		fmt.Fprintf(stderr, "rdmalab decode: saved %s to %s\n", frames(stats.Captured), l.save)
 	}
 	if code == exitOK && anomalies > 0 {
 		code = exitFailed
@@ -167,4 +160,29 @@ func decodeFollow(ctx context.Context, path string, o decode.Output, stdout, std
 		return exitFailed
 	}
 	return exitOK
+}
+
+// captureFilterError prints -f's mistake with a caret under its column
+// and returns the usage status.
+func captureFilterError(stderr io.Writer, cmd, filter string, err error) int {
+	var fe *live.FilterError
+	if errors.As(err, &fe) {
+		fmt.Fprintf(stderr, "rdmalab %s: -f: %v\n    %s\n    %s^\n", cmd, err, filter, strings.Repeat(" ", fe.Col-1))
+	} else {
+		fmt.Fprintf(stderr, "rdmalab %s: -f: %v\n", cmd, err)
+	}
+	return exitUsage
+}
+
+// reportCapture prints a live capture's counts when it ends.
+func reportCapture(stderr io.Writer, cmd, iface string, s live.Stats) {
+	fmt.Fprintf(stderr, "rdmalab %s: %s captured on %s; %d kept by the filter, %d of them dropped by the kernel\n",
+		cmd, frames(s.Captured), iface, s.Received, s.Dropped)
+}
+
+func frames(n uint64) string {
+	if n == 1 {
+		return "1 frame"
+	}
+	return fmt.Sprintf("%d frames", n)
 }

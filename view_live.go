@@ -54,8 +54,7 @@ func viewStream(ctx context.Context, o viewOptions, stdin io.Reader, stderr io.W
 	if l.iface != "" {
 		prog, err := live.Program(l.filter, l.all)
 		if err != nil {
-			fmt.Fprintf(stderr, "rdmalab view: -f: %v\n", err)
-			return exitUsage
+			return captureFilterError(stderr, "view", l.filter, err)
 		}
 		if h, err = live.Open(l.iface, prog, live.Snaplen); err != nil {
 			fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
@@ -124,14 +123,13 @@ func viewStream(ctx context.Context, o viewOptions, stdin io.Reader, stderr io.W
 		fmt.Fprintf(stderr, "rdmalab view: %v\n", ferr)
 		code = exitFailed
 	}
-	fmt.Fprintf(stderr, "rdmalab view: %d frames captured on %s; %d kept by the filter, %d of them dropped by the kernel\n",
-		stats.Captured, l.iface, stats.Received, stats.Dropped)
+	reportCapture(stderr, "view", l.iface, stats)
 	if save != nil {
 		if err := save.Commit(); err != nil {
 			fmt.Fprintf(stderr, "rdmalab view: -w: %v\n", err)
 			return exitFailed
 		}
-		fmt.Fprintf(stderr, "rdmalab view: saved %d frames to %s\n", stats.Captured, l.save)
+		fmt.Fprintf(stderr, "rdmalab view: saved %s to %s\n", frames(stats.Captured), l.save)
 	}
 	return code
 }
