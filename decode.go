@@ -18,7 +18,7 @@ import (
 // decode's outputs.
 func decodeCommand() *command {
 	c := newCommand(command{
-		UsageLine: "rdmalab decode [-V | --json | -T fields -e FIELD...] [--rpc] [--check] [-Y FILTER] [--filter EXPR] [-c N] [-x [-P]] [--max-expand SIZE] FILE\n       rdmalab decode [--rpc] --parquet OUT [-Y FILTER] [--filter EXPR] FILE...\n       rdmalab decode --fields",
+		UsageLine: "rdmalab decode [-V | --json | -T fields -e FIELD...] [--rpc] [--check] [-Y FILTER] [--filter EXPR] [-c N] [-x [-P]] [-w OUT] [--max-expand SIZE] [--follow] FILE\n       rdmalab decode -i IFACE [-f FILTER] [--all-frames] [-w FILE] [OUTPUT AND SELECTION FLAGS]\n       rdmalab decode [--rpc] --parquet OUT [-Y FILTER] [--filter EXPR] FILE...\n       rdmalab decode --fields",
 		Short:     "decode a RoCE / InfiniBand / RPC-over-RDMA capture",
 		Long: `
 Decodes a pcap or pcapng capture (gzip-compressed or not) of RoCEv1,
@@ -28,8 +28,27 @@ messages, PSNs, acknowledgements, RDMA READ responses, and which RPC chunk
 segment every RDMA READ and WRITE fills.
 
 FILE - reads the capture from standard input as it comes, in the memory a
-file takes: tcpdump -i eth0 -w - udp port 4791 | rdmalab decode -
-(a file named "-" is ./-).
+file takes (a file named "-" is ./-):
+  tcpdump -i eth0 -U -w - udp port 4791 | rdmalab decode -
+
+Live capture (Linux; root, or the CAP_NET_RAW capability):
+  -i IFACE       capture on an Ethernet interface and decode each frame as
+                 it comes; the kernel keeps RoCE only (udp port 4791 or
+                 ether proto 0x8915); Ctrl-C stops and prints the counts
+                 (captured, dropped by the kernel)
+  -f FILTER      a capture filter in tcpdump's syntax, kept in the kernel
+                 with RoCE's: rdmalab decode -i eth0 -f 'host 192.0.2.1' --rpc
+                 shows the RPCs of 192.0.2.1's RoCE.
+                 host, net, port, portrange, src, dst, ether, ip, ip6,
+                 arp, tcp, udp, sctp, icmp, proto, less, greater, and, or,
+                 not and parentheses; what else tcpdump takes is refused
+                 with its column
+  --all-frames   the kernel keeps what -f says, RoCE or not
+  -w FILE        save what is captured (pcapng; written whole at the end,
+                 Ctrl-C included; with --check, each note is its frame's
+                 comment): rdmalab decode -i eth0 -w out.pcapng
+  --follow       FILE is still being written (tcpdump -w FILE): at its end
+                 wait for more, as tail -f does, until Ctrl-C
 
 Output (one of):
   (default)      one line per packet, as tshark prints them
@@ -52,8 +71,8 @@ Output (one of):
                  per RPC)
   --check        the anomalies with their frame numbers; the exit status is
                  1 when there is any (combines with the others)
-  -w OUT         the packets read (those -Y or --filter select) written to
-                 OUT as pcapng; with --check each note on a packet is its
+  -w OUT         the packets read from FILE (those -Y or --filter select)
+                 written to OUT as pcapng; with --check each note on a packet is its
                  comment, which Wireshark shows and frame.comment finds:
                  tshark -r OUT -Y 'frame.comment contains "rdmalab"'
   --parquet OUT  a Parquet file for DuckDB, Spark or pandas instead of text:
@@ -103,9 +122,10 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 	c.Flag.BoolVar(&o.Summary, "P", false, "with -x, each packet's line above its dump")
 	list := c.Flag.Bool("fields", false, "the list of fields")
 	parquetOut := c.Flag.String("parquet", "", "a Parquet file of the packets, or of the RPCs with --rpc")
-	saveTo := c.Flag.String("w", "", "write the packets read to a pcapng file, with --check's notes as comments")
 	maxExpand := cli.MaxExpandFlag(c.Flag)
-	c.Run = func(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var lf liveFlags
+	lf.register(c.Flag)
+	c.Run = func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if *list {
 			if len(args) > 0 {
 				return c.usageError(stderr, "--fields takes no file")
@@ -116,19 +136,25 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 			}
 			return exitOK
 		}
+		if err := lf.check(args); err != nil {
+			return c.usageError(stderr, "%v", err)
+		}
 		var file string
 		var files []string
 		var err error
-		if *parquetOut != "" {
+		switch {
+		case *parquetOut != "" && (lf.iface != "" || lf.follow):
+			return c.usageError(stderr, "--parquet reads capture files: not with -i or --follow (decode -i IFACE -w FILE, then --parquet FILE)")
+		case *parquetOut != "":
 			files, err = parquetInputs(args)
-		} else {
+		case lf.iface == "":
 			file, err = cli.OneFile(args)
 		}
 		switch {
 		case err != nil:
 			return c.usageError(stderr, "%v", err)
-		case *saveTo != "" && (*parquetOut != "" || o.RPCs):
-			return c.usageError(stderr, "-w writes packets: it does not go with --rpc or --parquet")
+		case lf.save != "" && *parquetOut != "":
+			return c.usageError(stderr, "-w writes packets, --parquet rows: one at a time")
 		case *parquetOut != "" && (o.Tree || o.JSON || *format != "" || o.Hex):
 			return c.usageError(stderr, "--parquet writes rows, not text: it does not go with -V, --json, -T fields or -x")
 		case o.Tree && o.JSON:
@@ -173,12 +199,17 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 			}
 		}
 		o.MaxExpand = int64(*maxExpand)
-		if *parquetOut != "" {
+		switch {
+		case *parquetOut != "":
 			return writeParquet(*parquetOut, files, o, stdin, stdout, stderr)
+		case lf.iface != "":
+			return decodeLive(ctx, lf, o, stdout, stderr)
+		case lf.follow:
+			return decodeFollow(ctx, file, o, stdout, stderr)
 		}
 		var anomalies int
 		var copied *os.File // with -w, standard input as it was read, to read again
-		if file == "-" && *saveTo != "" {
+		if file == "-" && lf.save != "" {
 			if copied, err = os.CreateTemp("", "rdmalab-stdin-*.pcap"); err != nil {
 				fmt.Fprintf(stderr, "rdmalab decode: -w: %v\n", err)
 				return exitFailed
@@ -188,7 +219,13 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 			stdin = io.TeeReader(stdin, copied)
 		}
 		if file == "-" {
+			// Ctrl-C reaches every process of a pipeline: the first lets
+			// the writer end the stream, and what it wrote is decoded.
+			sctx, stop := interrupted(ctx)
+			context.AfterFunc(sctx, stop)
+			o.Flush = isTerminal(stdout) // each packet as it comes, on a terminal
 			anomalies, err = decode.WriteStream(stdout, stdin, "standard input", o)
+			stop()
 		} else {
 			anomalies, err = decode.Write(stdout, file, o)
 		}
@@ -196,12 +233,12 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 			fmt.Fprintf(stderr, "rdmalab decode: %v\n", err)
 			return exitFailed
 		}
-		if *saveTo != "" {
+		if lf.save != "" {
 			in := file
 			if copied != nil {
 				in = copied.Name()
 			}
-			if err := saveAnnotated(*saveTo, in, o, stderr); err != nil {
+			if err := saveAnnotated(lf.save, in, o, stderr); err != nil {
 				fmt.Fprintf(stderr, "rdmalab decode: -w: %v\n", err)
 				return exitFailed
 			}

@@ -41,8 +41,8 @@ func TestDecodeWriteAnnotated(t *testing.T) {
 	if leftover, _ := filepath.Glob(filepath.Join(os.TempDir(), "rdmalab-stdin-*")); len(leftover) > 0 {
 		t.Errorf("standard input's copy is left behind: %v", leftover)
 	}
-	if code, _, stderr := runDecode("--rpc", "-w", fromFile, in); code != exitUsage || !strings.Contains(stderr, "-w writes packets") {
-		t.Errorf("--rpc -w: exit %d, %q", code, stderr)
+	if code, _, stderr := runDecode("--parquet", "x.parquet", "-w", fromFile, in); code != exitUsage || !strings.Contains(stderr, "-w writes packets, --parquet rows") {
+		t.Errorf("--parquet -w: exit %d, %q", code, stderr)
 	}
 }
 

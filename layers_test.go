@@ -48,6 +48,7 @@ var layerRules = []struct {
 	{"captures/columnar", []string{"captures/decode", "captures/decode/", "proto/", "internal/"}, "the Parquet tables are written from what the decoder found, beside its text outputs"},
 	{"captures/annotate", []string{"captures/decode", "captures/decode/", "proto/", "internal/"}, "notes written back into a capture come from the decoder's analysis"},
 	{"captures/replay", []string{"captures/decode", "captures/decode/", "engine/kernel", "engine/snap", "engine/trace", "proto/", "internal/"}, "a replay draws the picture, without the simulator"},
+	{"captures/live", []string{"proto/"}, "a live capture is a source below the decoder: it writes a wire format (pcapng), and decodes nothing"},
 	{"captures/bench/", []string{"engine", "engine/", "proto/", "captures/", "internal/"}, "the bench drives the simulator to make captures"},
 	{"lessons", []string{"engine/kernel", "engine/trace", "internal/"}, "lessons know nothing of the REPL or the view: a Machine runs them"},
 	{"viz", []string{"engine", "engine/kernel", "engine/snap", "engine/trace", "captures/", "proto/", "internal/"}, "the view adapts the engine and draws captures; it never reaches up to the REPL or lessons"},

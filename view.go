@@ -21,7 +21,7 @@ import (
 // saved snapshot, or browse a capture.
 func viewCommand() *command {
 	c := newCommand(command{
-		UsageLine: "rdmalab view [--snapshot FILE | --capture FILE [--max-expand SIZE]]",
+		UsageLine: "rdmalab view [--snapshot FILE | --capture FILE|- [--follow] [--max-expand SIZE] | -i IFACE [-f FILTER] [--all-frames] [-w FILE]]",
 		Short:     "view a live session, a saved state or a capture",
 		Long: `
 Without a flag, attaches read-only to the session running in another
@@ -32,15 +32,24 @@ trainer types. The view needs a terminal.
            draw a state saved with the REPL's save FILE
   --capture FILE
            browse a capture's packets: list, tree, hex; / filters them
-           with a display filter as decode -Y reads it
+           with a display filter as decode -Y reads it. FILE - reads
+           standard input, and the list grows as packets come
+  --follow FILE is still being written: the list grows with it
+  -i IFACE browse a live capture on IFACE as it comes (Linux; root or
+           CAP_NET_RAW); q ends it and prints the counts
+  -f FILTER, --all-frames, -w FILE
+           with -i: the capture filter and the file saved, as decode -i
+           takes them
   ` + cli.MaxExpandHelp + `
 `,
 	})
 	snapshot := c.Flag.String("snapshot", "", "draw a state saved with the REPL's save FILE")
 	capture := c.Flag.String("capture", "", "browse a capture's packets: list, tree, hex")
 	maxExpand := cli.MaxExpandFlag(c.Flag)
-	c.Run = func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-		return runView(ctx, c, args, viewOptions{*snapshot, *capture, int64(*maxExpand)}, stdout, stderr)
+	var lf liveFlags
+	lf.register(c.Flag)
+	c.Run = func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		return runView(ctx, c, args, viewOptions{*snapshot, *capture, int64(*maxExpand), lf, stdin}, stdout, stderr)
 	}
 	return c
 }
@@ -49,6 +58,8 @@ trainer types. The view needs a terminal.
 type viewOptions struct {
 	snapshot, capture string
 	maxExpand         int64
+	live              liveFlags
+	stdin             io.Reader
 }
 
 // onSignals is ctx cancelled by the first of repl.Terminating: the
@@ -98,6 +109,17 @@ func runViewOn(ctx context.Context, c *command, args []string, o viewOptions, st
 	case o.maxExpand != 0 && o.capture == "":
 		fmt.Fprintln(stderr, "rdmalab view: --max-expand goes with --capture")
 		return exitUsage
+	}
+	if err := o.checkStream(); err != nil {
+		fmt.Fprintf(stderr, "rdmalab view: %v\n", err)
+		return exitUsage
+	}
+	if o.streamed() {
+		if !isTerminal(stdout) {
+			fmt.Fprintln(stderr, "rdmalab view: the view needs a terminal")
+			return exitUsage
+		}
+		return viewStream(ctx, o, o.stdin, stderr)
 	}
 	if o.capture != "" {
 		if err := checkCapture(o.capture, o.maxExpand); err != nil {

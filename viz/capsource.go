@@ -24,6 +24,7 @@ type CaptureSource struct {
 
 	mu   sync.Mutex
 	tree treeCache
+	live bool // the capture is still coming: its size is not known
 }
 
 // treeCache keeps the last detail tree asked for: the pane asks for the
@@ -183,7 +184,7 @@ func (c *CaptureSource) Related(i int, chunk bool) []int {
 // Progress says how far indexing has got.
 func (c *CaptureSource) Progress() PacketProgress {
 	p := c.x.Progress()
-	return PacketProgress{Fraction: p.Fraction, Packets: p.Packets, Done: p.Done, Err: p.Err}
+	return PacketProgress{Fraction: p.Fraction, Packets: p.Packets, Done: p.Done, Err: p.Err, Live: c.live}
 }
 
 // Watch calls f as indexing moves on.
@@ -216,6 +217,16 @@ func RunCapture(ctx context.Context, s tcell.Screen, path string, maxExpand int6
 	name := filepath.Base(path)
 	// Zoomed: with no session the other panes would stay empty.
 	v := Viewer{Layout: LayoutPackets, Packets: NewCaptureSource(x, name), Zoomed: true}
+	return v.Run(ctx, s, StaticSource(Frame{}, "capture "+name+" (no session: the engine panes stay empty)"))
+}
+
+// RunCaptureStream is RunCapture for a capture still coming (a pipe, a
+// live interface, a file being written), indexed by x as it comes: the
+// list grows as packets arrive. name is what the title calls it.
+func RunCaptureStream(ctx context.Context, s tcell.Screen, x *decode.Index, name string) error {
+	src := NewCaptureSource(x, name)
+	src.live = true
+	v := Viewer{Layout: LayoutPackets, Packets: src, Zoomed: true}
 	return v.Run(ctx, s, StaticSource(Frame{}, "capture "+name+" (no session: the engine panes stay empty)"))
 }
 

@@ -64,6 +64,7 @@ type PacketProgress struct {
 	Packets  int
 	Done     bool
 	Err      error // why indexing stopped early
+	Live     bool  // the capture is still coming: Fraction is not known
 }
 
 // PacketsView is what the Packets pane's keys chose, beyond the selected
@@ -226,6 +227,9 @@ func packetsBody(pane Rect, m *Model) Rect {
 func progressLine(pr PacketProgress, w int, th Theme) line {
 	if pr.Done {
 		return line{}.add(fit(fmt.Sprintf("stopped after %s packets: %v", cli.Thousands(pr.Packets), pr.Err), w), th.Alarm)
+	}
+	if pr.Live {
+		return line{}.add(fit(fmt.Sprintf("live · %s packets so far, more as they come", cli.Thousands(pr.Packets)), w), th.Base)
 	}
 	text := fmt.Sprintf("indexing %d%% · %s packets ", int(pr.Fraction*100), cli.Thousands(pr.Packets))
 	l := line{}.add(text, th.Base)

@@ -197,6 +197,9 @@ func (x *Index) Close() error {
 	x.closing.Do(func() {
 		x.stop.Store(true)
 		close(x.quit)
+		if x.size < 0 {
+			x.file.Close() // a stream's reader may wait for more: this ends the wait
+		}
 		<-x.finished
 		x.removeData()
 	})
@@ -213,6 +216,10 @@ func (x *Index) removeData() {
 func (x *Index) run(r *pcapfile.Reader) {
 	defer close(x.finished)
 	defer r.Close()
+	if x.size < 0 {
+		x.runStream(r)
+		return
+	}
 	var rec pcapfile.Record
 	lastNotify := time.Time{}
 	budget := 64 // the first batch is small: the first screen comes from it

@@ -24,6 +24,7 @@ type Output struct {
 	Hex       bool                  // a hex dump of each packet (-x): alone, instead of its line
 	Summary   bool                  // with Hex, each packet's line above its dump (-P)
 	MaxExpand int64                 // how far a gzip capture may decompress (0: pcapfile's default)
+	Flush     bool                  // write each packet's text (and RPC) as it is decoded: a live capture, a followed file
 	// Rows, when set, takes the packets selected, or with RPCs each RPC
 	// once settled, as rows instead of their text (--parquet).
 	Rows Rows
@@ -97,7 +98,10 @@ func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
 			return errCount
 		}
 		if o.RPCs {
-			return rs.packet(p)
+			if err := rs.packet(p); err != nil || !o.Flush {
+				return err
+			}
+			return out.Flush()
 		}
 		if !packets || !o.Filter.Match(p) || !o.Display.Match(p) {
 			return nil
@@ -121,6 +125,14 @@ func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
 		}
 		if o.Hex {
 			buf = appendHexDump(buf, p.Data[p.Pseudo:])
+		}
+		if o.Flush && len(buf) > 0 {
+			if err := out.Flush(); err != nil {
+				return err
+			}
+			_, err := w.Write(buf)
+			buf = buf[:0]
+			return err
 		}
 		if len(buf) < writeChunk {
 			return nil
