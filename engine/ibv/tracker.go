@@ -102,9 +102,13 @@ func (t *tracker) arrive(cq int, wc verbs.WC) {
 		if wc.Status != verbs.StatusSuccess {
 			wc.Opcode = verbs.WCRecv // the device leaves it undefined on error
 		}
-		if wc.Status == verbs.StatusSuccess {
+		if wc.Status != verbs.StatusWRFlushErr {
+			// A request consumed it, whether it succeeded or failed at
+			// the responder (a SEND_WITH_INV of an rkey that cannot be
+			// invalidated): the oldest one towards its QP.
 			for _, o := range t.ops {
-				if o.consumes && o.PeerNode == ref.node && o.PeerQPNum == ref.qpn && o.recv == nil && (o.send == nil || o.send.Status == verbs.StatusSuccess) {
+				if o.consumes && o.PeerNode == ref.node && o.PeerQPNum == ref.qpn && o.recv == nil &&
+					(wc.Status != verbs.StatusSuccess || o.send == nil || o.send.Status == verbs.StatusSuccess) {
 					o.recv = &wc
 					return
 				}

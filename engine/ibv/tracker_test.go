@@ -161,3 +161,25 @@ func TestFlushWithoutCause(t *testing.T) {
 		t.Errorf("flushed Receive: %+v", got)
 	}
 }
+
+// A SEND_WITH_INV of an rkey the responder cannot invalidate (a plain MR):
+// rxe acknowledges the request and fails the Receive it consumed
+// (REM_INV_REQ_ERR). That Receive is the SEND's, so complete delivers the
+// SEND instead of waiting for a successful Receive that never comes.
+func TestFailedReceiveBelongsToItsSend(t *testing.T) {
+	tr := newT()
+	r := tr.postRecv("client", 9, 0x9, cliRecv)
+	id := send(tr, "server", 5, "client", 9, verbs.WRSendWithInv, 0x43, true)
+	tr.arrive(srvSend, verbs.WC{WRID: id, Status: verbs.StatusSuccess, Opcode: verbs.WCSend})
+	tr.arrive(cliRecv, verbs.WC{WRID: r, Status: verbs.StatusRemInvReqErr})
+	if _, done := tr.head(false); !done {
+		t.Fatal("the SEND waits for a Receive that already failed")
+	}
+	tr.deliver()
+	if got := poll(tr, cliRecv); len(got) != 1 || got[0].WRID != 0x9 || got[0].Status != verbs.StatusRemInvReqErr || got[0].Opcode != verbs.WCRecv {
+		t.Errorf("client recv CQ: %+v", got)
+	}
+	if got := poll(tr, srvSend); len(got) != 1 || got[0].WRID != 0x43 {
+		t.Errorf("server send CQ: %+v", got)
+	}
+}
