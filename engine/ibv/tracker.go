@@ -61,8 +61,8 @@ func newTracker(now func() time.Duration) *tracker {
 
 // post records a send WR and returns the wr_id the device gets for it.
 func (t *tracker) post(o verbs.Op, sendCQ, peerRecvCQ int) uint64 {
+	o.ID = t.nextOp // from #0, as the sim numbers its operations
 	t.nextOp++
-	o.ID = t.nextOp
 	o.Due = t.now()
 	t.ops = append(t.ops, &op{Op: o, sendCQ: sendCQ, peerRecvCQ: peerRecvCQ, consumes: consumesRecv(o.Opcode)})
 	return o.ID

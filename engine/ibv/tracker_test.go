@@ -170,6 +170,9 @@ func TestFailedReceiveBelongsToItsSend(t *testing.T) {
 	tr := newT()
 	r := tr.postRecv("client", 9, 0x9, cliRecv)
 	id := send(tr, "server", 5, "client", 9, verbs.WRSendWithInv, 0x43, true)
+	if id != 0 {
+		t.Errorf("the first operation is #%d, want #0 as on the sim", id)
+	}
 	tr.arrive(srvSend, verbs.WC{WRID: id, Status: verbs.StatusSuccess, Opcode: verbs.WCSend})
 	tr.arrive(cliRecv, verbs.WC{WRID: r, Status: verbs.StatusRemInvReqErr})
 	if _, done := tr.head(false); !done {
