@@ -239,6 +239,7 @@ func (a *Analyzer) request(p *Packet, f *Flow) {
 		// place is its PSN's distance from the message's first.
 		if an.Msg = f.findMsg(b.PSN); an.Msg != nil {
 			an.MsgIndex = psnDiff(b.PSN, an.Msg.FirstPSN)
+			a.rpc.resent(p, an.Msg)
 		}
 		return
 	case PSNGap:
