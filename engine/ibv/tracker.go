@@ -32,10 +32,11 @@ type tracker struct {
 	flushed  []heldRecv         // flushed Receives waiting for their cause
 }
 
-// heldRecv is a flushed Receive kept back while an operation towards its
-// QP is still undelivered: that operation is likely what put the QP in
-// ERR (a NAKed request takes the responder's QP down too), and on the sim
-// its failure comes first.
+// heldRecv is a flushed Receive kept back while an operation of its QP,
+// or towards it, is still undelivered: that operation is likely what put
+// the QP in ERR (a NAKed request takes down the requester's QP, and the
+// responder's too), or it completed on the device before the flush; on
+// the sim its completion comes first.
 type heldRecv struct {
 	ref recvRef
 	wc  verbs.WC
@@ -115,8 +116,8 @@ func (t *tracker) arrive(cq int, wc verbs.WC) {
 			}
 		}
 		// A flushed Receive (its QP went to ERR) is the provider's own,
-		// as in the sim: it is there once nothing towards its QP is
-		// still undelivered.
+		// as in the sim: it is there once nothing of or towards its QP
+		// is still undelivered.
 		t.flushed = append(t.flushed, heldRecv{ref, wc})
 		t.flushHeads()
 		return
@@ -160,7 +161,7 @@ func (t *tracker) flushHeads() {
 	t.ops = keep
 	kept := t.flushed[:0]
 	for _, h := range t.flushed {
-		if t.towards(h.ref.node, h.ref.qpn) {
+		if t.involves(h.ref.node, h.ref.qpn) {
 			kept = append(kept, h)
 			continue
 		}
@@ -169,10 +170,11 @@ func (t *tracker) flushHeads() {
 	t.flushed = kept
 }
 
-// towards says whether an undelivered operation targets the QP.
-func (t *tracker) towards(node string, qpn uint32) bool {
+// involves says whether an undelivered operation was posted on the QP or
+// targets it.
+func (t *tracker) involves(node string, qpn uint32) bool {
 	for _, o := range t.ops {
-		if o.PeerNode == node && o.PeerQPNum == qpn {
+		if o.PeerNode == node && o.PeerQPNum == qpn || o.Node == node && o.QPNum == qpn {
 			return true
 		}
 	}

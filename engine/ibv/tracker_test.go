@@ -186,3 +186,28 @@ func TestFailedReceiveBelongsToItsSend(t *testing.T) {
 		t.Errorf("server send CQ: %+v", got)
 	}
 }
+
+// The requester's own QP: a NAKed RDMA WRITE moves it to ERR and its
+// Receives flush at once on the device, maybe before the WRITE's failure
+// is polled. They wait behind the undelivered WRITE, whose failure the
+// model sees first, as on the sim.
+func TestFlushWaitsForItsOwnQP(t *testing.T) {
+	tr := newT()
+	rc := tr.postRecv("server", 5, 0x7, srvRecv)
+	id := send(tr, "server", 5, "client", 9, verbs.WRRDMAWrite, 0x51, true)
+	tr.arrive(srvRecv, verbs.WC{WRID: rc, Status: verbs.StatusWRFlushErr})
+	if got := poll(tr, srvRecv); len(got) != 0 {
+		t.Fatalf("the flush came before the failure that caused it: %+v", got)
+	}
+	tr.arrive(srvSend, verbs.WC{WRID: id, Status: verbs.StatusRemAccessErr})
+	if got := poll(tr, srvRecv); len(got) != 0 {
+		t.Fatalf("the flush came before the failure was delivered: %+v", got)
+	}
+	tr.deliver()
+	if got := poll(tr, srvSend); len(got) != 1 || got[0].Status != verbs.StatusRemAccessErr {
+		t.Errorf("server send CQ: %+v", got)
+	}
+	if got := poll(tr, srvRecv); len(got) != 1 || got[0].WRID != 0x7 || got[0].Status != verbs.StatusWRFlushErr {
+		t.Errorf("server recv CQ after the failure: %+v", got)
+	}
+}
