@@ -264,6 +264,10 @@ func openDev(name string, present []string) (*devCtx, error) {
 		C.ibv_close_device(ctx)
 		return nil, fmt.Errorf("ibv: query %s port %d: %w", name, d.port, rcErr(rc))
 	}
+	if err := checkLinkLayer(name, d.port, uint8(pa.link_layer)); err != nil {
+		C.ibv_close_device(ctx)
+		return nil, err
+	}
 	if pa.state != C.IBV_PORT_ACTIVE {
 		C.ibv_close_device(ctx)
 		return nil, fmt.Errorf("ibv: %s port %d is not ACTIVE (state %d): is its netdev up?", name, d.port, int(pa.state))
@@ -578,7 +582,8 @@ func (pd *pd) reg(buf []byte, access verbs.Access) (*mr, error) {
 	}
 	h, err := C.rl_reg_mr(pd.pd, unsafe.Pointer(&buf[0]), C.size_t(len(buf)), C.int(accessToC(access)))
 	if h == nil {
-		return nil, fmt.Errorf("ibv: reg mr of %d bytes on %s: %w", len(buf), pd.d.dc.name, errnoOf(err))
+		e := errnoOf(err)
+		return nil, fmt.Errorf("ibv: reg mr of %d bytes on %s: %w%s", len(buf), pd.d.dc.name, e, memlockHint(e))
 	}
 	m := &mr{pd: pd, mr: h, buf: buf, access: access}
 	pd.mrs[h] = m
@@ -952,5 +957,7 @@ func cConstants() map[string]uint32 {
 		"ACCESS_LOCAL_WRITE": C.IBV_ACCESS_LOCAL_WRITE, "ACCESS_REMOTE_WRITE": C.IBV_ACCESS_REMOTE_WRITE,
 		"ACCESS_REMOTE_READ": C.IBV_ACCESS_REMOTE_READ, "ACCESS_REMOTE_ATOMIC": C.IBV_ACCESS_REMOTE_ATOMIC,
 		"MTU_256": C.IBV_MTU_256, "MTU_4096": C.IBV_MTU_4096,
+		"LINK_LAYER_UNSPECIFIED": C.IBV_LINK_LAYER_UNSPECIFIED, "LINK_LAYER_INFINIBAND": C.IBV_LINK_LAYER_INFINIBAND,
+		"LINK_LAYER_ETHERNET": C.IBV_LINK_LAYER_ETHERNET,
 	}
 }
