@@ -40,8 +40,8 @@ func ParseEngine(e string) (server, client string, err error) {
 	return server, client, nil
 }
 
-// real says whether s puts the lab on a real device.
-func (s Settings) real() bool {
+// onRealDevice says whether s puts the lab on a real device.
+func (s Settings) onRealDevice() bool {
 	server, _, err := ParseEngine(s.Engine)
 	return err == nil && server != ""
 }

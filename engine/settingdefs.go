@@ -421,7 +421,7 @@ func (st Setting) UnlessLive() string { return st.unlessLive }
 // setting was so already.
 func (st Setting) Change(cur Settings, value string) (next Settings, same bool, err error) {
 	next = cur.Clone()
-	if st.simOnly != "" && next.real() {
+	if st.simOnly != "" && next.onRealDevice() {
 		return cur, false, errors.New(st.simOnly)
 	}
 	if err := st.set(&next, value); err != nil {
@@ -430,7 +430,7 @@ func (st Setting) Change(cur Settings, value string) (next Settings, same bool, 
 	if err := next.Validate(); err != nil {
 		return cur, false, fmt.Errorf("%s stays %s: %w", st.Name, st.get(cur), err)
 	}
-	if next.real() {
+	if next.onRealDevice() {
 		if err := next.realOnly(); err != nil {
 			return cur, false, fmt.Errorf("%s stays %s: %w", st.Name, st.get(cur), err)
 		}
@@ -441,7 +441,7 @@ func (st Setting) Change(cur Settings, value string) (next Settings, same bool, 
 // InUse is the setting's value in s with, when it means "auto" or the lab
 // l does not use it as given, the value l uses: "0 (128)".
 func (st Setting) InUse(s Settings, l *Lab) string {
-	if st.simOnly != "" && s.real() {
+	if st.simOnly != "" && s.onRealDevice() {
 		return "-"
 	}
 	val := st.get(s)
