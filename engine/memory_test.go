@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"testing"
 
@@ -334,7 +335,7 @@ func TestSnapshotCallsCached(t *testing.T) {
 			t.Fatalf("%s: %d calls in the snapshot, want %d", when, len(got), len(calls))
 		}
 		for i, k := range calls {
-			if want := l.callSnap(k); got[i] != want {
+			if want := l.callSnap(k); !reflect.DeepEqual(got[i], want) {
 				t.Fatalf("%s: call %d of the snapshot is %+v, want %+v", when, i, got[i], want)
 			}
 		}

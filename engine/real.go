@@ -40,31 +40,41 @@ func ParseEngine(e string) (server, client string, err error) {
 	return server, client, nil
 }
 
-// newReal builds the lab on the real devices s.Engine names.
+// onRealDevice says whether s puts the lab on a real device.
+func (s Settings) onRealDevice() bool {
+	server, _, err := ParseEngine(s.Engine)
+	return err == nil && server != ""
+}
+
+// newReal builds the lab on the real devices s.Engine names. Every
+// setting is honoured on the device as given (DeviceDefaults gives a new
+// engine its device's own), or refused with the reason.
 func newReal(s Settings) (*Lab, error) {
 	server, client, err := ParseEngine(s.Engine)
 	if err != nil {
 		return nil, err
 	}
-	if s.IWARP || s.ForceMR {
-		return nil, fmt.Errorf("iwarp and force_mr choose rdma_rw's MR path, whose REG_MR and LOCAL_INV work requests are kernel verbs libibverbs lacks: they run on the sim only")
+	if err := s.realOnly(); err != nil {
+		return nil, err
 	}
 	p, err := ibv.Open(ibv.Config{Server: server, Client: client})
 	if err != nil {
 		return nil, err
 	}
 	attr, report, err := s.onDevice(p.Attr("server"))
+	if err == nil {
+		err = s.onPort(p)
+	}
 	if err != nil {
 		p.Close()
 		return nil, err
 	}
-	s.PageSize, s.MaxSendSGE, s.MaxSGERd, s.MaxSGLRd, s.MaxQPWR = attr.PageSize, attr.MaxSendSGE, attr.MaxSGERd, attr.MaxSGLRd, attr.MaxQPWR
 	l := &Lab{Set: s, Sched: sched.New(), xptID: 1, Provider: p}
 	l.DeviceReport = append(strings.Split(strings.TrimSpace(p.Describe()), "\n"), report...)
-	devS, err := p.NewDevice("server", attr)
+	devS, err := p.NewDevice("server", attr, s.QPMaxSendSGE)
 	if err == nil {
 		var devC verbs.Device
-		if devC, err = p.NewDevice("client", p.Attr("client")); err == nil {
+		if devC, err = p.NewDevice("client", p.Attr("client"), 0); err == nil {
 			err = l.build(devS, devC)
 		}
 	}
@@ -75,40 +85,93 @@ func newReal(s Settings) (*Lab, error) {
 	return l, nil
 }
 
-// onDevice is the server device the model sees on a real device dev: its
-// attributes, except a device setting the learner lowered below the sim's
-// default (a setting above what the device has is refused). report says,
-// line by line, where dev differs from the sim.
-func (s Settings) onDevice(dev verbs.DeviceAttr) (verbs.DeviceAttr, []string, error) {
-	def := DefaultSettings()
-	simA := sim.DefaultAttr()
-	a := dev
-	var report []string
-	for _, f := range []struct {
-		name             string
-		want, simDef, at *int
-		devVal           int
-	}{
-		{"page_size", &s.PageSize, &def.PageSize, &a.PageSize, dev.PageSize},
-		{"max_send_sge", &s.MaxSendSGE, &def.MaxSendSGE, &a.MaxSendSGE, dev.MaxSendSGE},
-		{"max_sge_rd", &s.MaxSGERd, &def.MaxSGERd, &a.MaxSGERd, dev.MaxSGERd},
-		{"max_qp_wr", &s.MaxQPWR, &def.MaxQPWR, &a.MaxQPWR, dev.MaxQPWR},
-	} {
-		switch {
-		case *f.want == *f.simDef:
-		case f.name == "page_size":
-			// The model's pages are its own buffers, each registered on
-			// its own: any size works, the host's is only the default.
-			*f.at = *f.want
-		case *f.want > f.devVal:
-			return a, nil, fmt.Errorf("%s %d is over what %s has (%d): a real device's limits can be lowered, not raised", f.name, *f.want, dev.Name, f.devVal)
-		default:
-			*f.at = *f.want
+// realOnly refuses, before a device is opened, the settings that choose
+// rdma_rw's MR path: its REG_MR and LOCAL_INV work requests are kernel
+// verbs libibverbs lacks.
+func (s Settings) realOnly() error {
+	switch {
+	case s.IWARP || s.ForceMR:
+		return fmt.Errorf("iwarp and force_mr choose rdma_rw's MR path, whose REG_MR and LOCAL_INV work requests are kernel verbs libibverbs lacks: they run on the sim only")
+	case s.MaxSGLRd != 0:
+		return fmt.Errorf("max_sgl_rd %d sends longer READs down rdma_rw's MR path, whose REG_MR and LOCAL_INV work requests are kernel verbs libibverbs lacks: it runs on the sim only (max_sgl_rd 0 on a real device)", s.MaxSGLRd)
+	}
+	return nil
+}
+
+// onPort refuses a path MTU the ports cannot carry: a real device would
+// lower it without a word.
+func (s Settings) onPort(p ibv.Provider) error {
+	for _, node := range []string{"server", "client"} {
+		if m := p.ActiveMTU(node); s.PathMTU > m {
+			return fmt.Errorf("path_mtu %d is over the %s port's active_mtu %d (its netdev's MTU carries no bigger RoCE packet)", s.PathMTU, node, m)
 		}
 	}
-	if s.MaxSGLRd != def.MaxSGLRd {
-		a.MaxSGLRd = s.MaxSGLRd
+	return nil
+}
+
+// DeviceDefaults is s with the device settings of the engine s names:
+// the sim's defaults, or what the real device reports (max_qp_wr no more
+// than max_cqe, as every CQ of svc_rdma_accept must hold its queue; a
+// path MTU the ports carry). A new engine starts from them.
+func DeviceDefaults(s Settings) (Settings, error) {
+	server, client, err := ParseEngine(s.Engine)
+	if err != nil {
+		return s, err
 	}
+	def := DefaultSettings()
+	s.PageSize, s.MaxSendSGE, s.MaxSGERd, s.MaxSGLRd, s.MaxQPWR = def.PageSize, def.MaxSendSGE, def.MaxSGERd, def.MaxSGLRd, def.MaxQPWR
+	if server == "" {
+		return s, nil
+	}
+	p, err := ibv.Open(ibv.Config{Server: server, Client: client})
+	if err != nil {
+		return s, err
+	}
+	defer p.Close()
+	return s.fromDevice(p.Attr("server"), min(p.ActiveMTU("server"), p.ActiveMTU("client"))), nil
+}
+
+// fromDevice is s with dev's limits as its device settings.
+func (s Settings) fromDevice(dev verbs.DeviceAttr, activeMTU int) Settings {
+	s.PageSize = dev.PageSize
+	s.MaxSendSGE, s.MaxSGERd, s.MaxSGLRd = dev.MaxSendSGE, dev.MaxSGERd, 0
+	// Validate holds max_qp_wr to the CQ limit the settings know.
+	s.MaxQPWR = min(dev.MaxQPWR, dev.MaxCQE, s.DeviceAttr().MaxCQE)
+	if activeMTU > 0 {
+		s.PathMTU = min(s.PathMTU, activeMTU)
+	}
+	return s
+}
+
+// onDevice is the server device the model sees on a real device dev: its
+// attributes with the device settings of s, each at most what dev has (a
+// setting above it is refused). report says, line by line, where dev
+// differs from the sim.
+func (s Settings) onDevice(dev verbs.DeviceAttr) (verbs.DeviceAttr, []string, error) {
+	simA := sim.DefaultAttr()
+	a := dev
+	for _, f := range []struct {
+		name     string
+		want, at *int
+		devVal   int
+	}{
+		{"max_send_sge", &s.MaxSendSGE, &a.MaxSendSGE, dev.MaxSendSGE},
+		{"max_sge_rd", &s.MaxSGERd, &a.MaxSGERd, dev.MaxSGERd},
+		{"max_qp_wr", &s.MaxQPWR, &a.MaxQPWR, min(dev.MaxQPWR, dev.MaxCQE)},
+	} {
+		if *f.want > f.devVal {
+			why := "a real device's limits can be lowered, not raised"
+			if f.name == "max_qp_wr" && dev.MaxCQE < dev.MaxQPWR {
+				why = fmt.Sprintf("its max_qp_wr %d is more than its CQs hold (max_cqe %d), and svc_rdma_accept gives the Send CQ one entry per SQ slot", dev.MaxQPWR, dev.MaxCQE)
+			}
+			return a, nil, fmt.Errorf("%s %d is over what %s has (%d): %s", f.name, *f.want, dev.Name, f.devVal, why)
+		}
+		*f.at = *f.want
+	}
+	// The model's pages are its own buffers, each registered on its own:
+	// any size works, the host's is only the default.
+	a.PageSize = s.PageSize
+	var report []string
 	for _, d := range []struct {
 		name      string
 		dev, simV int

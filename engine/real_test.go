@@ -26,17 +26,24 @@ func TestParseEngine(t *testing.T) {
 	}
 }
 
-// The device's attributes replace the sim's defaults; a lowered setting
-// stays, a raised one is refused; the report names every difference.
+// A new engine starts from the device's limits (max_qp_wr held to
+// max_cqe, the path MTU to the port's); a setting is honoured as given
+// when lowered and refused when raised; the report names every
+// difference from the sim.
 func TestOnDevice(t *testing.T) {
 	dev := ibv.AttrOf("rxe0", ibv.RawAttr{MaxQPWR: 1048576, MaxSGE: 30, MaxSGERd: 30, MaxCQE: 32767, MaxMR: 524287,
 		MaxQPRdAtom: 128, MaxQPInitRdAtom: 128}, 4096)
 	s := DefaultSettings()
+	s.PathMTU = 4096
+	s = s.fromDevice(dev, 1024)
+	if s.MaxSendSGE != 30 || s.MaxSGERd != 30 || s.MaxQPWR != 32767 || s.PathMTU != 1024 || s.MaxSGLRd != 0 {
+		t.Errorf("device defaults %+v", s)
+	}
 	a, report, err := s.onDevice(dev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.MaxSendSGE != 30 || a.MaxSGERd != 30 || a.MaxQPWR != 1048576 || a.PageSize != 4096 {
+	if a.MaxSendSGE != 30 || a.MaxSGERd != 30 || a.MaxQPWR != 32767 || a.PageSize != 4096 {
 		t.Errorf("attr %+v", a)
 	}
 	joined := strings.Join(report, "\n")
@@ -46,16 +53,46 @@ func TestOnDevice(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, joined)
 		}
 	}
-	s.MaxSendSGE, s.PageSize = 4, 8192
-	if a, _, err = s.onDevice(dev); err != nil || a.MaxSendSGE != 4 || a.PageSize != 8192 {
+	s.MaxSendSGE, s.PageSize, s.MaxQPWR = 4, 8192, 16384
+	if a, _, err = s.onDevice(dev); err != nil || a.MaxSendSGE != 4 || a.PageSize != 8192 || a.MaxQPWR != 16384 {
 		t.Errorf("lowered: %+v, %v", a, err)
 	}
 	s.MaxSendSGE = 31
 	if _, _, err = s.onDevice(dev); err == nil || !strings.Contains(err.Error(), "max_send_sge 31 is over what rxe0 has (30)") {
 		t.Errorf("raised: %v", err)
 	}
+	s.MaxSendSGE, s.MaxQPWR = 30, 40000
+	if _, _, err = s.onDevice(dev); err == nil || !strings.Contains(err.Error(), "more than its CQs hold (max_cqe 32767)") {
+		t.Errorf("max_qp_wr over max_cqe: %v", err)
+	}
 	if sim.DefaultAttr().MaxSendSGE != DefaultSettings().MaxSendSGE {
 		t.Fatal("the defaults drifted from the sim's")
+	}
+}
+
+// On a real device, what only the sim has is refused at the command with
+// the reason, and the virtual link's settings show as "-".
+func TestRealSettingsRefused(t *testing.T) {
+	s := DefaultSettings()
+	s.Engine = "ibv:rxe0"
+	for _, c := range []struct{ name, value, want string }{
+		{"link_rate", "25G", "virtual link"}, {"latency", "10us", "virtual link"},
+		{"iwarp", "on", "sim only"}, {"force_mr", "on", "sim only"}, {"max_sgl_rd", "8", "MR path"},
+	} {
+		st, _ := FindSetting(c.name)
+		if _, _, err := st.Change(s, c.value); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("set %s %s on ibv: %v", c.name, c.value, err)
+		}
+	}
+	for _, n := range []string{"link_rate", "latency"} {
+		st, _ := FindSetting(n)
+		if got := st.InUse(s, nil); got != "-" {
+			t.Errorf("%s on ibv shows %q", n, got)
+		}
+	}
+	st, _ := FindSetting("max_sgl_rd")
+	if _, _, err := st.Change(DefaultSettings(), "8"); err != nil {
+		t.Errorf("max_sgl_rd on the sim: %v", err)
 	}
 }
 

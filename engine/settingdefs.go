@@ -36,6 +36,9 @@ type Setting struct {
 	// rangeOf, when set, is Range given the other settings: a limit that
 	// depends on the device or on another setting.
 	rangeOf func(Settings) string
+	// simOnly, when set, says why a real device has no such setting: it
+	// is refused there, and shows as "-".
+	simOnly string
 }
 
 // Accepts is what the setting accepts with the settings s.
@@ -328,7 +331,8 @@ func linkRateSetting() Setting {
 			}
 			link.SetLinkRate(next.LinkRate)
 			return true, nil
-		}}
+		},
+		simOnly: "link_rate is the sim's virtual link; a real device runs at its own speed"}
 }
 
 func latencySetting() Setting {
@@ -347,7 +351,8 @@ func latencySetting() Setting {
 			}
 			link.SetLatency(next.Latency)
 			return true, nil
-		}}
+		},
+		simOnly: "latency is the sim's virtual link; a real device has its own"}
 }
 
 func pathMTUSetting() Setting {
@@ -416,11 +421,19 @@ func (st Setting) UnlessLive() string { return st.unlessLive }
 // setting was so already.
 func (st Setting) Change(cur Settings, value string) (next Settings, same bool, err error) {
 	next = cur.Clone()
+	if st.simOnly != "" && next.onRealDevice() {
+		return cur, false, errors.New(st.simOnly)
+	}
 	if err := st.set(&next, value); err != nil {
 		return cur, false, err
 	}
 	if err := next.Validate(); err != nil {
 		return cur, false, fmt.Errorf("%s stays %s: %w", st.Name, st.get(cur), err)
+	}
+	if next.onRealDevice() {
+		if err := next.realOnly(); err != nil {
+			return cur, false, fmt.Errorf("%s stays %s: %w", st.Name, st.get(cur), err)
+		}
 	}
 	return next, st.get(next) == st.get(cur), nil
 }
@@ -428,6 +441,9 @@ func (st Setting) Change(cur Settings, value string) (next Settings, same bool, 
 // InUse is the setting's value in s with, when it means "auto" or the lab
 // l does not use it as given, the value l uses: "0 (128)".
 func (st Setting) InUse(s Settings, l *Lab) string {
+	if st.simOnly != "" && s.onRealDevice() {
+		return "-"
+	}
 	val := st.get(s)
 	if st.effective != nil {
 		if eff := st.effective(l); val == "0" || eff != val {

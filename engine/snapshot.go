@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/rdmalab/rdmalab/engine/kernel"
 	"github.com/rdmalab/rdmalab/engine/nfsd"
@@ -283,8 +284,19 @@ func (l *Lab) callSnap(k *xprt.Call) snap.Call {
 	if why, ok := l.Server.DropOf(k.XID); ok && !k.Done {
 		st, errText = "dropped", "dropped by "+why
 	}
-	return snap.Call{XID: hexString(uint64(k.XID)), Label: k.Spec.Label, Proc: k.Header.Proc.String(),
+	c := snap.Call{XID: hexString(uint64(k.XID)), Label: k.Spec.Label, Proc: k.Header.Proc.String(),
 		State: st, Status: callStatus(k), Err: errText}
+	if len(k.Segs) > 0 {
+		c.Segments = make([]snap.Segment, len(k.Segs))
+	}
+	for i, sg := range k.Segs {
+		c.Segments[i] = snap.Segment{Kind: sg.Kind, Handle: hexString(uint64(sg.Handle)), Length: sg.Length, Offset: hexString(sg.Offset)}
+		if strings.HasPrefix(sg.Kind, "read") || sg.Kind == "call chunk" {
+			p := sg.Position
+			c.Segments[i].Position = &p
+		}
+	}
+	return c
 }
 
 // callSnapCache is the answered, summarized calls of a snapshot and their

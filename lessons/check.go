@@ -52,6 +52,10 @@ type Value struct {
 	Bool  *bool
 	Null  bool
 	Quote bool // written in quotes: compare as a string only
+	// Ref, when set, is another path of the state to compare with (a
+	// bare word with a '.' or '[' that reads as a path): a check that
+	// holds on any engine, whose keys and addresses are its own.
+	Ref Path
 }
 
 func (v Value) String() string {
@@ -247,11 +251,63 @@ func parseCheck(s string, pos Pos) (Check, error) {
 	if err != nil {
 		return c, bad(at(val), "%v", err)
 	}
-	if (c.Len || op == "<" || op == ">" || op == "<=" || op == ">=") && (v.Num == nil || v.Quote) {
+	if isRef(v) {
+		if v.Ref, err = parsePath(v.Str); err != nil {
+			return c, bad(at(val), "%v", err)
+		}
+	}
+	if (c.Len || op == "<" || op == ">" || op == "<=" || op == ">=") && (v.Num == nil || v.Quote) && v.Ref == nil {
 		return c, bad(at(val), "%s compares numbers", op)
 	}
 	c.Value = v
 	return c, nil
+}
+
+// isRef says whether a bare value names another path of the state:
+// it starts with a letter and has a '.' or a '[' (calls[0].segments[0].handle).
+func isRef(v Value) bool {
+	if v.Quote || v.Num != nil || v.Bool != nil || v.Null || v.Str == "" {
+		return false
+	}
+	c := v.Str[0]
+	return (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') && strings.ContainsAny(v.Str, ".[")
+}
+
+// resolved is the value a Ref names in the state, as a check's value,
+// and how a verdict shows it.
+func resolved(state any, ref Path) (Value, string, error) {
+	v, err := resolve(state, ref)
+	if err != nil {
+		return v, "", err
+	}
+	x, _ := lookup(state, ref)
+	return v, fmt.Sprintf("%s (%s)", show(x), ref), nil
+}
+
+func resolve(state any, ref Path) (Value, error) {
+	x, err := lookup(state, ref)
+	if err != nil {
+		return Value{}, err
+	}
+	switch t := x.(type) {
+	case nil:
+		return Value{Null: true, Str: "null"}, nil
+	case bool:
+		return Value{Bool: &t, Str: strconv.FormatBool(t)}, nil
+	case string:
+		v := Value{Str: t}
+		if n, ok := parseNumber(t); ok {
+			v.Num = n
+		}
+		return v, nil
+	case []any, map[string]any:
+		return Value{}, fmt.Errorf("%s is %s, not a value to compare with", ref, show(x))
+	}
+	n, ok := number(x)
+	if !ok {
+		return Value{}, fmt.Errorf("%s is %s, not a value to compare with", ref, show(x))
+	}
+	return Value{Num: n, Str: n.String()}, nil
 }
 
 func cutWord(s string) (word, rest string) {

@@ -22,8 +22,12 @@ type Lesson struct {
 	// copied into its working folder before it starts.
 	Files     []string
 	FilesLine int // the line of `files:`, for messages
-	Steps     []Step
-	Outro     string // the prose after the last step
+	// Engines are the engines the lesson runs on (Engines' names); none
+	// means every one. A lesson that shows what only the sim can do
+	// (a completion status declared, a virtual link) says `engines: sim`.
+	Engines []string
+	Steps   []Step
+	Outro   string // the prose after the last step
 }
 
 // Setting is one `set NAME VALUE` a lesson starts from.
@@ -69,6 +73,15 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// Engines are the values `engines:` takes: the sim, and a real device
+// through libibverbs (--engine ibv:DEV).
+var Engines = []string{"sim", "ibv"}
+
+// RunsOn says whether the lesson runs on the engine kind ("sim" or "ibv").
+func (l *Lesson) RunsOn(kind string) bool {
+	return len(l.Engines) == 0 || contains(l.Engines, kind)
+}
 
 // Levels are the values `level:` takes, in the order lists show them.
 var Levels = []string{"beginner", "intermediate", "advanced"}

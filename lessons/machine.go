@@ -80,6 +80,14 @@ func evalOne(c *Check, r Result, m Machine, state any, stateErr error) Verdict {
 			return v
 		}
 		name := c.Path.String()
+		want, wantS := c.Value, c.Value.String()
+		if c.Value.Ref != nil {
+			var err error
+			if want, wantS, err = resolved(state, c.Value.Ref); err != nil {
+				v.Say = err.Error()
+				return v
+			}
+		}
 		if c.Len {
 			n := 0
 			switch t := x.(type) {
@@ -94,10 +102,10 @@ func evalOne(c *Check, r Result, m Machine, state any, stateErr error) Verdict {
 				v.Say = fmt.Sprintf("%s is %s, which has no length", name, show(x))
 				return v
 			}
-			v.OK = compareNum(big.NewInt(int64(n)), c.Op, c.Value.Num)
+			v.OK = compareNum(big.NewInt(int64(n)), c.Op, want.Num)
 			v.Say = fmt.Sprintf("%s has %d entries", name, n)
 			if !v.OK {
-				v.Say += fmt.Sprintf(", expected %s %s", c.Op, c.Value)
+				v.Say += fmt.Sprintf(", expected %s %s", c.Op, wantS)
 			}
 			return v
 		}
@@ -109,21 +117,21 @@ func evalOne(c *Check, r Result, m Machine, state any, stateErr error) Verdict {
 				v.Say += ", expected something there"
 			}
 		case "==", "!=":
-			eq := equal(x, c.Value)
+			eq := equal(x, want)
 			v.OK = eq == (c.Op == "==")
 			v.Say = fmt.Sprintf("%s is %s", name, show(x))
 			if !v.OK {
 				if c.Op == "==" {
-					v.Say += fmt.Sprintf(", expected %s", c.Value)
+					v.Say += fmt.Sprintf(", expected %s", wantS)
 				} else {
 					v.Say += ", expected anything else"
 				}
 			}
 		case "contains":
-			v.OK = containsValue(x, c.Value)
-			v.Say = fmt.Sprintf("%s contains %s", name, c.Value)
+			v.OK = containsValue(x, want)
+			v.Say = fmt.Sprintf("%s contains %s", name, wantS)
 			if !v.OK {
-				v.Say = fmt.Sprintf("%s is %s, which does not contain %s", name, show(x), c.Value)
+				v.Say = fmt.Sprintf("%s is %s, which does not contain %s", name, show(x), wantS)
 			}
 		default:
 			n, ok := number(x)
@@ -131,10 +139,10 @@ func evalOne(c *Check, r Result, m Machine, state any, stateErr error) Verdict {
 				v.Say = fmt.Sprintf("%s is %s, not a number", name, show(x))
 				return v
 			}
-			v.OK = compareNum(n, c.Op, c.Value.Num)
+			v.OK = compareNum(n, c.Op, want.Num)
 			v.Say = fmt.Sprintf("%s is %s", name, n)
 			if !v.OK {
-				v.Say += fmt.Sprintf(", expected %s %s", c.Op, c.Value)
+				v.Say += fmt.Sprintf(", expected %s %s", c.Op, wantS)
 			}
 		}
 	case ExpectEvent:

@@ -171,6 +171,18 @@ func (p *parser) frontMatter() error {
 				return p.errf(line, col, "keep-lab: say why the lesson does not start from a fresh lab")
 			}
 			p.l.KeepLab = val
+		case "engines":
+			for _, e := range strings.Fields(val) {
+				if !contains(Engines, e) {
+					return p.errf(line, col+len(key)+2, "engine %q: want %s", e, strings.Join(Engines, " or "))
+				}
+				if !contains(p.l.Engines, e) {
+					p.l.Engines = append(p.l.Engines, e)
+				}
+			}
+			if len(p.l.Engines) == 0 {
+				return p.errf(line, col, "engines: name the engines the lesson runs on (%s)", strings.Join(Engines, ", "))
+			}
 		case "files":
 			p.l.FilesLine = line
 			for _, f := range strings.Fields(val) {
@@ -180,7 +192,7 @@ func (p *parser) frontMatter() error {
 				p.l.Files = append(p.l.Files, f)
 			}
 		default:
-			return p.errf(line, col, "unknown front matter key %q (name, title, summary, level, profile, settings, keep-lab, files)", key)
+			return p.errf(line, col, "unknown front matter key %q (name, title, summary, level, profile, settings, keep-lab, files, engines)", key)
 		}
 	}
 	return p.errf(len(p.lines), 0, "the front matter has no closing --- line")

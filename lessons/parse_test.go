@@ -104,6 +104,9 @@ func TestParseErrorsNameLineAndColumn(t *testing.T) {
 		{"unknown key", "---\nname: x\nshell: rm -rf /\n---\n", "f.md:3:1: unknown front matter key \"shell\""},
 		{"bad name", "---\nname: ../x\n---\n", "f.md:2:7: name \"../x\""},
 		{"bad file", "---\nname: x\nfiles: ../../etc/passwd\n---\n", "f.md:3:8: file \"../../etc/passwd\""},
+		{"bad engine", "---\nname: x\nengines: sim mlx5\n---\n", "f.md:3:10: engine \"mlx5\": want sim or ibv"},
+		{"no engine", "---\nname: x\nengines:\n---\n", "f.md:3:1: engines: name the engines"},
+		{"bad ref", front + "```rdmalab\nwrite 1\nexpect a.b == calls[x.c\n```\n", "f.md:9:15: path \"calls[x.c\""},
 		{"no steps", front + "just prose\n", "f.md:7: no ```rdmalab block"},
 		{"unclosed block", front + "```rdmalab\nwrite 1\n", "f.md:7:1: this ```rdmalab block is never closed"},
 		{"expect first", front + "```rdmalab\n  expect calls\n```\n", "f.md:8:3: expect before any command"},
@@ -128,6 +131,23 @@ func TestParseErrorsNameLineAndColumn(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %q, want it to contain %q", c.name, err, c.want)
+		}
+	}
+}
+
+// engines: says where a lesson runs; none means everywhere.
+func TestParseEngines(t *testing.T) {
+	front := "---\nname: x\ntitle: X\nsummary: s\nlevel: beginner\n%s---\n```rdmalab\nwrite 1\n```\n"
+	for _, c := range []struct {
+		line     string
+		sim, ibv bool
+	}{{"", true, true}, {"engines: sim\n", true, false}, {"engines: ibv sim ibv\n", true, true}, {"engines: ibv\n", false, true}} {
+		l, err := Parse("f.md", fmt.Appendf(nil, front, c.line), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.RunsOn("sim") != c.sim || l.RunsOn("ibv") != c.ibv {
+			t.Errorf("%q: runs on sim %v, ibv %v (engines %q)", c.line, l.RunsOn("sim"), l.RunsOn("ibv"), l.Engines)
 		}
 	}
 }

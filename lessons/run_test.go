@@ -52,7 +52,9 @@ func (f *fakeMachine) PageByte(page string, off int) (byte, string, error) {
 	return "ABCDEFGH"[off], "inline", nil
 }
 
-const fakeState = `{"calls":[{"xid":"0x5eed0010","state":"answered","label":"WRITE"},{"xid":"0x5eed0011","state":"sent"}],
+const fakeState = `{"calls":[{"xid":"0x5eed0010","state":"answered","label":"WRITE",
+"segments":[{"kind":"read chunk 0","handle":"0x49cd25f0","length":10000,"offset":"0x11ed76e83000"}]},{"xid":"0x5eed0011","state":"sent"}],
+"chains":[{"wrs":[{"rkey":"0x49cd25f0","remote_addr":"0x11ed76e84000","bytes":10000}]}],
 "positions":{"sc_post_seq":2,"xpt_acked_pos":1},"threads":[{"name":"nfsd0","state":"idle"},{"name":"nfsd1","state":"running"}],
 "settings":{"profile":"fix2025"},"empty":[],"none":null,"flag":true}`
 
@@ -102,6 +104,16 @@ func TestChecksHoldAndFailInPlainWords(t *testing.T) {
 		{"go", "positions.nothing == 1", false, `positions.nothing: no field "nothing"`},
 		{"go", "calls.state == 1", false, "calls.state: calls is not an object"},
 		{"go", "calls[0].state > 1", false, `calls[0].state is "answered", not a number`},
+		// A value that is another path of the state: what holds on any engine.
+		{"go", "chains[0].wrs[0].rkey == calls[0].segments[0].handle", true, `chains[0].wrs[0].rkey is "0x49cd25f0"`},
+		{"go", "chains[0].wrs[0].remote_addr == calls[0].segments[0].offset", false,
+			`chains[0].wrs[0].remote_addr is "0x11ed76e84000", expected "0x11ed76e83000" (calls[0].segments[0].offset)`},
+		{"go", "chains[0].wrs[0].bytes == calls[0].segments[0].length", true, ""},
+		{"go", "chains[0].wrs[0].bytes < calls[0].segments[0].length", false, "chains[0].wrs[0].bytes is 10000, expected < 10000 (calls[0].segments[0].length)"},
+		{"go", "positions.sc_post_seq > positions.xpt_acked_pos", true, ""},
+		{"go", "calls[0].label contains calls[0].segments[0].kind", false, `calls[0].label is "WRITE", which does not contain "read chunk 0" (calls[0].segments[0].kind)`},
+		{"go", "chains[0].wrs[0].rkey == calls[1].segments[0].handle", false, `calls[1].segments: no field "segments"`},
+		{"go", "chains[0].wrs[0].rkey == calls[0].segments", false, "calls[0].segments is a list of 1, not a value to compare with"},
 		{"go", "event svc_rdma_wc_send", true, "svc_rdma_wc_send ran"},
 		{"go", "event svc_rdma_wc_receive", false, "svc_rdma_wc_receive did not run in this step"},
 		{"go", "no event svc_rdma_wc_receive", true, "svc_rdma_wc_receive did not run"},

@@ -61,7 +61,11 @@ func faultCommands() []*Command {
 			Run: func(c *Ctx, a Args, out io.Writer) error {
 				c.S.lab.Disconnect()
 				if !c.S.lab.Can(engine.DeclaredStatus) {
-					fmt.Fprintln(out, "disconnected: both QPs are in ERR on the device; what it had not run completes with WR_FLUSH_ERR, what it had run keeps its status and still waits for complete")
+					msg := "disconnected: both QPs are in ERR on the device; what it had not run completes with WR_FLUSH_ERR"
+					if n := c.S.lab.PendingCount(); n > 0 {
+						msg += fmt.Sprintf(", after the %d operation(s) it had run: they keep their status and wait for complete, and the flushes of their QPs wait behind them", n)
+					}
+					fmt.Fprintln(out, msg)
 					return nil
 				}
 				fmt.Fprintln(out, "disconnected: outstanding work requests complete with WR_FLUSH_ERR")

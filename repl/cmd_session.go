@@ -39,9 +39,11 @@ func sessionCommands() []*Command {
 			Long: "sim is rdmalab's embedded provider: a deterministic model of Soft-RoCE (rxe) that moves\n" +
 				"real bytes. ibv drives a real device (rxe or an HCA) through libibverbs: both QPs on\n" +
 				"DEVICE, or the client's on CLIENT_DEVICE. The device runs each work request when it is\n" +
-				"posted; its completions wait until complete hands them to the model. Its attributes\n" +
-				"replace the sim's defaults. What only the sim can do (inject, complete --status, the\n" +
-				"virtual wire and its capture, link_rate, latency, the MR path) says so on ibv. The\n" +
+				"posted; its completions wait until complete hands them to the model. A new engine\n" +
+				"starts from its device's limits (set lists them; max_qp_wr no more than max_cqe); a\n" +
+				"lower device setting is honoured, a higher one refused. What only the sim can do\n" +
+				"(inject, complete --status, the virtual wire and its capture, link_rate, latency, the\n" +
+				"MR path) is refused on ibv with the reason. The\n" +
 				"choice starts a new lab and lasts for the session (rdmalab --engine ibv:DEVICE, or\n" +
 				"RDMALAB_ENGINE, chooses it from the start). ibv needs a binary built with -tags ibv.",
 			Example: "engine\nengine sim\nengine ibv rxe0\nengine ibv rxe0 rxe1",
@@ -252,6 +254,11 @@ func runReset(c *Ctx, a Args, out io.Writer) error {
 	set := s.set.Clone()
 	if a.Has("defaults") {
 		set = defaultSettings()
+		set.Engine = s.engine
+		var err error
+		if set, err = engine.DeviceDefaults(set); err != nil {
+			return err
+		}
 	}
 	if err := s.rebuild(set); err != nil {
 		return err

@@ -108,7 +108,8 @@
 // "send_queued"}; Call "xid", "label", "proc", "state" (prepared, sent,
 // answered, or dropped: the server dropped it and no reply will come),
 // "status" (GARBAGE_ARGS, NFS3_OK...), "err" (for a dropped call, who
-// dropped it and why).
+// dropped it and why), "segments" of {"kind", "position", "handle",
+// "length", "offset"} (the chunk segments it advertised).
 //
 // # The terminal
 //

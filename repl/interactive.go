@@ -210,7 +210,11 @@ func writeBanner(w io.Writer, s *Session) {
 	if set.Threads != 1 {
 		threads = fmt.Sprintf("%d nfsd threads", set.Threads)
 	}
-	fmt.Fprintf(w, "engine: sim (rxe model), profile %s, %s, %s\n", set.Behaviour(), threads, comp)
+	eng := "sim (rxe model)"
+	if s.engineKind() != "sim" {
+		eng = shown(s.lab.Set.Engine) // a real device
+	}
+	fmt.Fprintf(w, "engine: %s, profile %s, %s, %s\n", eng, set.Behaviour(), threads, comp)
 	fmt.Fprintln(w, "help lists the commands, Tab completes; first lesson: learn first-write")
 }
 
@@ -220,7 +224,7 @@ func (s *Session) PromptText() string {
 	if r := s.lesson; r != nil {
 		return fmt.Sprintf("%s %d/%d> ", r.entry.Name(), r.tutor.Index()+1, len(r.entry.Lesson.Steps))
 	}
-	p := "sim " + s.snap.Behaviour
+	p := s.engineKind() + " " + s.snap.Behaviour
 	for _, t := range s.snap.Threads {
 		if t.Focused {
 			p += " " + t.Name

@@ -41,15 +41,27 @@ func CheckLessons(o LessonCheckOptions) (failed int, err error) {
 		return 0, errors.New("no lessons to check")
 	}
 	known := knownLessons(o.Dirs)
+	skipped := 0
 	for _, e := range entries {
 		for _, w := range lessonWarnings(e, known) {
 			fmt.Fprintln(o.Err, shownLines(w))
 		}
-		if !checkOneLesson(e, o) {
+		switch checkOneLesson(e, o) {
+		case checkFailed:
 			failed++
+		case checkSkipped:
+			skipped++
 		}
 	}
-	fmt.Fprintf(o.Out, "%d lesson(s) checked, %d failed\n", len(entries), failed)
+	fmt.Fprintf(o.Out, "%d lesson(s) checked, %d failed", len(entries)-skipped, failed)
+	if skipped > 0 {
+		eng := o.Engine
+		if eng == "" {
+			eng = "sim"
+		}
+		fmt.Fprintf(o.Out, ", %d skipped (not for engine %s)", skipped, shown(eng))
+	}
+	fmt.Fprintln(o.Out)
 	return failed, nil
 }
 
@@ -159,23 +171,37 @@ func lessonSource(e *lessons.Entry) string {
 	return "in " + shown(filepath.Join(e.Dir.Name, e.File))
 }
 
-func checkOneLesson(e *lessons.Entry, o LessonCheckOptions) bool {
+// checkOutcome is what became of one lesson in CheckLessons.
+type checkOutcome int
+
+const (
+	checkPassed checkOutcome = iota
+	checkFailed
+	checkSkipped // its engines: leave this engine out
+)
+
+func checkOneLesson(e *lessons.Entry, o LessonCheckOptions) checkOutcome {
 	if e.Err != nil {
 		fmt.Fprintf(o.Err, "%s\n", shownLines(e.Err.Error()))
-		return false
+		return checkFailed
 	}
 	l := e.Lesson
 	s, err := NewSession(Options{Engine: o.Engine})
 	if err != nil {
 		fmt.Fprintf(o.Err, "%s: %s\n", shown(l.File), shown(err.Error()))
-		return false
+		return checkFailed
 	}
 	defer s.Close()
+	if kind := s.engineKind(); !l.RunsOn(kind) {
+		fmt.Fprintf(o.Out, "skip %-21s runs on %s only (engines: %s), not on %s\n", l.Name,
+			strings.Join(l.Engines, ", "), strings.Join(l.Engines, " "), kind)
+		return checkSkipped
+	}
 	start := time.Now()
 	r, err := s.beginLesson(e, o.Transcript, false)
 	if err != nil {
 		fmt.Fprintf(o.Err, "%s\n", shownLines(err.Error()))
-		return false
+		return checkFailed
 	}
 	if o.Transcript != nil {
 		r.machine.echoCmd = true
@@ -190,9 +216,9 @@ func checkOneLesson(e *lessons.Entry, o LessonCheckOptions) bool {
 	})
 	if err != nil {
 		fmt.Fprintf(o.Err, "%s\n", shownLines(err.Error()))
-		return false
+		return checkFailed
 	}
 	fmt.Fprintf(o.Out, "ok  %-22s %3d steps %3d checks  %s\n", l.Name, len(l.Steps), checks,
 		time.Since(start).Round(time.Millisecond))
-	return true
+	return checkPassed
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/engine/snap"
 	"github.com/rdmalab/rdmalab/internal/nearest"
 	"github.com/rdmalab/rdmalab/lessons"
@@ -224,6 +225,10 @@ type lessonRun struct {
 // beginLesson prepares a lesson: a folder of its own holding its files,
 // the session reading and writing there, and a fresh lab.
 func (s *Session) beginLesson(e *lessons.Entry, echo io.Writer, paced bool) (*lessonRun, error) {
+	if kind := s.engineKind(); !e.Lesson.RunsOn(kind) {
+		return nil, fmt.Errorf("lesson %s runs on %s only (engines: %s): what it shows cannot happen on engine %s; engine sim, then learn %s",
+			e.Lesson.Name, strings.Join(e.Lesson.Engines, ", "), strings.Join(e.Lesson.Engines, " "), shown(s.lab.Set.Engine), e.Lesson.Name)
+	}
 	dir, lock, err := newLessonDir(s.tmpRoot)
 	if err != nil {
 		return nil, err
@@ -316,6 +321,15 @@ func runLearn(c *Ctx, a Args, out io.Writer) error {
 	return s.runLessonThrough(e, out)
 }
 
+// engineKind is the kind of engine the lab runs on, as a lesson's
+// engines: names it: "sim", or "ibv" for a real device.
+func (s *Session) engineKind() string {
+	if server, _, err := engine.ParseEngine(s.lab.Set.Engine); err == nil && server != "" {
+		return "ibv"
+	}
+	return "sim"
+}
+
 // listLessons prints the catalog: finished ones marked, broken ones with
 // their fault.
 func (s *Session) listLessons(out io.Writer) {
@@ -344,7 +358,11 @@ func (s *Session) listLessons(out io.Writer) {
 		}
 		fmt.Fprintf(out, "  %s %-16s %s%s\n", mark, l.Name, shown(l.Title), from)
 		if l.Summary != "" {
-			for _, ln := range strings.Split(fitText(l.Level+" · "+shown(l.Summary), textWidth-21), "\n") {
+			level := l.Level
+			if len(l.Engines) > 0 {
+				level += " · " + strings.Join(l.Engines, ", ") + " only"
+			}
+			for _, ln := range strings.Split(fitText(level+" · "+shown(l.Summary), textWidth-21), "\n") {
 				fmt.Fprintf(out, "  %-18s %s\n", "", ln)
 			}
 		}

@@ -427,3 +427,40 @@ func TestReadSegmentShowPagesAfterTheReads(t *testing.T) {
 		}
 	}
 }
+
+// A lesson's engines: decide where it runs: lesson check skips it
+// elsewhere (not a failure), learn refuses it with the reason, and the
+// list says where it runs.
+func TestLessonEngines(t *testing.T) {
+	dir := t.TempDir()
+	for name, engines := range map[string]string{"real": "ibv", "both": "sim ibv"} {
+		text := "---\nname: " + name + "\ntitle: T\nsummary: s\nlevel: beginner\nengines: " + engines +
+			"\n---\nHello.\n\n```rdmalab\nwrite 100\nexpect calls[0].state == sent\n```\n"
+		if err := os.WriteFile(filepath.Join(dir, name+".md"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var o, e bytes.Buffer
+	failed, err := CheckLessons(LessonCheckOptions{Targets: []string{dir}, Out: &o, Err: &e})
+	if err != nil || failed != 0 || !strings.Contains(o.String(), "ok  both") ||
+		!strings.Contains(o.String(), "skip real                  runs on ibv only (engines: ibv), not on sim") ||
+		!strings.Contains(o.String(), "1 lesson(s) checked, 0 failed, 1 skipped (not for engine sim)") {
+		t.Errorf("lesson check: %d failed, %v\n%s\n%s", failed, err, o.String(), e.String())
+	}
+	s, err := NewSession(Options{LessonDirs: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	out := &bytes.Buffer{}
+	s.Exec("learn", Pos{}, out)
+	if got := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(got, "beginner · ibv only · s") || !strings.Contains(got, "beginner · sim, ibv only · s") {
+		t.Errorf("list:\n%s", out)
+	}
+	if err := s.Exec("learn real", Pos{}, out); err == nil || !strings.Contains(err.Error(), "lesson real runs on ibv only (engines: ibv)") {
+		t.Errorf("learn real on the sim: %v", err)
+	}
+	if err := s.Exec("learn both", Pos{}, out); err != nil {
+		t.Errorf("learn both: %v", err)
+	}
+}

@@ -77,6 +77,8 @@ func (s *Session) why() string {
 		msg += " (" + strings.Join(r.Waiting, ", ") + ")"
 	}
 	switch p := r.Pending; {
+	case len(p) > 0 && !s.lab.Can(engine.DeclaredStatus):
+		msg += fmt.Sprintf("; the device ran %d operation(s) whose completions wait: complete delivers them", len(p))
 	case len(p) > 0:
 		msg += fmt.Sprintf("; %d operation(s) wait on the wire: complete delivers them", len(p))
 	case r.Dead:

@@ -185,7 +185,15 @@ func (s *Session) refresh() {
 func (s *Session) rebuild(set engine.Settings) error {
 	// The provider belongs to the session: a reset or a lesson's fresh
 	// lab keeps it.
+	newEngine := s.lab != nil && s.lab.Set.Engine != s.engine
 	set.Engine = s.engine
+	if newEngine || s.lab == nil && s.engine != "" && s.engine != "sim" {
+		// A new engine starts from its device's own settings.
+		var err error
+		if set, err = engine.DeviceDefaults(set); err != nil {
+			return fmt.Errorf("build the lab: %w", err)
+		}
+	}
 	lab, err := engine.New(set)
 	if err != nil {
 		return fmt.Errorf("build the lab: %w", err)

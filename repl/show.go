@@ -76,10 +76,10 @@ func showTargets() []showTarget {
 				return sqReport{pic.SQ, pic.Chains}, nil
 			}},
 		{Name: "cq", Short: "completions delivered, and what is on the wire", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
-			return cqReport{pic.CQ, pic.Pending}, nil
+			return cqReport{pic.CQ, pic.Pending, !s.lab.Can(engine.DeclaredStatus)}, nil
 		}},
 		{Name: "pending", Aliases: []string{"wire"}, Short: "operations posted and not yet executed", report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {
-			return pendingReport{pic.Pending}, nil
+			return pendingReport{pic.Pending, !s.lab.Can(engine.DeclaredStatus)}, nil
 		}},
 		{Name: "positions", reads: engine.PartReplies, Aliases: []string{"pos"}, Short: "reply positions: sc_post_seq, xpt_acked_pos, the DRC",
 			Kernel: []*trace.Func{kernel.SvcRdmaPostSend, kernel.SvcXprtAdvanceAcked}, report: func(s *Session, pic snap.Snapshot, _ string) (report, error) {

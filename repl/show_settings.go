@@ -25,6 +25,9 @@ type settingsReport struct {
 
 func settingsReportOf(s *Session, snap snap.Snapshot, _ string) (report, error) {
 	v := settingsReport{Engine: "sim", Settings: s.set, Behaviour: snap.Behaviour}
+	if s.lab.Set.Engine != "" {
+		v.Engine = s.lab.Set.Engine
+	}
 	for _, st := range engine.SettingsTable() {
 		if st.Name[0] == 'B' {
 			continue // show bugs lists them

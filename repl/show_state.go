@@ -252,6 +252,7 @@ func (v sqReport) writeText(w io.Writer) {
 type cqReport struct {
 	CQ      []snap.Completion `json:"cq"`
 	Pending []string          `json:"pending"`
+	ran     bool              // as pendingReport's
 }
 
 func (v cqReport) writeText(w io.Writer) {
@@ -267,19 +268,26 @@ func (v cqReport) writeText(w io.Writer) {
 			fmt.Fprintf(w, "%-6s %-4s wr_id %#x %-10s %-13s %dB\n", c.Side, c.Queue, c.WRID, c.Opcode, c.Status, c.Bytes)
 		}
 	}
-	pendingReport{v.Pending}.writeText(w)
+	pendingReport{v.Pending, v.ran}.writeText(w)
 }
 
 type pendingReport struct {
 	Pending []string `json:"pending"`
+	// ran: a real device ran each work request when it was posted; only
+	// its completions wait.
+	ran bool
 }
 
 func (v pendingReport) writeText(w io.Writer) {
-	if len(v.Pending) == 0 {
+	switch {
+	case len(v.Pending) == 0:
 		fmt.Fprintln(w, "nothing is pending on the wire")
 		return
+	case v.ran:
+		fmt.Fprintf(w, "run by the device when posted, their completions held (complete delivers them in this order):\n")
+	default:
+		fmt.Fprintf(w, "pending on the wire (complete delivers them in this order):\n")
 	}
-	fmt.Fprintf(w, "pending on the wire (complete delivers them in this order):\n")
 	for _, p := range v.Pending {
 		fmt.Fprintf(w, "  %s\n", p)
 	}
@@ -378,7 +386,7 @@ func (v snapshotReport) writeText(w io.Writer) {
 		{"send queue", sqReport{s.SQ, s.Chains}},
 		{"rw ctxts", rwReport{s.RWCtxts}},
 		{"positions", positionsReport{s.Positions}},
-		{"wire", pendingReport{s.Pending}},
+		{"wire", pendingReport{Pending: s.Pending}},
 	} {
 		fmt.Fprintf(w, "-- %s\n", part.title)
 		part.v.writeText(w)

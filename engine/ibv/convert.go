@@ -1,6 +1,7 @@
 package ibv
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/rdmalab/rdmalab/engine/verbs"
@@ -173,6 +174,33 @@ func (g GID) String() string {
 		s += fmt.Sprintf("%x", uint16(g.Raw[i])<<8|uint16(g.Raw[i+1]))
 	}
 	return s
+}
+
+// memlockHint says why a registration fails with ENOMEM: ibv_reg_mr pins
+// the pages, and the kernel counts them against RLIMIT_MEMLOCK.
+func memlockHint(err error) string {
+	if !errors.Is(err, verbs.ENOMEM) {
+		return ""
+	}
+	return " (registering pins memory, which the memlock limit caps: raise it, ulimit -l unlimited as root, or memlock in /etc/security/limits.conf)"
+}
+
+// Link layers of a port (enum ibv_port_attr.link_layer, by number).
+const (
+	linkLayerUnspecified = 0 // an older kernel: taken for InfiniBand
+	linkLayerInfiniBand  = 1
+	linkLayerEthernet    = 2
+)
+
+// checkLinkLayer refuses a port rdmalab cannot connect QPs over: it
+// addresses the peer by a RoCEv2 GID (UDP/IP over Ethernet, as rxe and an
+// HCA in RoCE mode have), and a native InfiniBand port has none (its
+// peers are reached by LID through a subnet manager).
+func checkLinkLayer(dev string, port int, ll uint8) error {
+	if ll == linkLayerEthernet {
+		return nil
+	}
+	return fmt.Errorf("ibv: %s port %d is a native InfiniBand port: it has no RoCEv2 GID, and rdmalab connects its QPs over RoCEv2 (UDP/IP over Ethernet); use a RoCE port (an HCA whose port is in Ethernet mode, e.g. mlxconfig LINK_TYPE_P1=2) or Soft-RoCE (rdma link add rxe0 type rxe netdev IF): %w", dev, port, verbs.EOPNOTSUPP)
 }
 
 // PickGID chooses the GID a RoCEv2 connection goes by: the first RoCEv2

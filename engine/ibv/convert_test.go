@@ -2,6 +2,8 @@ package ibv
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rdmalab/rdmalab/engine/verbs"
@@ -116,5 +118,29 @@ func TestPickGID(t *testing.T) {
 func TestPSNForFitsAndDiffers(t *testing.T) {
 	if psnFor(17) == psnFor(18) || psnFor(17) > 0xffffff {
 		t.Errorf("psnFor(17)=%#x psnFor(18)=%#x", psnFor(17), psnFor(18))
+	}
+}
+
+// A native InfiniBand port is refused at startup with the reason; a RoCE
+// (Ethernet) port is taken.
+func TestLinkLayer(t *testing.T) {
+	if err := checkLinkLayer("rxe0", 1, linkLayerEthernet); err != nil {
+		t.Errorf("Ethernet: %v", err)
+	}
+	for _, ll := range []uint8{linkLayerInfiniBand, linkLayerUnspecified} {
+		err := checkLinkLayer("mlx5_0", 1, ll)
+		if err == nil || !strings.Contains(err.Error(), "mlx5_0 port 1 is a native InfiniBand port: it has no RoCEv2 GID") || !errors.Is(err, verbs.EOPNOTSUPP) {
+			t.Errorf("link layer %d: %v", ll, err)
+		}
+	}
+}
+
+// ENOMEM from a registration names the memlock limit; nothing else does.
+func TestMemlockHint(t *testing.T) {
+	if h := memlockHint(fmt.Errorf("reg: %w", verbs.ENOMEM)); !strings.Contains(h, "ulimit -l") {
+		t.Errorf("ENOMEM: %q", h)
+	}
+	if h := memlockHint(verbs.EINVAL); h != "" {
+		t.Errorf("EINVAL: %q", h)
 	}
 }

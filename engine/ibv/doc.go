@@ -10,8 +10,11 @@
 //
 // Open opens one device for both nodes, or one each ("server" and
 // "client"), and reads its attributes (ibv_query_device, ibv_query_port):
-// they replace the sim's defaults, so the model sizes its queues and
-// counts its WQEs by the device's max_send_sge, max_sge_rd and max_qp_wr.
+// a lab on it starts from them (engine.DeviceDefaults), so the model
+// sizes its queues and counts its WQEs by the device's max_send_sge,
+// max_sge_rd and max_qp_wr, or by the lower values the learner sets. A
+// QP asks create_qp for the send SGEs qp_max_send_sge grants, as a
+// provider that grants more than asked would.
 // Each node gets a PD, its CQs, an RC QP and its memory, registered with
 // ibv_reg_mr over the model's own Go buffers (the heap does not move; the
 // MR keeps the buffer alive until Dereg), so the bytes the device moves

@@ -264,6 +264,10 @@ func openDev(name string, present []string) (*devCtx, error) {
 		C.ibv_close_device(ctx)
 		return nil, fmt.Errorf("ibv: query %s port %d: %w", name, d.port, rcErr(rc))
 	}
+	if err := checkLinkLayer(name, d.port, uint8(pa.link_layer)); err != nil {
+		C.ibv_close_device(ctx)
+		return nil, err
+	}
 	if pa.state != C.IBV_PORT_ACTIVE {
 		C.ibv_close_device(ctx)
 		return nil, fmt.Errorf("ibv: %s port %d is not ACTIVE (state %d): is its netdev up?", name, d.port, int(pa.state))
@@ -308,12 +312,22 @@ func (p *provider) Describe() string {
 	return b.String()
 }
 
-func (p *provider) NewDevice(node string, attr verbs.DeviceAttr) (verbs.Device, error) {
+func (p *provider) NewDevice(node string, attr verbs.DeviceAttr, grantSendSGE int) (verbs.Device, error) {
 	d := p.nodes[node]
 	if d == nil {
 		return nil, fmt.Errorf("ibv: no node %q (server or client)", node)
 	}
-	return &device{p: p, node: node, dc: d, attr: attr}, nil
+	if grantSendSGE > d.raw.MaxSGE {
+		return nil, fmt.Errorf("ibv: %s grants at most max_sge %d send SGEs, not %d: %w", d.name, d.raw.MaxSGE, grantSendSGE, verbs.EINVAL)
+	}
+	return &device{p: p, node: node, dc: d, attr: attr, grantSendSGE: grantSendSGE}, nil
+}
+
+func (p *provider) ActiveMTU(node string) int {
+	if d := p.nodes[node]; d != nil {
+		return mtuBytes(d.raw.ActiveMTU)
+	}
+	return 0
 }
 
 func (p *provider) Pending() []verbs.Op {
@@ -482,10 +496,11 @@ func (p *provider) Close() error {
 
 // device is one node's view of its device.
 type device struct {
-	p    *provider
-	node string
-	dc   *devCtx
-	attr verbs.DeviceAttr
+	p            *provider
+	node         string
+	dc           *devCtx
+	attr         verbs.DeviceAttr
+	grantSendSGE int // the least max_send_sge create_qp asks for
 }
 
 func (d *device) Attr() verbs.DeviceAttr { return d.attr }
@@ -567,7 +582,8 @@ func (pd *pd) reg(buf []byte, access verbs.Access) (*mr, error) {
 	}
 	h, err := C.rl_reg_mr(pd.pd, unsafe.Pointer(&buf[0]), C.size_t(len(buf)), C.int(accessToC(access)))
 	if h == nil {
-		return nil, fmt.Errorf("ibv: reg mr of %d bytes on %s: %w", len(buf), pd.d.dc.name, errnoOf(err))
+		e := errnoOf(err)
+		return nil, fmt.Errorf("ibv: reg mr of %d bytes on %s: %w%s", len(buf), pd.d.dc.name, e, memlockHint(e))
 	}
 	m := &mr{pd: pd, mr: h, buf: buf, access: access}
 	pd.mrs[h] = m
@@ -637,16 +653,20 @@ func (pd *pd) CreateQP(attr verbs.QPInitAttr) (verbs.QP, error) {
 	if !ok1 || !ok2 {
 		return nil, fmt.Errorf("ibv: create qp: CQs of another provider: %w", verbs.EINVAL)
 	}
+	// Asking for the grant is what a provider that grants more than
+	// asked (mlx5 rounds its WQE size up) does of itself; rxe grants
+	// what is asked, so the lab asks.
+	sendSGE := max(attr.Cap.MaxSendSGE, pd.d.grantSendSGE)
 	ia := C.struct_ibv_qp_init_attr{send_cq: scq.cq, recv_cq: rcq.cq, qp_type: C.IBV_QPT_RC,
 		cap: C.struct_ibv_qp_cap{max_send_wr: C.uint32_t(attr.Cap.MaxSendWR), max_recv_wr: C.uint32_t(attr.Cap.MaxRecvWR),
-			max_send_sge: C.uint32_t(attr.Cap.MaxSendSGE), max_recv_sge: C.uint32_t(attr.Cap.MaxRecvSGE),
+			max_send_sge: C.uint32_t(sendSGE), max_recv_sge: C.uint32_t(attr.Cap.MaxRecvSGE),
 			max_inline_data: C.uint32_t(attr.Cap.MaxInlineData)}}
 	if attr.SigAll {
 		ia.sq_sig_all = 1
 	}
 	h, err := C.ibv_create_qp(pd.pd, &ia)
 	if h == nil {
-		return nil, fmt.Errorf("ibv: create qp (send %d×%d SGEs, recv %d×%d) on %s: %w", attr.Cap.MaxSendWR, attr.Cap.MaxSendSGE,
+		return nil, fmt.Errorf("ibv: create qp (send %d×%d SGEs, recv %d×%d) on %s: %w", attr.Cap.MaxSendWR, sendSGE,
 			attr.Cap.MaxRecvWR, attr.Cap.MaxRecvSGE, pd.d.dc.name, errnoOf(err))
 	}
 	q := &qp{pd: pd, qp: h, num: uint32(h.qp_num), scq: scq, rcq: rcq, sigAll: attr.SigAll,
@@ -733,9 +753,12 @@ func (q *qp) Modify(a verbs.QPAttr) error {
 		if peer == nil {
 			return fmt.Errorf("ibv: qp %d to RTR: no node %q: %w", q.num, a.RemoteNode, verbs.EINVAL)
 		}
-		mtu := a.PathMTU
-		if active := mtuBytes(dc.raw.ActiveMTU); mtu == 0 || mtu > active {
-			mtu = active // a bigger path MTU than the port's would not fit the Ethernet frames
+		mtu, active := a.PathMTU, mtuBytes(dc.raw.ActiveMTU)
+		if mtu > active {
+			return fmt.Errorf("ibv: qp %d to RTR: path MTU %d is over %s's active_mtu %d (its netdev's MTU carries no bigger RoCE packet): %w", q.num, mtu, dc.name, active, verbs.EINVAL)
+		}
+		if mtu == 0 {
+			mtu = active
 		}
 		e, err := mtuEnum(mtu)
 		if err != nil {
@@ -934,5 +957,7 @@ func cConstants() map[string]uint32 {
 		"ACCESS_LOCAL_WRITE": C.IBV_ACCESS_LOCAL_WRITE, "ACCESS_REMOTE_WRITE": C.IBV_ACCESS_REMOTE_WRITE,
 		"ACCESS_REMOTE_READ": C.IBV_ACCESS_REMOTE_READ, "ACCESS_REMOTE_ATOMIC": C.IBV_ACCESS_REMOTE_ATOMIC,
 		"MTU_256": C.IBV_MTU_256, "MTU_4096": C.IBV_MTU_4096,
+		"LINK_LAYER_UNSPECIFIED": C.IBV_LINK_LAYER_UNSPECIFIED, "LINK_LAYER_INFINIBAND": C.IBV_LINK_LAYER_INFINIBAND,
+		"LINK_LAYER_ETHERNET": C.IBV_LINK_LAYER_ETHERNET,
 	}
 }

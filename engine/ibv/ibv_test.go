@@ -36,6 +36,12 @@ func TestTablesMatchTheHeaders(t *testing.T) {
 			t.Errorf("IBV_%s = %#x, the engine's %v = %#x", name, c[name], a, uint32(a))
 		}
 	}
+	for name, v := range map[string]uint32{"LINK_LAYER_UNSPECIFIED": linkLayerUnspecified, "LINK_LAYER_INFINIBAND": linkLayerInfiniBand,
+		"LINK_LAYER_ETHERNET": linkLayerEthernet} {
+		if c[name] != v {
+			t.Errorf("IBV_%s = %d, here %d", name, c[name], v)
+		}
+	}
 	if e, _ := mtuEnum(256); e != c["MTU_256"] {
 		t.Errorf("IBV_MTU_256 = %d, mtuEnum(256) = %d", c["MTU_256"], e)
 	}

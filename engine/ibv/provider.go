@@ -33,7 +33,12 @@ type Provider interface {
 	Attr(node string) verbs.DeviceAttr
 	// NewDevice opens the node's device as the model sees it: attr is the
 	// device's attributes, possibly lowered by the learner (never raised).
-	NewDevice(node string, attr verbs.DeviceAttr) (verbs.Device, error)
+	// Its QPs ask for at least grantSendSGE send SGEs at create_qp (up to
+	// the device's max_sge), as a provider that grants more than asked.
+	NewDevice(node string, attr verbs.DeviceAttr, grantSendSGE int) (verbs.Device, error)
+	// ActiveMTU is the active MTU of the node's port, in bytes: the
+	// biggest path MTU its connections can have.
+	ActiveMTU(node string) int
 	// Describe says which devices, ports, GIDs and MTU the nodes use.
 	Describe() string
 }

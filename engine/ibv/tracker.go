@@ -32,10 +32,11 @@ type tracker struct {
 	flushed  []heldRecv         // flushed Receives waiting for their cause
 }
 
-// heldRecv is a flushed Receive kept back while an operation towards its
-// QP is still undelivered: that operation is likely what put the QP in
-// ERR (a NAKed request takes the responder's QP down too), and on the sim
-// its failure comes first.
+// heldRecv is a flushed Receive kept back while an operation of its QP,
+// or towards it, is still undelivered: that operation is likely what put
+// the QP in ERR (a NAKed request takes down the requester's QP, and the
+// responder's too), or it completed on the device before the flush; on
+// the sim its completion comes first.
 type heldRecv struct {
 	ref recvRef
 	wc  verbs.WC
@@ -61,8 +62,8 @@ func newTracker(now func() time.Duration) *tracker {
 
 // post records a send WR and returns the wr_id the device gets for it.
 func (t *tracker) post(o verbs.Op, sendCQ, peerRecvCQ int) uint64 {
+	o.ID = t.nextOp // from #0, as the sim numbers its operations
 	t.nextOp++
-	o.ID = t.nextOp
 	o.Due = t.now()
 	t.ops = append(t.ops, &op{Op: o, sendCQ: sendCQ, peerRecvCQ: peerRecvCQ, consumes: consumesRecv(o.Opcode)})
 	return o.ID
@@ -102,17 +103,21 @@ func (t *tracker) arrive(cq int, wc verbs.WC) {
 		if wc.Status != verbs.StatusSuccess {
 			wc.Opcode = verbs.WCRecv // the device leaves it undefined on error
 		}
-		if wc.Status == verbs.StatusSuccess {
+		if wc.Status != verbs.StatusWRFlushErr {
+			// A request consumed it, whether it succeeded or failed at
+			// the responder (a SEND_WITH_INV of an rkey that cannot be
+			// invalidated): the oldest one towards its QP.
 			for _, o := range t.ops {
-				if o.consumes && o.PeerNode == ref.node && o.PeerQPNum == ref.qpn && o.recv == nil && (o.send == nil || o.send.Status == verbs.StatusSuccess) {
+				if o.consumes && o.PeerNode == ref.node && o.PeerQPNum == ref.qpn && o.recv == nil &&
+					(wc.Status != verbs.StatusSuccess || o.send == nil || o.send.Status == verbs.StatusSuccess) {
 					o.recv = &wc
 					return
 				}
 			}
 		}
 		// A flushed Receive (its QP went to ERR) is the provider's own,
-		// as in the sim: it is there once nothing towards its QP is
-		// still undelivered.
+		// as in the sim: it is there once nothing of or towards its QP
+		// is still undelivered.
 		t.flushed = append(t.flushed, heldRecv{ref, wc})
 		t.flushHeads()
 		return
@@ -156,7 +161,7 @@ func (t *tracker) flushHeads() {
 	t.ops = keep
 	kept := t.flushed[:0]
 	for _, h := range t.flushed {
-		if t.towards(h.ref.node, h.ref.qpn) {
+		if t.involves(h.ref.node, h.ref.qpn) {
 			kept = append(kept, h)
 			continue
 		}
@@ -165,10 +170,11 @@ func (t *tracker) flushHeads() {
 	t.flushed = kept
 }
 
-// towards says whether an undelivered operation targets the QP.
-func (t *tracker) towards(node string, qpn uint32) bool {
+// involves says whether an undelivered operation was posted on the QP or
+// targets it.
+func (t *tracker) involves(node string, qpn uint32) bool {
 	for _, o := range t.ops {
-		if o.PeerNode == node && o.PeerQPNum == qpn {
+		if o.PeerNode == node && o.PeerQPNum == qpn || o.Node == node && o.QPNum == qpn {
 			return true
 		}
 	}

@@ -161,3 +161,53 @@ func TestFlushWithoutCause(t *testing.T) {
 		t.Errorf("flushed Receive: %+v", got)
 	}
 }
+
+// A SEND_WITH_INV of an rkey the responder cannot invalidate (a plain MR):
+// rxe acknowledges the request and fails the Receive it consumed
+// (REM_INV_REQ_ERR). That Receive is the SEND's, so complete delivers the
+// SEND instead of waiting for a successful Receive that never comes.
+func TestFailedReceiveBelongsToItsSend(t *testing.T) {
+	tr := newT()
+	r := tr.postRecv("client", 9, 0x9, cliRecv)
+	id := send(tr, "server", 5, "client", 9, verbs.WRSendWithInv, 0x43, true)
+	if id != 0 {
+		t.Errorf("the first operation is #%d, want #0 as on the sim", id)
+	}
+	tr.arrive(srvSend, verbs.WC{WRID: id, Status: verbs.StatusSuccess, Opcode: verbs.WCSend})
+	tr.arrive(cliRecv, verbs.WC{WRID: r, Status: verbs.StatusRemInvReqErr})
+	if _, done := tr.head(false); !done {
+		t.Fatal("the SEND waits for a Receive that already failed")
+	}
+	tr.deliver()
+	if got := poll(tr, cliRecv); len(got) != 1 || got[0].WRID != 0x9 || got[0].Status != verbs.StatusRemInvReqErr || got[0].Opcode != verbs.WCRecv {
+		t.Errorf("client recv CQ: %+v", got)
+	}
+	if got := poll(tr, srvSend); len(got) != 1 || got[0].WRID != 0x43 {
+		t.Errorf("server send CQ: %+v", got)
+	}
+}
+
+// The requester's own QP: a NAKed RDMA WRITE moves it to ERR and its
+// Receives flush at once on the device, maybe before the WRITE's failure
+// is polled. They wait behind the undelivered WRITE, whose failure the
+// model sees first, as on the sim.
+func TestFlushWaitsForItsOwnQP(t *testing.T) {
+	tr := newT()
+	rc := tr.postRecv("server", 5, 0x7, srvRecv)
+	id := send(tr, "server", 5, "client", 9, verbs.WRRDMAWrite, 0x51, true)
+	tr.arrive(srvRecv, verbs.WC{WRID: rc, Status: verbs.StatusWRFlushErr})
+	if got := poll(tr, srvRecv); len(got) != 0 {
+		t.Fatalf("the flush came before the failure that caused it: %+v", got)
+	}
+	tr.arrive(srvSend, verbs.WC{WRID: id, Status: verbs.StatusRemAccessErr})
+	if got := poll(tr, srvRecv); len(got) != 0 {
+		t.Fatalf("the flush came before the failure was delivered: %+v", got)
+	}
+	tr.deliver()
+	if got := poll(tr, srvSend); len(got) != 1 || got[0].Status != verbs.StatusRemAccessErr {
+		t.Errorf("server send CQ: %+v", got)
+	}
+	if got := poll(tr, srvRecv); len(got) != 1 || got[0].WRID != 0x7 || got[0].Status != verbs.StatusWRFlushErr {
+		t.Errorf("server recv CQ after the failure: %+v", got)
+	}
+}

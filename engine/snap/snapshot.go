@@ -210,4 +210,18 @@ type Call struct {
 	State  string `json:"state"`
 	Status string `json:"status,omitempty"`
 	Err    string `json:"err,omitempty"`
+	// Segments are the chunk segments the call advertised, in the order
+	// `show chunks` lists them: a lesson compares a work request's rkey
+	// and address with them, which hold on any device.
+	Segments []Segment `json:"segments,omitempty"`
+}
+
+// Segment is one chunk segment of a call (RFC 8166 names): its handle
+// (the client's rkey), length and offset (the address it names).
+type Segment struct {
+	Kind     string  `json:"kind"` // "read chunk 0", "call chunk", "write chunk 0", "reply chunk"
+	Position *uint32 `json:"position,omitempty"`
+	Handle   string  `json:"handle"`
+	Length   uint32  `json:"length"`
+	Offset   string  `json:"offset"`
 }

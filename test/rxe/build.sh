@@ -1,11 +1,11 @@
 #!/bin/bash
 # build.sh - the guest of the rxe stage: Debian's own kernel (downloaded as a
 # .deb, never installed on the host) and a busybox initramfs holding the RDMA
-# modules, iproute2, rdma, tcpdump, ibverbs-utils and the rxe provider. The
+# modules, iproute2, rdma, tcpdump, ibverbs-utils, tmux and the rxe provider. The
 # rdmalab binary is not in it: run.sh hands it in through 9p, so a rebuild of
 # rdmalab does not rebuild the image. Everything big goes to $BUILD.
 # Needs: qemu-system-x86 busybox-static kmod cpio ibverbs-utils
-# ibverbs-providers iproute2 tcpdump (RXE_APT=1 installs them).
+# ibverbs-providers iproute2 tcpdump tmux (RXE_APT=1 installs them).
 set -euo pipefail
 BUILD=${BUILD:-/tmp/rdmalab-rxe}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -16,7 +16,7 @@ if [ "${RXE_APT:-0}" = 1 ]; then
   apt-get update -qq >"$BUILD/apt.log" 2>&1
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     qemu-system-x86 busybox-static kmod cpio gzip ibverbs-utils ibverbs-providers \
-    libibverbs-dev iproute2 tcpdump >>"$BUILD/apt.log" 2>&1
+    libibverbs-dev iproute2 tcpdump tmux >>"$BUILD/apt.log" 2>&1
 fi
 
 # Debian's kernel, unpacked only.
@@ -57,10 +57,14 @@ copy_with_libs() {
     for l in $(ldd "$f" 2>/dev/null | grep -o '/[^ ]*'); do [ -e "$l" ] && copy_file "$l"; done
   done
 }
-# ibv_devinfo brings libibverbs and libnl, which rdmalab -tags ibv links too.
+# ibv_devinfo brings libibverbs and libnl, which rdmalab -tags ibv links too;
+# tmux gives pty.sh the terminal an interactive session runs in.
 copy_with_libs /usr/bin/rdma /usr/sbin/ip /usr/bin/tcpdump /usr/bin/kmod /usr/bin/ibv_devinfo \
   /usr/bin/ibv_rc_pingpong /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so \
-  /usr/lib/x86_64-linux-gnu/libgcc_s.so.1
+  /usr/lib/x86_64-linux-gnu/libgcc_s.so.1 /usr/bin/tmux
+# tmux wants a UTF-8 locale: glibc's C.UTF-8.
+mkdir -p usr/lib/terminfo/s usr/lib/locale; cp /lib/terminfo/s/screen usr/lib/terminfo/s/
+cp -r /usr/lib/locale/C.utf8 usr/lib/locale/
 mkdir -p etc/libibverbs.d; cp /etc/libibverbs.d/rxe.driver etc/libibverbs.d/
 ln -sf kmod usr/bin/modprobe; ln -sf ../bin/kmod usr/sbin/modprobe
 cp /bin/busybox usr/bin/busybox

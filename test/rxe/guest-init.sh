@@ -15,6 +15,7 @@ IP=/usr/bin/ip
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
+mkdir -p /dev/pts; mount -t devpts devpts /dev/pts  # ptys, for tmux (pty.sh)
 mount -t tmpfs tmp /tmp
 mount -t tmpfs run /run
 hostname rxe

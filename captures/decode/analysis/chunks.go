@@ -106,6 +106,22 @@ func (s *rpcState) readRequest(a *Analyzer, p *Packet, m *Message) {
 	}
 }
 
+// resent ties a resent RDMA READ request, or the first packet of a resent
+// RDMA WRITE, to the segment its message was tied to: a requester's
+// retransmission (its timer, under load) repeats the same operation, and
+// its PSN note says it is one.
+func (s *rpcState) resent(p *Packet, m *Message) {
+	if m == nil || m.Chunk == nil || p.BTH.Headers&ib.HasRETH == 0 {
+		return
+	}
+	c := *m.Chunk
+	if m.Kind == ib.KindWrite {
+		c.Len = len(p.BTH.Payload)
+		c.Past = c.Offset+uint64(c.Len) > uint64(c.Seg().Length)
+	}
+	p.Analysis.Chunk = c
+}
+
 // readData places the data of a READ response at off in its READ.
 func (s *rpcState) readData(a *Analyzer, p *Packet, m *Message, off int) {
 	if m.Chunk == nil {

@@ -266,6 +266,7 @@ func (a *Analyzer) request(p *Packet, f *Flow) {
 		// place is its PSN's distance from the message's first.
 		if an.Msg = f.findMsg(b.PSN); an.Msg != nil {
 			an.MsgIndex = PSNDiff(b.PSN, an.Msg.FirstPSN)
+			a.rpc.resent(p, an.Msg)
 		}
 		return
 	case PSNGap:
