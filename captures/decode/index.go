@@ -73,6 +73,7 @@ type Index struct {
 	notes    side[int32] // the end of each noted frame's notes in noteList
 	noteList []analysis.Note
 	extras   side[briefExtra] // what a follower reads of a few frames (index_follow.go)
+	comments side[[]string]   // a pcapng frame's comments, which reading its bytes back does not give
 
 	// Reading frames back (under mu).
 	fd     frame.Decoder
@@ -374,6 +375,9 @@ func (x *Index) load(i int) (*analysis.Packet, error) {
 	rec := pcapfile.Record{Frame: i + 1, Offset: h.recOff, DataOff: h.off,
 		Info:     gopacket.CaptureInfo{Timestamp: h.time, CaptureLength: h.capLen, Length: h.wireLen},
 		LinkType: h.lt, Data: data}
+	if k := x.comments.find(i); k >= 0 {
+		rec.Comments = x.comments.val[k]
+	}
 	p := &x.pkt
 	p.Analysis = analysis.Analysis{Notes: p.Analysis.Notes[:0]}
 	x.fd.Decode(&rec, &p.Packet)

@@ -184,6 +184,9 @@ func (x *Index) add(rec *pcapfile.Record, p *analysis.Packet) {
 		x.wide.add(i, w)
 	}
 	b.recs = append(b.recs, fr)
+	if len(rec.Comments) > 0 {
+		x.comments.add(i, rec.Comments)
+	}
 	if x.follow {
 		x.keepBrief(i, b, p)
 	}

@@ -681,3 +681,41 @@ func TestIndexDropsReplyChunkBytes(t *testing.T) {
 		t.Fatalf("%d replies through a Reply chunk, %d trees saying the reply rebuilt", replies, rebuilt)
 	}
 }
+
+// A pcapng frame's comments are the index's too: reading the frame back
+// gives its bytes, not its comments, so the index keeps them aside.
+func TestIndexKeepsComments(t *testing.T) {
+	r, err := pcapfile.Open(testutil.Capture(t, "rdmacm-rping.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	w, err := pcapfile.NewNgWriter(&buf, r.LinkType())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec pcapfile.Record
+	for r.Next(&rec) == nil {
+		var cs []string
+		if rec.Frame == 7 {
+			cs = []string{"seen by the trainer", "and again"}
+		}
+		if err := w.WritePacketComments(0, rec.Info, rec.Data, cs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "commented.pcapng")
+	testutil.WriteFile(t, path, buf.Bytes())
+	x := openDone(t, path)
+	for i := range x.Len() {
+		var got []string
+		for _, l := range x.Detail(i) {
+			got = append(got, l.Text)
+		}
+		has := slices.Contains(got, "seen by the trainer") && slices.Contains(got, "and again")
+		if has != (i == 6) {
+			t.Errorf("packet %d: comments shown %v: %q", i+1, has, got[:min(3, len(got))])
+		}
+	}
+}
