@@ -186,7 +186,7 @@ func captureFilterError(stderr io.Writer, cmd, filter string, err error) int {
 
 // reportCapture prints a live capture's counts when it ends.
 func reportCapture(stderr io.Writer, cmd, iface string, s live.Stats) {
-	fmt.Fprintf(stderr, "rdmalab %s: %s captured on %s; %d kept by the filter, %d of them dropped by the kernel\n",
+	fmt.Fprintf(stderr, "rdmalab %s: %s read on %s (the kernel's filter kept %d, of which it dropped %d for want of room)\n",
 		cmd, frames(s.Captured), iface, s.Received, s.Dropped)
 }
 

@@ -232,7 +232,7 @@ func TestLiveCaptureNetns(t *testing.T) {
 			if got := d.stdout.String(); got != want {
 				t.Errorf("live decode differs from the file's:\n%s", firstDiff(got, want))
 			}
-			counts := fmt.Sprintf("%d frames captured on vb; %d kept by the filter, 0 of them dropped by the kernel", n, n)
+			counts := fmt.Sprintf("%d frames read on vb (the kernel's filter kept %d, of which it dropped 0 for want of room)", n, n)
 			if !strings.Contains(d.stderr.String(), counts) || !strings.Contains(d.stderr.String(), "saved "+fmt.Sprint(n)+" frames to "+saved) {
 				t.Errorf("stderr says:\n%s\nwant %q and the file saved", d.stderr, counts)
 			}
