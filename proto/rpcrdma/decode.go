@@ -161,7 +161,10 @@ func (h *Header) Decode(b []byte, opt DecodeOptions) (n int, err error) {
 	h.Credit = w.Uint32("rdma_credit")
 	h.Proc = Proc(w.Uint32("rdma_proc"))
 	if h.Vers != Version {
-		return 0, decodeErr(4, "rdma_vers", ErrVersion, "rdma_vers is %d, not %d", h.Vers, Version)
+		// Not decodeErr's Sprintf: every SEND of verbs traffic (rping's)
+		// that a capture decoder tries as RPC-over-RDMA fails here.
+		return 0, &DecodeError{Offset: 4, Field: "rdma_vers", Kind: ErrVersion,
+			Msg: "rdma_vers is " + strconv.FormatUint(uint64(h.Vers), 10) + ", not " + strconv.Itoa(Version)}
 	}
 	switch h.Proc {
 	case ProcMsg, ProcNoMsg:

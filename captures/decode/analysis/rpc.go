@@ -18,6 +18,7 @@ package analysis
 // SEND too short for the 16-byte fixed header is reported as short.
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"time"
@@ -278,6 +279,12 @@ func (s *rpcState) send(a *Analyzer, p *Packet, m *Message) {
 		if s.known(p.Src, p.Dst) != nil {
 			a.note(p, InfoShortSend, "%s", an.NotRPC)
 		}
+		return
+	}
+	if a.opt.SkipText && binary.BigEndian.Uint32(data[4:]) != rpcrdma.Version {
+		// Decode would fail on rdma_vers, building the words nobody
+		// reads: the SENDs of verbs traffic (rping) all end here.
+		an.NotRPC = notRPC
 		return
 	}
 	h := &s.hdr
