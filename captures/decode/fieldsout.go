@@ -225,7 +225,7 @@ func (fo *FieldsOutput) readsText() bool {
 		return false
 	}
 	for _, f := range fo.Fields {
-		if f.Name == "rdmalab.note.text" || f.Name == "rdmalab.not_rpc" {
+		if fields.TextField(f.Name) {
 			return true
 		}
 	}
