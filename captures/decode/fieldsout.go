@@ -217,3 +217,17 @@ func WriteFieldList(w io.Writer) error {
 	_, err := w.Write(b)
 	return err
 }
+
+// readsText reports whether one of the fields is a text the analysis
+// leaves out under analysis.Options.SkipText.
+func (fo *FieldsOutput) readsText() bool {
+	if fo == nil {
+		return false
+	}
+	for _, f := range fo.Fields {
+		if fields.TextField(f.Name) {
+			return true
+		}
+	}
+	return false
+}

@@ -30,7 +30,15 @@ func TestLineCache(t *testing.T) {
 		}
 		name := filepath.Base(path)
 		t.Logf("%s: %d of %d lines from the cache", name, hits, packets)
-		if name == "nfs3-rdma.pcap" && hits < packets/2 {
+		// Four slots in turn served 5 of rping's 65 lines and 64 of the
+		// verbs capture's 708: each message's First, Middle, Last and the
+		// ACKs back are keys of their own.
+		switch name {
+		case "nfs3-rdma.pcap", "rdmacm-rping.pcap", "magnate3-rocev2-send-first-middle-last.pcap":
+		default:
+			continue
+		}
+		if hits < packets/2 {
 			t.Errorf("%s: only %d of %d lines from the cache", name, hits, packets)
 		}
 	}

@@ -181,7 +181,8 @@ func write(out *bufio.Writer, w io.Writer, src source, o Output) (int, error) {
 func (o Output) keep() analysis.Options {
 	return analysis.Options{DropRPCs: true, DropNotes: !o.Check, DropChunkData: true, ForgetIdle: true,
 		MaxExpand: o.MaxExpand, SkipCRCs: o.RPCs && !o.Check,
-		SkipNFSFields: !o.JSON && o.Fields == nil && o.Display == nil && o.Rows == nil}
+		SkipNFSFields: !o.JSON && o.Fields == nil && o.Display == nil && o.Rows == nil,
+		SkipText:      !o.Tree && !o.JSON && !o.Check && !o.Display.ReadsText() && o.Rows == nil && !o.Fields.readsText()}
 }
 
 // rpcStream prints the RPCs of --rpc in call order (RPC IDs), each as soon

@@ -317,13 +317,11 @@ func replyResults3(s *summary, proc Proc3, body []byte) error {
 			s.b.WriteString(s.text(fieldEntry3Name, e.Name))
 		}
 	case Proc3ReadDirPlus:
-		var res ReadDirPlus3Res
 		w = xdr.NewWalker(body)
-		res.walk(&w)
-		for _, e := range res.Entries {
+		walkReadDirPlusNames(&w, func(name string) {
 			s.b.WriteByte(' ')
-			s.b.WriteString(s.text(fieldEntryPlusName, e.Name))
-		}
+			s.b.WriteString(s.text(fieldEntryPlusName, name))
+		})
 	}
 	return w.Err()
 }

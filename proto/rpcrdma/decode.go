@@ -22,6 +22,7 @@ package rpcrdma
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 
 	"github.com/rdmalab/rdmalab/proto/xdr"
 )
@@ -63,7 +64,7 @@ type DecodeError struct {
 }
 
 func (e *DecodeError) Error() string {
-	return fmt.Sprintf("rpcrdma: offset %d: %s", e.Offset, e.Msg)
+	return "rpcrdma: offset " + strconv.Itoa(e.Offset) + ": " + e.Msg // not Sprintf: a capture's every non-RPC SEND makes one
 }
 
 // ReplyCode returns the rdma_err of the RDMA_ERROR the Linux server sends
@@ -160,7 +161,10 @@ func (h *Header) Decode(b []byte, opt DecodeOptions) (n int, err error) {
 	h.Credit = w.Uint32("rdma_credit")
 	h.Proc = Proc(w.Uint32("rdma_proc"))
 	if h.Vers != Version {
-		return 0, decodeErr(4, "rdma_vers", ErrVersion, "rdma_vers is %d, not %d", h.Vers, Version)
+		// Not decodeErr's Sprintf: every SEND of verbs traffic (rping's)
+		// that a capture decoder tries as RPC-over-RDMA fails here.
+		return 0, &DecodeError{Offset: 4, Field: "rdma_vers", Kind: ErrVersion,
+			Msg: "rdma_vers is " + strconv.FormatUint(uint64(h.Vers), 10) + ", not " + strconv.Itoa(Version)}
 	}
 	switch h.Proc {
 	case ProcMsg, ProcNoMsg:

@@ -253,3 +253,45 @@ func TestPublicCaptures(t *testing.T) {
 		t.Logf("%s: %d InfiniBand frames, anomalies %v", name, ibFrames, anomalies)
 	}
 }
+
+// TestSkipText: under Options.SkipText the notes are the same findings
+// on the same frames, without their text, and a SEND that is not
+// RPC-over-RDMA still says so.
+func TestSkipText(t *testing.T) {
+	for _, n := range []string{"rdmacm-rping.pcap", "verbs-rc-pingpong.pcap", "nfs3-rdma.pcap"} {
+		path := testutil.Capture(t, n)
+		type seen struct {
+			notes  []Note
+			notRPC bool
+		}
+		var with, without []seen
+		decodeEach(t, path, Options{}, func(p *Packet) {
+			with = append(with, seen{slices.Clone(p.Analysis.Notes), p.Analysis.NotRPC != ""})
+		})
+		decodeEach(t, path, Options{SkipText: true}, func(p *Packet) {
+			without = append(without, seen{slices.Clone(p.Analysis.Notes), p.Analysis.NotRPC != ""})
+		})
+		var notes, notRPC int
+		for i := range with {
+			w, s := with[i], without[i]
+			if w.notRPC != s.notRPC {
+				t.Errorf("%s frame %d: NotRPC set %v, under SkipText %v", n, i+1, w.notRPC, s.notRPC)
+			}
+			if len(w.notes) != len(s.notes) {
+				t.Fatalf("%s frame %d: %d notes, under SkipText %d", n, i+1, len(w.notes), len(s.notes))
+			}
+			for k := range w.notes {
+				if w.notes[k].Text == "" || s.notes[k].Text != "" || w.notes[k].Kind != s.notes[k].Kind || w.notes[k].Frame != s.notes[k].Frame {
+					t.Errorf("%s frame %d: note %+v, under SkipText %+v", n, i+1, w.notes[k], s.notes[k])
+				}
+			}
+			notes += len(w.notes)
+			if w.notRPC {
+				notRPC++
+			}
+		}
+		if n == "verbs-rc-pingpong.pcap" && notes == 0 || n == "rdmacm-rping.pcap" && notRPC == 0 {
+			t.Errorf("%s: %d notes, %d SENDs not RPC: the test compares nothing", n, notes, notRPC)
+		}
+	}
+}

@@ -18,6 +18,7 @@ package analysis
 // SEND too short for the 16-byte fixed header is reported as short.
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"time"
@@ -262,21 +263,38 @@ func (a *Analyzer) sendDone(p *Packet, m *Message) {
 	m.Data = nil // an RPC-over-RDMA message keeps a copy of what it needs
 }
 
+// notRPC is NotRPC under Options.SkipText.
+const notRPC = "not RPC-over-RDMA"
+
 func (s *rpcState) send(a *Analyzer, p *Packet, m *Message) {
 	an := &p.Analysis
 	data := m.Data
 	if len(data) < rpcrdma.FixedHdrLen {
 		an.Short = true
-		an.NotRPC = fmt.Sprintf("short SEND (%d bytes): no room for an RPC-over-RDMA header", len(data))
+		if a.opt.SkipText {
+			an.NotRPC = notRPC
+		} else {
+			an.NotRPC = fmt.Sprintf("short SEND (%d bytes): no room for an RPC-over-RDMA header", len(data))
+		}
 		if s.known(p.Src, p.Dst) != nil {
 			a.note(p, InfoShortSend, "%s", an.NotRPC)
 		}
 		return
 	}
+	if a.opt.SkipText && binary.BigEndian.Uint32(data[4:]) != rpcrdma.Version {
+		// Decode would fail on rdma_vers, building the words nobody
+		// reads: the SENDs of verbs traffic (rping) all end here.
+		an.NotRPC = notRPC
+		return
+	}
 	h := &s.hdr
 	n, err := h.Decode(data, rpcrdma.DecodeOptions{})
 	if err != nil {
-		an.NotRPC = "not RPC-over-RDMA: " + err.Error()
+		if a.opt.SkipText {
+			an.NotRPC = notRPC
+		} else {
+			an.NotRPC = "not RPC-over-RDMA: " + err.Error()
+		}
 		return
 	}
 	call, ok, why := s.role(p, h, data[n:])

@@ -125,18 +125,41 @@ func (r record) Values(id int, dst []dfilter.Value) []dfilter.Value {
 
 // DisplayFilter is a compiled display filter (-Y) over the registry.
 type DisplayFilter struct {
-	f *dfilter.Filter
+	f    *dfilter.Filter
+	text bool // it names a TextField
 }
 
 // CompileDisplayFilter compiles a display filter with Wireshark's syntax
 // (package dfilter) over the registry's fields. Its errors are
 // *dfilter.Error, which name the column.
 func CompileDisplayFilter(expr string) (*DisplayFilter, error) {
-	f, err := dfilter.Compile(expr, registry)
+	l := &lookups{Fields: registry}
+	f, err := dfilter.Compile(expr, l)
 	if err != nil {
 		return nil, err
 	}
-	return &DisplayFilter{f}, nil
+	return &DisplayFilter{f: f, text: l.text}, nil
+}
+
+// ReadsText reports whether the filter tests a TextField.
+func (d *DisplayFilter) ReadsText() bool { return d != nil && d.text }
+
+// TextField reports whether the field called name is a text the analysis
+// leaves empty under analysis.Options.SkipText.
+func TextField(name string) bool { return name == "rdmalab.note.text" || name == "rdmalab.not_rpc" }
+
+// lookups is the registry as a filter's dfilter.Schema, noting whether
+// the filter names a TextField.
+type lookups struct {
+	*Fields
+	text bool
+}
+
+func (l *lookups) Lookup(name string) (dfilter.Field, bool) {
+	if d, ok := l.Def(name); ok && TextField(d.Name) {
+		l.text = true
+	}
+	return l.Fields.Lookup(name)
 }
 
 // Match reports whether p passes; a nil filter passes every packet.
