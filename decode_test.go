@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +38,8 @@ func TestDecodeUsage(t *testing.T) {
 		{[]string{"-Y", "infiniband.bth.psnn >= 1", nfs3}, exitUsage, "column 1: unknown field \"infiniband.bth.psnn\" (did you mean infiniband.bth.psn?)\n    infiniband.bth.psnn >= 1\n    ^~~~~~~~~~~~~~~~~~~\n"},
 		{[]string{"-Y", "ip.src == 192.0.2.1 &&", nfs3}, exitUsage, "column 23: the expression ends too early"},
 		{[]string{"--rpc", "-Y", "rpc", nfs3}, exitUsage, "-Y selects packets, not RPCs"},
+		{[]string{"-c", "0", nfs3}, exitUsage, "-c 0: the packet count is zero"},
+		{[]string{"-Y", "infiniband.bth.opcode in {4 17}", nfs3}, exitUsage, "column 29: \"17\" was unexpected here"},
 		{[]string{"--rpc", "--filter", "rdmalab.icrc_bad", nfs3}, exitUsage, "is a display filter, which selects packets, not RPCs"},
 		{[]string{"-T", "pdml", nfs3}, exitUsage, "only -T fields is supported"},
 		{[]string{"-T", "fields", nfs3}, exitUsage, "-T fields needs at least one -e FIELD"},
@@ -213,5 +217,45 @@ func TestDecodeStandardInput(t *testing.T) {
 	code := run([]string{"decode", "-"}, bytes.NewReader(data[:5000]), &out, &errb)
 	if want := "rdmalab decode: standard input: frame 35, offset 5000: file ends inside the packet data"; code != exitFailed || !strings.HasPrefix(errb.String(), want) || !strings.Contains(out.String(), "\n   34 ") {
 		t.Errorf("a stream cut short: exit %d, stderr %q, want %q and the 34 packets before it", code, errb.String(), want)
+	}
+}
+
+// Every -Y example of decode's help and of README's "Filters and fields"
+// compiles and selects packets of a capture in captures/testdata.
+func TestDecodeFilterExamples(t *testing.T) {
+	_, help, _ := runDecode("-h")
+	i := strings.Index(help, "\n  -Y FILTER")
+	j := i + strings.Index(help[max(i, 0):], "\n  --filter EXPR")
+	if i < 0 || j <= i {
+		t.Fatal("decode -h has no -Y FILTER paragraph")
+	}
+	para := regexp.MustCompile(`\s*\n\s*`).ReplaceAllString(help[i:j], " ")
+	var exprs []string
+	for _, m := range regexp.MustCompile(`(?:^|\s)'([^']+)'`).FindAllStringSubmatch(para, -1) {
+		exprs = append(exprs, m[1])
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile(`go run \. decode -Y '([^']+)'`).FindAllStringSubmatch(string(readme), -1) {
+		exprs = append(exprs, m[1])
+	}
+	if len(exprs) < 10 {
+		t.Fatalf("only %d examples found: %q", len(exprs), exprs)
+	}
+	paths, _ := filepath.Glob("captures/testdata/*.pcap")
+	for _, e := range exprs {
+		n := 0
+		for _, p := range paths {
+			code, out, stderr := runDecode("-Y", e, p)
+			if code != exitOK {
+				t.Fatalf("-Y %q %s: exit %d: %s", e, p, code, stderr)
+			}
+			n += strings.Count(out, "\n")
+		}
+		if n == 0 {
+			t.Errorf("-Y %q selects nothing in captures/testdata", e)
+		}
 	}
 }

@@ -46,6 +46,9 @@ func (n *cmpNode) eval(r Record) bool {
 
 // cmp orders x against the literal: for a subnet, 0 when x is in it.
 func (l literal) cmp(t Type, x Value) int {
+	if l.neg {
+		return 1
+	}
 	if l.prefix {
 		if x.A.IsValid() && x.A.BitLen() == l.v.A.BitLen() {
 			if p, err := x.A.Prefix(l.bits); err == nil && p.Addr() == l.v.A {
