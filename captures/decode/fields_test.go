@@ -238,7 +238,7 @@ var filterExprs = []string{
 	"infiniband.bth.opcode == 'd'",
 	"infiniband.bth.opcode == +4",
 	"infiniband.bth.opcode == -4 || infiniband.bth.opcode != -4",
-	"infiniband.bth.opcode > -4 && frame.number < 20",
+	"infiniband.bth.opcode > -4 || infiniband.bth.opcode <= -4 || infiniband.bth.psn in {-1, 1..3}",
 	// a field in a set,
 	"infiniband.bth.opcode in {infiniband.bth.destqp, 100}",
 	"udp.srcport in {udp.dstport}",
@@ -264,7 +264,6 @@ var filterExprs = []string{
 	"len(eth.src) == 6 && len(ip.src) == 4",
 	"len(infiniband.bth.destqp) == 3",
 	"len(infiniband.immdt) == 4",
-	"len(frame[10:]) == 52",
 	"count(ip.addr) == 2 && count(rpcordma.rdma_handle) >= 2",
 	"count(udp.port) == 1",
 	`string(frame.number) == "4"`,
@@ -287,7 +286,7 @@ var filterExprs = []string{
 	"frame.len + frame.cap_len == 124",
 	"udp.length + 42 == frame.len",
 	"infiniband.bth.opcode - 20 > 0",
-	"frame.time_relative * 2 > 1.0",
+	"frame.time_relative + 1.0 > 3.5",
 	"62 == frame.len",
 	// layers.
 	"ip.src#1 == 192.0.2.1",
@@ -312,6 +311,10 @@ var filterRefused = []string{
 	"infiniband.bth.opcode == 'ab'",
 	"ip.src#x == 1.2.3.4",
 	"ip.src + 1 == 1",
+	"len(frame[10:]) == 52",
+	"frame.time_relative * 2 > 1.0",
+	"frame.len == -4294967234",
+	`lower(upper(rpc.auth.machinename)) == "a"`,
 }
 
 // TestDisplayFilterRefusesAsTshark: what tshark 4.0 refuses, rdmalab

@@ -39,6 +39,11 @@ type cmpNode struct {
 
 func (n *cmpNode) eval(r Record) bool {
 	n.buf = r.Values(n.f.ID, n.buf[:0])
+	if n.v.neg {
+		// tshark 4.0: an unsigned value and a negative number are
+		// unordered; they only differ
+		return len(n.buf) > 0 && (n.op == opNe || n.op == opAnyNe)
+	}
 	return quantify(n.op, len(n.buf), func(i int) int {
 		return n.v.cmp(n.f.Type, n.buf[i])
 	})
@@ -46,9 +51,6 @@ func (n *cmpNode) eval(r Record) bool {
 
 // cmp orders x against the literal: for a subnet, 0 when x is in it.
 func (l literal) cmp(t Type, x Value) int {
-	if l.neg {
-		return 1
-	}
 	if l.prefix {
 		if x.A.IsValid() && x.A.BitLen() == l.v.A.BitLen() {
 			if p, err := x.A.Prefix(l.bits); err == nil && p.Addr() == l.v.A {
@@ -133,6 +135,9 @@ func (n *inNode) eval(r Record) bool {
 	n.buf = r.Values(n.f.ID, n.buf[:0])
 	for _, x := range n.buf {
 		for _, e := range n.elems {
+			if e.lo.neg || e.hi.neg {
+				continue // unordered with an unsigned value (cmpNode)
+			}
 			if e.lo.cmp(n.f.Type, x) >= 0 && e.hi.cmp(n.f.Type, x) <= 0 {
 				return true
 			}

@@ -408,6 +408,9 @@ type cmpExprNode struct {
 func (n *cmpExprNode) eval(r Record) bool {
 	n.lb = n.l.values(r, n.lb[:0])
 	lt := n.l.typ()
+	if n.lit != nil && n.lit.neg && lt == TypeUint {
+		return len(n.lb) > 0 && (n.op == opNe || n.op == opAnyNe) // as cmpNode
+	}
 	if n.lit != nil {
 		return quantify(n.op, len(n.lb), func(i int) int {
 			return n.lit.order(lt, n.lb[i])
@@ -455,6 +458,9 @@ func (n *inExprNode) eval(r Record) bool {
 	t := n.x.typ()
 	for _, x := range n.buf {
 		for _, e := range n.elems {
+			if t == TypeUint && (e.lo.neg || e.hi.neg) {
+				continue
+			}
 			if e.lo.order(t, x) >= 0 && e.hi.order(t, x) <= 0 {
 				return true
 			}

@@ -21,8 +21,8 @@ func FuzzCompile(f *testing.F) {
 		"len(ip) > 2 * 3 - 1", "count(rpcordma.rdma_handle) % 2 == 1",
 		"max(frame.len, frame.len) / 0 == -frame.len", "abs(-frame.len) & 0x3e",
 		`upper(rpc.auth.machinename) matches "^CL"`, `string(ip.src) contains "192"`,
-		"infiniband.bth.opcode in {infiniband.bth.psn, -4..'a'}", "ip contains 'n'",
-		"frame.time_relative * 2 >= 0.5", "eth.src == 5254.0012.3402",
+		"infiniband.bth.opcode in {infiniband.bth.psn, 'a'..'z', -4}", "ip contains 'n'",
+		"frame.time_relative + 2.0 >= 0.5", "eth.src == 5254.0012.3402",
 	} {
 		f.Add(s)
 	}

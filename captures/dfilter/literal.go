@@ -43,10 +43,15 @@ func (p *parser) value(f fieldRef, t token) (literal, error) {
 	switch f.Type {
 	case TypeUint, typeInt:
 		if rest, ok := strings.CutPrefix(s, "-"); ok {
-			// Wireshark 4.0 takes a negative number for an unsigned
-			// field: it equals no value.
 			n, ok := parseUint(rest)
-			if !ok || n > 1<<63 {
+			if !ok {
+				return bad("a valid number")
+			}
+			if f.Type == TypeUint && n > 1<<31 {
+				// tshark 4.0 reads it as a gint32
+				return literal{}, p.errTok(t, "%s is below the 32-bit integers", s)
+			}
+			if n > 1<<63 {
 				return bad("a valid number")
 			}
 			return literal{v: Uint(-n), neg: n != 0}, nil

@@ -112,8 +112,9 @@ func (p *parser) combine(op token, x, y item) (item, error) {
 			if xt != yt {
 				return nil, p.errTok(op, "%c mixes a decimal and an integer", op.arith)
 			}
-			if op.arith == '%' || op.arith == '&' {
-				return nil, p.errTok(op, "%c takes integers", op.arith)
+			if op.arith != '+' && op.arith != '-' {
+				// as tshark 4.0, which keeps decimals for times
+				return nil, p.errTok(op, "%c takes integers: a time takes + and - only", op.arith)
 			}
 			t = TypeFloat
 		case op.arith == '&':
@@ -268,8 +269,8 @@ func (p *parser) primary(lhs bool) (item, error) {
 		if err != nil && f.Type != TypeNone {
 			return item{}, err
 		}
-		if f.Type == TypeNone {
-			o = &fieldOp{ref}
+		if f.Type == TypeNone && !f.Raw {
+			o = &fieldOp{ref} // presence only
 		}
 		x = item{pos: t.pos, end: l.end, op: &layerOp{x: o, id: f.ID, lo: lo, hi: hi}}
 	}
@@ -451,7 +452,8 @@ func (p *parser) function(name token, args []item) (item, error) {
 				return item{}, p.errAt(x, "%s() takes fields", name.text)
 			}
 		}
-	} else if a.f == nil && (a.op == nil || name.text == "count") {
+	} else if a.f == nil && (a.op == nil || name.text == "count" || name.text == "len" || name.text == "upper" || name.text == "lower") {
+		// as tshark 4.0: these take a field, not an expression
 		return item{}, p.errAt(a, "only a field can be the argument of %s()", name.text)
 	}
 	fo := &funcOp{name: name.text}
@@ -529,6 +531,9 @@ func (p *parser) comparison(x item, op token) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if lo.typ() == TypeNone {
+		return nil, p.errAt(x, "%s is a protocol whose bytes rdmalab does not keep: it can only be tested for presence", x.text(p))
+	}
 	n := &cmpExprNode{op: op.op, l: lo}
 	if y.lit != nil {
 		l, err := p.value(fieldRef{Field: Field{Type: lo.typ(), Bits: bitsOf(x)}, name: x.text(p)}, *y.lit)
@@ -577,6 +582,9 @@ func (p *parser) set(x item, in token) (node, error) {
 	}
 	t := xo.typ()
 	name := x.text(p)
+	if t == TypeNone {
+		return nil, p.errAt(x, "%s is a protocol whose bytes rdmalab does not keep: it can only be tested for presence", name)
+	}
 	ft := fieldRef{Field: Field{Type: t, Bits: bitsOf(x)}, name: name}
 	open := p.next()
 	if open.kind != tLBrace {
