@@ -287,7 +287,6 @@ var filterExprs = []string{
 	"udp.length + 42 == frame.len",
 	"infiniband.bth.opcode - 20 > 0",
 	"frame.time_relative + 1.0 > 3.5",
-	"62 == frame.len",
 	// layers.
 	"ip.src#1 == 192.0.2.1",
 	"ip.src#2 == 192.0.2.1",
@@ -314,6 +313,8 @@ var filterRefused = []string{
 	"len(frame[10:]) == 52",
 	"frame.time_relative * 2 > 1.0",
 	"frame.len == -4294967234",
+	"62 == frame.len",
+	"2 * frame.len == 124",
 	`lower(upper(rpc.auth.machinename)) == "a"`,
 }
 
@@ -367,11 +368,13 @@ func TestDisplayFilterMatchesTshark(t *testing.T) {
 	wg.Wait()
 	for i, j := range jobs {
 		if errs[i] != nil {
-			t.Fatalf("tshark -Y %q: %v", j.expr, errs[i])
+			t.Errorf("tshark -Y %q: %v", j.expr, errs[i])
+			continue
 		}
 		df, err := CompileDisplayFilter(j.expr)
 		if err != nil {
-			t.Fatalf("%q: %v", j.expr, err)
+			t.Errorf("%q: %v", j.expr, err)
+			continue
 		}
 		var got bytes.Buffer
 		if _, err := Write(&got, j.path, Output{Display: df, Fields: mustFields(t, "frame.number")}); err != nil {

@@ -27,6 +27,10 @@ func (p *parser) test() (node, error) {
 		return nil, err
 	}
 	t := p.peek()
+	if x.isUntyped() && (t.kind == tCmp || t.kind == tIn || t.kind == tContains || t.kind == tMatches) {
+		// as tshark 4.0: 62 == frame.len is refused
+		return nil, p.errAt(x, "the left side of %s must be a field or a function, not %s", p.expr[t.pos:t.end], x.text(p))
+	}
 	switch t.kind {
 	case tCmp:
 		p.next()
@@ -84,6 +88,9 @@ func (p *parser) binary(lhs bool, level int) (item, error) {
 	x, err := p.binary(lhs, level+1)
 	if err != nil {
 		return item{}, err
+	}
+	if t := p.peek(); lhs && x.isUntyped() && t.kind == tArith {
+		return item{}, p.errAt(x, "arithmetic on the left side must start with a field, not a constant")
 	}
 	for {
 		t := p.peek()
@@ -483,6 +490,11 @@ func (p *parser) function(name token, args []item) (item, error) {
 		}
 		fo.t = TypeString
 	case "string":
+		switch fo.argT {
+		case TypeUint, typeInt, TypeIPv4, TypeIPv6, TypeEther, TypeString:
+		default:
+			return item{}, p.errAt(a, "string() of %s is not supported (numbers, addresses and strings are)", fo.argT.an())
+		}
 		fo.t = TypeString
 	case "abs", "max", "min":
 		for i, o := range ops {
@@ -519,13 +531,6 @@ func (p *parser) comparison(x item, op token) (node, error) {
 	}
 	if x.isUntyped() && y.isUntyped() {
 		return nil, p.errAt(x, "a comparison needs a field on one side")
-	}
-	if x.isUntyped() {
-		// 4 < frame.len is frame.len > 4
-		x, y = y, x
-		if sw, ok := map[cmpOp]cmpOp{opLt: opGt, opLe: opGe, opGt: opLt, opGe: opLe}[op.op]; ok {
-			op.op = sw
-		}
 	}
 	lo, err := p.operand(x)
 	if err != nil {
