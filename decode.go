@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -84,8 +85,13 @@ Output (one of):
 Selection:
   -Y FILTER      packets matching a display filter with Wireshark's syntax
                  and field names: 'infiniband.bth.psn >= 100 && ip.src ==
-                 192.0.2.1', 'rpcordma.xid == 0x47dbd665', 'nfs', 'rdmalab.icrc_bad',
-                 'infiniband.bth.opcode in {4, 17}' (see decode --fields)
+                 192.0.2.1', 'rpcordma.xid == 0x47dbd665', 'nfs',
+                 'rdmalab.anomaly', 'rdmalab.icrc_bad', 'infiniband.bth.opcode in {4, 17}';
+                 and, as in Wireshark 4.0, slices, functions, arithmetic,
+                 bytes of protocols and layers: 'eth.src[0:3] == 52:54:00',
+                 'len(infiniband) > 1000', 'infiniband.bth.opcode & 0x10',
+                 'count(rpcordma.rdma_handle) > 2', 'infiniband.bth contains
+                 00:00:00:11', 'ip.src#1 == 192.0.2.1' (see decode --fields)
   --filter EXPR  packets matching every term (commas or spaces between):
                    qp=N (to or from QP N), opcode=N|NAME (4, 0x11,
                    send-only, "RC Acknowledge"), xid=N (the packets of one RPC),
@@ -169,6 +175,9 @@ Exit status: 0 fine, 1 anomalies (--check) or a damaged or unreadable file,
 			return c.usageError(stderr, "-T fields does not go with -V, --json or --rpc")
 		case o.Count < 0:
 			return c.usageError(stderr, "-c %d: want a count of frames", o.Count)
+		case o.Count == 0 && flagSet(c.Flag, "c"):
+			// as tshark: no count means every frame, -c 0 is a mistake
+			return c.usageError(stderr, "-c 0: the packet count is zero (leave -c out to read every frame)")
 		case *display != "" && o.RPCs:
 			return c.usageError(stderr, "-Y selects packets, not RPCs: --filter xid=N selects an RPC")
 		}
@@ -271,4 +280,11 @@ func filterError(stderr io.Writer, err error) int {
 
 func indent(s, pre string) string {
 	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)
+}
+
+// flagSet says whether the flag called name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

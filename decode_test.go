@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,6 +40,8 @@ func TestDecodeUsage(t *testing.T) {
 		{[]string{"-Y", "infiniband.bth.psnn >= 1", nfs3}, exitUsage, "column 1: unknown field \"infiniband.bth.psnn\" (did you mean infiniband.bth.psn?)\n    infiniband.bth.psnn >= 1\n    ^~~~~~~~~~~~~~~~~~~\n"},
 		{[]string{"-Y", "ip.src == 192.0.2.1 &&", nfs3}, exitUsage, "column 23: the expression ends too early"},
 		{[]string{"--rpc", "-Y", "rpc", nfs3}, exitUsage, "-Y selects packets, not RPCs"},
+		{[]string{"-c", "0", nfs3}, exitUsage, "-c 0: the packet count is zero"},
+		{[]string{"-Y", "infiniband.bth.opcode in {4 17}", nfs3}, exitUsage, "column 29: \"17\" was unexpected here"},
 		{[]string{"--rpc", "--filter", "rdmalab.icrc_bad", nfs3}, exitUsage, "is a display filter, which selects packets, not RPCs"},
 		{[]string{"-T", "pdml", nfs3}, exitUsage, "only -T fields is supported"},
 		{[]string{"-T", "fields", nfs3}, exitUsage, "-T fields needs at least one -e FIELD"},
@@ -250,9 +253,8 @@ func dumpOf(out string) string {
 	return out[i+1:]
 }
 
-// Every -Y example decode --help gives compiles and selects packets of
-// the capture it fits; rdmalab.icrc_bad selects the frame whose ICRC was
-// damaged, and only it.
+// decode --help's bad-ICRC example selects the frame whose ICRC was
+// damaged, and only it (TestDecodeFilterExamples runs the others).
 func TestDecodeHelpExamples(t *testing.T) {
 	_, help, _ := runDecode("-h")
 	_, sel, ok := strings.Cut(help, "  -Y FILTER")
@@ -277,18 +279,19 @@ func TestDecodeHelpExamples(t *testing.T) {
 	data = slices.Clone(data)
 	data[frames[4]-1] ^= 0xff
 	testutil.WriteFile(t, bad, data)
+	found := false
 	for _, f := range filters {
-		file := "captures/testdata/nfs3-rdma.pcap"
-		if strings.Contains(f, "icrc") {
-			file = bad
+		if !strings.Contains(f, "icrc") {
+			continue
 		}
-		code, out, stderr := runDecode("-Y", f, file)
-		if code != exitOK || out == "" {
-			t.Errorf("decode -Y '%s': exit %d, %d bytes: %s", f, code, len(out), stderr)
+		found = true
+		code, out, stderr := runDecode("-Y", f, bad)
+		if code != exitOK || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "    5 ") {
+			t.Errorf("decode -Y '%s' on a capture with frame 5's ICRC damaged: exit %d\n%s%s", f, code, out, stderr)
 		}
-		if strings.Contains(f, "icrc_bad") && (strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "    5 ")) {
-			t.Errorf("decode -Y '%s' on a capture with frame 5's ICRC damaged:\n%s", f, out)
-		}
+	}
+	if !found {
+		t.Errorf("decode --help gives no example that finds a bad ICRC: %q", filters)
 	}
 }
 
@@ -332,6 +335,46 @@ func TestERFAsTshark(t *testing.T) {
 			if want := testutil.RunTshark(t, append([]string{"-r", f}, args...)...); out != want {
 				t.Errorf("%s %v:\n%.600s\ntshark:\n%.600s", name, args, out, want)
 			}
+		}
+	}
+}
+
+// Every -Y example of decode's help and of README's "Filters and fields"
+// compiles and selects packets of a capture in captures/testdata.
+func TestDecodeFilterExamples(t *testing.T) {
+	_, help, _ := runDecode("-h")
+	i := strings.Index(help, "\n  -Y FILTER")
+	j := i + strings.Index(help[max(i, 0):], "\n  --filter EXPR")
+	if i < 0 || j <= i {
+		t.Fatal("decode -h has no -Y FILTER paragraph")
+	}
+	para := regexp.MustCompile(`\s*\n\s*`).ReplaceAllString(help[i:j], " ")
+	var exprs []string
+	for _, m := range regexp.MustCompile(`(?:^|\s)'([^']+)'`).FindAllStringSubmatch(para, -1) {
+		exprs = append(exprs, m[1])
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile(`go run \. decode -Y '([^']+)'`).FindAllStringSubmatch(string(readme), -1) {
+		exprs = append(exprs, m[1])
+	}
+	if len(exprs) < 10 {
+		t.Fatalf("only %d examples found: %q", len(exprs), exprs)
+	}
+	paths, _ := filepath.Glob("captures/testdata/*.pcap")
+	for _, e := range exprs {
+		n := 0
+		for _, p := range paths {
+			code, out, stderr := runDecode("-Y", e, p)
+			if code != exitOK {
+				t.Fatalf("-Y %q %s: exit %d: %s", e, p, code, stderr)
+			}
+			n += strings.Count(out, "\n")
+		}
+		if n == 0 && !strings.Contains(e, "icrc_bad") { // TestDecodeHelpExamples damages an ICRC for it
+			t.Errorf("-Y %q selects nothing in captures/testdata", e)
 		}
 	}
 }

@@ -39,6 +39,11 @@ type cmpNode struct {
 
 func (n *cmpNode) eval(r Record) bool {
 	n.buf = r.Values(n.f.ID, n.buf[:0])
+	if n.v.neg {
+		// tshark 4.0: an unsigned value and a negative number are
+		// unordered; they only differ
+		return len(n.buf) > 0 && (n.op == opNe || n.op == opAnyNe)
+	}
 	return quantify(n.op, len(n.buf), func(i int) int {
 		return n.v.cmp(n.f.Type, n.buf[i])
 	})
@@ -130,6 +135,9 @@ func (n *inNode) eval(r Record) bool {
 	n.buf = r.Values(n.f.ID, n.buf[:0])
 	for _, x := range n.buf {
 		for _, e := range n.elems {
+			if e.lo.neg || e.hi.neg {
+				continue // unordered with an unsigned value (cmpNode)
+			}
 			if e.lo.cmp(n.f.Type, x) >= 0 && e.hi.cmp(n.f.Type, x) <= 0 {
 				return true
 			}

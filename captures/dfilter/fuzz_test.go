@@ -16,6 +16,13 @@ func FuzzCompile(f *testing.F) {
 		`rpc.auth.machinename == r"a\"b"`,
 		"infiniband.immdt == 00:00:00:01 or frame.time_relative < 0.5",
 		"ip.src != ip.dst", "ip.src in {1.2.3.4..1.2.3.9}", "((ip", "ip.src[0]", "\"",
+		// the general path: slices, layers, functions, arithmetic, bytes
+		"ip[-3:] == \"nfs\" && eth.src[1-2,0] == 54:00:52", "ip.src#[1-2] == 10.0.0.1",
+		"len(ip) > 2 * 3 - 1", "count(rpcordma.rdma_handle) % 2 == 1",
+		"max(frame.len, frame.len) / 0 == -frame.len", "abs(-frame.len) & 0x3e",
+		`upper(rpc.auth.machinename) matches "^CL"`, `string(ip.src) contains "192"`,
+		"infiniband.bth.opcode in {infiniband.bth.psn, 'a'..'z', -4}", "ip contains 'n'",
+		"frame.time_relative + 2.0 >= 0.5", "eth.src == 5254.0012.3402",
 	} {
 		f.Add(s)
 	}

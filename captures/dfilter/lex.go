@@ -26,6 +26,10 @@ const (
 	tMatches  // matches ~
 	tWord     // a field name or an unquoted value
 	tString   // a quoted string, unescaped in text
+	tChar     // a character constant 'c': its byte in text
+	tArith    // + - * / % &: op says which (arith)
+	tSlice    // [ranges]: text is what is between the brackets
+	tLayer    // #N or #[ranges]: text is what follows the #
 )
 
 // cmpOp is a comparison operator.
@@ -47,11 +51,12 @@ var opNames = [...]string{"==", "!=", "===", "!==", "<", "<=", ">", ">="}
 func (o cmpOp) String() string { return opNames[o] }
 
 type token struct {
-	kind tokKind
-	op   cmpOp
-	pos  int    // byte offset in the expression
-	end  int    // byte offset after it
-	text string // tWord: as written; tString: unescaped
+	kind  tokKind
+	op    cmpOp
+	arith byte   // tArith: the operator
+	pos   int    // byte offset in the expression
+	end   int    // byte offset after it
+	text  string // tWord: as written; tString: unescaped
 }
 
 var keywords = map[string]token{
@@ -78,6 +83,10 @@ var symbols = []struct {
 	{">=", token{kind: tCmp, op: opGe}},
 	{"&&", token{kind: tAnd}},
 	{"||", token{kind: tOr}},
+	{"+", token{kind: tArith, arith: '+'}},
+	{"*", token{kind: tArith, arith: '*'}},
+	{"%", token{kind: tArith, arith: '%'}},
+	{"&", token{kind: tArith, arith: '&'}},
 	{"..", token{kind: tDotDot}},
 	{"<", token{kind: tCmp, op: opLt}},
 	{">", token{kind: tCmp, op: opGt}},
@@ -93,18 +102,11 @@ var symbols = []struct {
 // unsupported are characters that start something Wireshark has and
 // this package does not read.
 var unsupported = map[byte]string{
-	'[':  "slices ([i:j]) are not supported",
-	'#':  "layer operators (#) are not supported",
-	'$':  "field references ($) are not supported",
-	'@':  "raw fields (@) are not supported",
-	'+':  "arithmetic is not supported",
-	'*':  "arithmetic is not supported",
-	'%':  "arithmetic is not supported",
-	'=':  `"=" is not an operator: use "==" or "eq"`,
-	'&':  `use "&&" or "and"`,
-	'|':  `use "||" or "or"`,
-	'^':  "xor is not supported",
-	'\'': `character constants are not supported: use "double quotes"`,
+	'$': "field references ($) are not supported",
+	'@': "raw fields (@) are not supported",
+	'=': `"=" is not an operator: use "==" or "eq"`,
+	'|': `use "||" or "or"`,
+	'^': "xor is not supported",
 }
 
 func isWordByte(c byte) bool {
@@ -133,6 +135,22 @@ func lex(s string) ([]token, error) {
 			toks = append(toks, t)
 			i = t.end
 			continue
+		case c == '\'':
+			t, err := lexChar(s, i)
+			if err != nil {
+				return nil, err
+			}
+			toks = append(toks, t)
+			i = t.end
+			continue
+		case c == '[' || c == '#':
+			t, err := lexBracket(s, i)
+			if err != nil {
+				return nil, err
+			}
+			toks = append(toks, t)
+			i = t.end
+			continue
 		case isWordByte(c) && !strings.HasPrefix(s[i:], ".."):
 			j := i
 			for j < len(s) && isWordByte(s[j]) && !strings.HasPrefix(s[j:], "..") {
@@ -140,7 +158,13 @@ func lex(s string) ([]token, error) {
 			}
 			w := s[i:j]
 			t, ok := keywords[w]
-			if !ok {
+			switch {
+			case ok:
+			case w == "-" || w == "/":
+				// Alone, they are arithmetic; in a word, part of an
+				// address, a subnet or a byte string.
+				t = token{kind: tArith, arith: w[0]}
+			default:
 				t = token{kind: tWord, text: w}
 			}
 			t.pos, t.end = i, j
@@ -168,6 +192,51 @@ func lex(s string) ([]token, error) {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		return nil, errAt(s, i, i+n, "unexpected character %q", r)
 	}
+}
+
+// lexChar reads a character constant at s[i]: 'c' or a C escape ('\n',
+// '\x04', '\101'); its byte is the token's text.
+func lexChar(s string, i int) (token, error) {
+	var sb strings.Builder
+	j := i + 1
+	switch {
+	case j < len(s) && s[j] == '\\':
+		n, err := unescape(s, j, &sb)
+		if err != nil {
+			return token{}, err
+		}
+		j += n
+	case j < len(s) && s[j] != '\'':
+		sb.WriteByte(s[j])
+		j++
+	}
+	if sb.Len() != 1 || j >= len(s) || s[j] != '\'' {
+		return token{}, errAt(s, i, min(j+1, len(s)), "a character constant is one character in single quotes ('a', '\\x04')")
+	}
+	return token{kind: tChar, pos: i, end: j + 1, text: sb.String()}, nil
+}
+
+// lexBracket reads a slice [ranges] or a layer #N, #[ranges] at s[i].
+func lexBracket(s string, i int) (token, error) {
+	kind, j := tSlice, i
+	if s[i] == '#' {
+		kind, j = tLayer, i+1
+		if j >= len(s) || s[j] != '[' {
+			k := j
+			for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+				k++
+			}
+			if k == j {
+				return token{}, errAt(s, i, i+1, "# wants a layer number (ip.src#2) or a range (#[1-2])")
+			}
+			return token{kind: tLayer, pos: i, end: k, text: s[j:k]}, nil
+		}
+	}
+	end := strings.IndexByte(s[j:], ']')
+	if end < 0 {
+		return token{}, errAt(s, j, j+1, "this [ is not closed")
+	}
+	return token{kind: kind, pos: i, end: j + end + 1, text: s[j+1 : j+end]}, nil
 }
 
 // lexString reads a quoted string at s[i]: "…" with C escapes, or a raw

@@ -11,7 +11,8 @@ import (
 type literal struct {
 	v      Value
 	prefix bool
-	bits   int // the prefix length of a subnet
+	bits   int  // the prefix length of a subnet
+	neg    bool // an integer below 0 (v.U holds its int64 bits)
 }
 
 // value converts the word or string t to a value of f's type.
@@ -30,11 +31,37 @@ func (p *parser) value(f fieldRef, t token) (literal, error) {
 	if t.kind == tString && f.Type != TypeString && f.Type != TypeBytes {
 		return literal{}, p.errTok(t, "%s is %s: it cannot be compared with a string", f.name, f.Type.an())
 	}
+	if t.kind == tChar {
+		switch f.Type {
+		case TypeUint, typeInt, TypeBool:
+			return literal{v: Uint(uint64(s[0]))}, nil
+		case TypeString, TypeBytes:
+			return literal{v: String(s)}, nil
+		}
+		return literal{}, p.errTok(t, "%s is %s: it cannot be compared with a character", f.name, f.Type.an())
+	}
 	switch f.Type {
-	case TypeUint:
+	case TypeUint, typeInt:
+		if rest, ok := strings.CutPrefix(s, "-"); ok {
+			n, ok := parseUint(rest)
+			if !ok {
+				return bad("a valid number")
+			}
+			if f.Type == TypeUint && n > 1<<31 {
+				// tshark 4.0 reads it as a gint32
+				return literal{}, p.errTok(t, "%s is below the 32-bit integers", s)
+			}
+			if n > 1<<63 {
+				return bad("a valid number")
+			}
+			return literal{v: Uint(-n), neg: n != 0}, nil
+		}
 		n, ok := parseUint(s)
 		if !ok {
 			return bad("a valid number")
+		}
+		if f.Type == typeInt {
+			return literal{v: Uint(n)}, nil
 		}
 		if f.Bits > 0 && f.Bits < 64 && n>>uint(f.Bits) != 0 {
 			return literal{}, p.errTok(t, "%s does not fit in %s (%d bits)", s, f.name, f.Bits)
@@ -53,8 +80,10 @@ func (p *parser) value(f fieldRef, t token) (literal, error) {
 		}
 		return literal{v: Bool(n != 0)}, nil
 	case TypeFloat:
+		// As tshark 4.0: digits, a point, digits; no exponent, no
+		// leading point.
 		x, err := strconv.ParseFloat(s, 64)
-		if err != nil || strings.ContainsAny(s, "_xXpP") {
+		if err != nil || strings.ContainsAny(s, "_xXpPeEiInN") || strings.HasPrefix(strings.TrimPrefix(s, "-"), ".") {
 			return bad("a valid decimal")
 		}
 		return literal{v: Float(x)}, nil
@@ -68,6 +97,10 @@ func (p *parser) value(f fieldRef, t token) (literal, error) {
 		return bad(f.Type.an())
 	case TypeEther:
 		b, ok := parseBytes(s)
+		if !ok && len(s) == 14 && s[4] == '.' && s[9] == '.' {
+			// Cisco's xxxx.xxxx.xxxx
+			b, ok = parseBytes(s[:4] + s[5:9] + s[10:])
+		}
 		if !ok || len(b) != 6 {
 			return bad("a MAC address")
 		}

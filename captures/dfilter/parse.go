@@ -1,7 +1,6 @@
 package dfilter
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -131,48 +130,10 @@ func (p *parser) unary() (node, error) {
 			return nil, p.unexpected(c)
 		}
 		return x, nil
-	case tWord:
+	case tWord, tString, tChar, tArith:
 		return p.test()
 	}
 	return nil, p.unexpected(t)
-}
-
-// test := field [ cmp operand | ["not" | "!"] "in" set | "contains" value | "matches" string ]
-func (p *parser) test() (node, error) {
-	ft := p.next()
-	if p.peek().kind == tLParen {
-		return nil, p.errTok(ft, "functions (%s()) are not supported", ft.text)
-	}
-	f, err := p.field(ft)
-	if err != nil {
-		return nil, err
-	}
-	t := p.peek()
-	switch t.kind {
-	case tCmp:
-		p.next()
-		return p.comparison(f, t)
-	case tIn:
-		p.next()
-		return p.set(f, t)
-	case tNot:
-		if p.toks[p.i+1].kind == tIn {
-			p.next()
-			in := p.next()
-			s, err := p.set(f, in)
-			if err != nil {
-				return nil, err
-			}
-			return &notNode{s}, nil
-		}
-	case tContains:
-		p.next()
-		return p.contains(f, t)
-	case tMatches:
-		p.next()
-		return p.matches(f, t)
-	}
-	return &existsNode{f: f}, nil
 }
 
 // fieldRef is a field as an operand.
@@ -204,127 +165,4 @@ func looksLikeField(w string) bool {
 		return false
 	}
 	return strings.Contains(w, ".") || strings.Contains(w, "_")
-}
-
-func (p *parser) comparison(f fieldRef, op token) (node, error) {
-	if err := p.comparable(f, op); err != nil {
-		return nil, err
-	}
-	t := p.next()
-	switch t.kind {
-	case tWord:
-		if g, ok := p.schema.Lookup(t.text); ok {
-			r := fieldRef{Field: g, name: t.text, pos: t.pos, end: t.end}
-			if g.Type != f.Type {
-				return nil, p.errTok(t, "%s is %s, %s is %s: they cannot be compared", f.name, f.Type.an(), r.name, g.Type.an())
-			}
-			return &cmpFieldsNode{op: op.op, l: f, r: r}, nil
-		}
-	case tString:
-	default:
-		return nil, p.unexpected(t)
-	}
-	v, err := p.value(f, t)
-	if err != nil {
-		return nil, err
-	}
-	return &cmpNode{op: op.op, f: f, v: v}, nil
-}
-
-// comparable says whether f takes the comparison op.
-func (p *parser) comparable(f fieldRef, op token) error {
-	switch {
-	case f.Type == TypeNone:
-		return p.errTok(op, "%s is a protocol: it can only be tested for presence", f.name)
-	case f.Type == TypeBool && op.op >= opLt:
-		return p.errTok(op, "%s is a boolean: it takes == and != only", f.name)
-	}
-	return nil
-}
-
-// set := "{" element { [","] element } "}"; element := value [".." value]
-func (p *parser) set(f fieldRef, in token) (node, error) {
-	if f.Type == TypeNone {
-		return nil, p.errTok(in, "%s is a protocol: it can only be tested for presence", f.name)
-	}
-	open := p.next()
-	if open.kind != tLBrace {
-		return nil, p.errTok(open, "a set in { } must follow in")
-	}
-	n := &inNode{f: f}
-	for {
-		t := p.next()
-		switch t.kind {
-		case tRBrace:
-			if len(n.elems) == 0 {
-				return nil, p.errTok(t, "the set is empty")
-			}
-			return n, nil
-		case tComma:
-			if len(n.elems) == 0 || p.toks[p.i-2].kind == tComma {
-				return nil, p.unexpected(t)
-			}
-			continue
-		case tWord, tString:
-		case tEOF:
-			return nil, p.errTok(open, "this { is not closed")
-		default:
-			return nil, p.unexpected(t)
-		}
-		lo, err := p.value(f, t)
-		if err != nil {
-			return nil, err
-		}
-		e := setElem{lo: lo, hi: lo}
-		if p.peek().kind == tDotDot {
-			dd := p.next()
-			if f.Type == TypeBool || f.Type == TypeString || f.Type == TypeBytes {
-				return nil, p.errTok(dd, "a range needs numbers or addresses, not a %s", f.Type)
-			}
-			t := p.next()
-			if t.kind != tWord {
-				return nil, p.unexpected(t)
-			}
-			if e.hi, err = p.value(f, t); err != nil {
-				return nil, err
-			}
-			if e.hi.prefix || e.lo.prefix {
-				return nil, p.errTok(t, "a range takes addresses, not subnets")
-			}
-		}
-		n.elems = append(n.elems, e)
-	}
-}
-
-func (p *parser) contains(f fieldRef, op token) (node, error) {
-	if f.Type != TypeString && f.Type != TypeBytes {
-		return nil, p.errTok(op, "contains takes a string or byte-string field; %s is %s", f.name, f.Type.an())
-	}
-	t := p.next()
-	if t.kind != tWord && t.kind != tString {
-		return nil, p.unexpected(t)
-	}
-	v, err := p.value(f, t)
-	if err != nil {
-		return nil, err
-	}
-	return &containsNode{f: f, sub: v.v.S}, nil
-}
-
-func (p *parser) matches(f fieldRef, op token) (node, error) {
-	if f.Type != TypeString && f.Type != TypeBytes {
-		return nil, p.errTok(op, "matches takes a string field; %s is %s", f.name, f.Type.an())
-	}
-	t := p.next()
-	if t.kind != tString {
-		if t.kind == tEOF {
-			return nil, p.unexpected(t)
-		}
-		return nil, p.errTok(t, "matches wants a \"quoted\" regular expression")
-	}
-	re, err := regexp.Compile("(?i)" + t.text)
-	if err != nil {
-		return nil, p.errTok(t, "bad regular expression: %v", err)
-	}
-	return &matchesNode{f: f, re: re}, nil
 }

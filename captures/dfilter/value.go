@@ -33,6 +33,9 @@ func (t Type) an() string {
 }
 
 func (t Type) String() string {
+	if t == typeInt {
+		return "signed integer"
+	}
 	if int(t) < len(typeNames) {
 		return typeNames[t]
 	}
@@ -75,6 +78,7 @@ type Field struct {
 	ID   int  // the Schema's number for it, passed to Record.Values
 	Type Type // of its values
 	Bits int  // TypeUint: the width, which bounds the values it can hold
+	Raw  bool // TypeNone: the Record is a RawRecord that gives its bytes
 }
 
 // Schema names the fields a filter may use.

@@ -156,3 +156,30 @@ func BenchmarkDecodeShapes(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeFilter is `rdmalab decode -Y` over the sim-written
+// capture, lines discarded, for plain tests and the general path.
+func BenchmarkDecodeFilter(b *testing.B) {
+	for _, c := range []struct{ name, expr string }{
+		{"cmp", "infiniband.bth.opcode == 4 || infiniband.bth.psn < 100"},
+		{"set", "infiniband.bth.opcode in {4, 17, 6..8} && ip.src == 192.0.2.0/24"},
+		{"slice", "eth.src[0:3] == 52:54:00 && infiniband.bth[0] == 04"},
+		{"arith", "frame.len - 4 > 1000 || infiniband.bth.opcode & 0x10"},
+	} {
+		df, err := fields.CompileDisplayFilter(c.expr)
+		if err != nil {
+			continue // not read by this version
+		}
+		b.Run(c.name, func(b *testing.B) {
+			path, n := simCapture(b)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := decode.Write(io.Discard, path, decode.Output{Display: df}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "packets/s")
+		})
+	}
+}

@@ -35,6 +35,7 @@ type FieldDef struct {
 	Desc string // what it is, in a few words
 
 	get getter
+	raw func(p *analysis.Packet) []byte // a protocol's bytes, for slices and contains (nil: not kept)
 }
 
 // Origin is "Wireshark" for Wireshark's fields, "rdmalab" for rdmalab's.
@@ -95,7 +96,7 @@ func (f *Fields) Lookup(name string) (dfilter.Field, bool) {
 	if !ok {
 		return dfilter.Field{}, false
 	}
-	return dfilter.Field{ID: f.byName[d.Name], Type: d.Type, Bits: d.Bits}, true
+	return dfilter.Field{ID: f.byName[d.Name], Type: d.Type, Bits: d.Bits, Raw: d.raw != nil}, true
 }
 
 // Names is dfilter.Schema's: every name, sorted.
@@ -121,6 +122,20 @@ type record struct {
 
 func (r record) Values(id int, dst []dfilter.Value) []dfilter.Value {
 	return r.f.defs[id].get(r.p, dst)
+}
+
+// Raw is dfilter.RawRecord's: the bytes of a protocol the packet has.
+// record is not a dfilter.Layered: rdmalab decodes no protocol inside
+// another of its name, so every value is in layer 1, dfilter's default.
+func (r record) Raw(id int, dst []dfilter.Value) []dfilter.Value {
+	d := &r.f.defs[id]
+	if d.raw == nil {
+		return dst
+	}
+	if b := d.raw(r.p); b != nil {
+		dst = append(dst, dfilter.Bytes(b))
+	}
+	return dst
 }
 
 // DisplayFilter is a compiled display filter (-Y) over the registry.
@@ -265,8 +280,46 @@ func ext(name string, h ib.Headers, bits int, hex bool, desc string, g func(b *i
 	})
 }
 
-func extP(name string, h ib.Headers, desc string) FieldDef {
-	return fp(name, desc, func(p *analysis.Packet) bool { return p.BTH != nil && p.BTH.Headers&h != 0 })
+func extP(name string, h ib.Headers, desc string, raw func(b *ib.BTH) []byte) FieldDef {
+	return withRaw(fp(name, desc, func(p *analysis.Packet) bool { return p.BTH != nil && p.BTH.Headers&h != 0 }), func(p *analysis.Packet) []byte {
+		if p.BTH == nil || p.BTH.Headers&h == 0 {
+			return nil
+		}
+		return raw(p.BTH)
+	})
+}
+
+// withRaw gives a protocol field its bytes (nil when absent).
+func withRaw(d FieldDef, raw func(p *analysis.Packet) []byte) FieldDef {
+	d.raw = raw
+	return d
+}
+
+// layerSpan is a layer's bytes with what follows it (its payload), when the
+// two lie one after the other in the frame.
+func layerSpan(contents, payload []byte) []byte {
+	n := len(contents)
+	if n == 0 || len(payload) == 0 || cap(contents) < n+len(payload) || &contents[:n+1][n] != &payload[0] {
+		return contents
+	}
+	return contents[:n+len(payload)]
+}
+
+// infinibandBytes are the InfiniBand packet's, from its first header (LRH,
+// GRH of RoCEv1, or BTH) to the ICRC and VCRC, as Wireshark's infiniband
+// protocol covers them.
+func infinibandBytes(p *analysis.Packet) []byte {
+	switch {
+	case p.UDP != nil && p.BTH != nil:
+		return p.UDP.Payload
+	case p.LRH != nil:
+		return layerSpan(p.LRH.Contents, p.LRH.Payload)
+	case p.GRH != nil:
+		return layerSpan(p.GRH.Contents, p.GRH.Payload)
+	case p.BTH != nil:
+		return layerSpan(p.BTH.Contents, p.BTH.LayerPayload())
+	}
+	return nil
 }
 
 // extBytes is an extension header Wireshark shows as bytes (ImmDt, IETH).

@@ -18,7 +18,7 @@ import (
 func fieldDefs() []FieldDef {
 	return []FieldDef{
 		// frame
-		fp("frame", "every frame", func(p *analysis.Packet) bool { return true }),
+		withRaw(fp("frame", "every frame", func(p *analysis.Packet) bool { return true }), func(p *analysis.Packet) []byte { return p.Data[p.Pseudo:] }),
 		fu("frame.number", 32, false, "the frame's number, from 1", func(p *analysis.Packet) (uint64, bool) { return u64(p.Frame), true }),
 		fu("frame.len", 32, false, "the frame's length on the wire", func(p *analysis.Packet) (uint64, bool) { return u64(p.WireLen), true }),
 		fu("frame.cap_len", 32, false, "the bytes captured", func(p *analysis.Packet) (uint64, bool) { return u64(p.CapLen), true }),
@@ -37,7 +37,12 @@ func fieldDefs() []FieldDef {
 		}},
 		fu("rdmalab.frame.offset", 64, false, "the byte offset of the frame's record in the file", func(p *analysis.Packet) (uint64, bool) { return u64(uint64(p.Offset)), true }),
 		// Ethernet, IP, UDP
-		fp("eth", "Ethernet", func(p *analysis.Packet) bool { return p.Eth != nil }),
+		withRaw(fp("eth", "Ethernet", func(p *analysis.Packet) bool { return p.Eth != nil }), func(p *analysis.Packet) []byte {
+			if p.Eth == nil {
+				return nil
+			}
+			return p.Eth.Contents
+		}),
 		fm("eth.dst", dfilter.TypeEther, 0, false, "destination MAC address", func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
 			if p.Eth != nil {
 				vs = append(vs, dfilter.Ether(p.Eth.DstMAC))
@@ -62,7 +67,12 @@ func fieldDefs() []FieldDef {
 			}
 			return u64(uint16(p.Eth.EthernetType)), true
 		}),
-		fp("ip", "IPv4", func(p *analysis.Packet) bool { return p.IPv4 != nil }),
+		withRaw(fp("ip", "IPv4", func(p *analysis.Packet) bool { return p.IPv4 != nil }), func(p *analysis.Packet) []byte {
+			if p.IPv4 == nil {
+				return nil
+			}
+			return p.IPv4.Contents
+		}),
 		fa("ip.src", dfilter.TypeIPv4, "source IPv4 address", func(p *analysis.Packet) (netip.Addr, bool) { return p.Src.IP.Unmap(), p.IPv4 != nil }),
 		fa("ip.dst", dfilter.TypeIPv4, "destination IPv4 address", func(p *analysis.Packet) (netip.Addr, bool) { return p.Dst.IP.Unmap(), p.IPv4 != nil }),
 		fm("ip.addr", dfilter.TypeIPv4, 0, false, "source or destination IPv4 address", func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
@@ -101,7 +111,12 @@ func fieldDefs() []FieldDef {
 			}
 			return u64(p.IPv4.Id), true
 		}),
-		fp("ipv6", "IPv6", func(p *analysis.Packet) bool { return p.IPv6 != nil }),
+		withRaw(fp("ipv6", "IPv6", func(p *analysis.Packet) bool { return p.IPv6 != nil }), func(p *analysis.Packet) []byte {
+			if p.IPv6 == nil {
+				return nil
+			}
+			return p.IPv6.Contents
+		}),
 		fa("ipv6.src", dfilter.TypeIPv6, "source IPv6 address", func(p *analysis.Packet) (netip.Addr, bool) { return p.Src.IP, p.IPv6 != nil }),
 		fa("ipv6.dst", dfilter.TypeIPv6, "destination IPv6 address", func(p *analysis.Packet) (netip.Addr, bool) { return p.Dst.IP, p.IPv6 != nil }),
 		fm("ipv6.addr", dfilter.TypeIPv6, 0, false, "source or destination IPv6 address", func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
@@ -110,7 +125,12 @@ func fieldDefs() []FieldDef {
 			}
 			return vs
 		}),
-		fp("udp", "UDP", func(p *analysis.Packet) bool { return p.UDP != nil }),
+		withRaw(fp("udp", "UDP", func(p *analysis.Packet) bool { return p.UDP != nil }), func(p *analysis.Packet) []byte {
+			if p.UDP == nil {
+				return nil
+			}
+			return p.UDP.Contents
+		}),
 		fu("udp.srcport", 16, false, "source port", func(p *analysis.Packet) (uint64, bool) { return u64(p.SrcPort), p.UDP != nil }),
 		fu("udp.dstport", 16, false, "destination port", func(p *analysis.Packet) (uint64, bool) { return u64(p.DstPort), p.UDP != nil }),
 		fm("udp.port", dfilter.TypeUint, 16, false, "source or destination port", func(p *analysis.Packet, vs []dfilter.Value) []dfilter.Value {
@@ -127,14 +147,19 @@ func fieldDefs() []FieldDef {
 		}),
 		fp("tcp", "TCP", func(p *analysis.Packet) bool { return p.TCP != nil }),
 		// InfiniBand
-		fp("infiniband", "InfiniBand: a BTH, an LRH or a MAD", func(p *analysis.Packet) bool { return p.BTH != nil || p.LRH != nil || p.MAD != nil }),
+		withRaw(fp("infiniband", "InfiniBand: a BTH, an LRH or a MAD", func(p *analysis.Packet) bool { return p.BTH != nil || p.LRH != nil || p.MAD != nil }), infinibandBytes),
 		fs("rdmalab.encap", "how InfiniBand travels: RoCEv2, RoCEv1 or InfiniBand", func(p *analysis.Packet) (string, bool) {
 			if p.Encap == frame.EncapNone {
 				return "", false
 			}
 			return p.Encap.Field(), true
 		}),
-		fp("infiniband.lrh", "Local Route Header", func(p *analysis.Packet) bool { return p.LRH != nil }),
+		withRaw(fp("infiniband.lrh", "Local Route Header", func(p *analysis.Packet) bool { return p.LRH != nil }), func(p *analysis.Packet) []byte {
+			if p.LRH == nil {
+				return nil
+			}
+			return p.LRH.Contents
+		}),
 		lrhU("infiniband.lrh.vl", 8, true, "virtual lane", func(l *ib.LRH) uint64 { return u64(l.VL) }),
 		lrhU("infiniband.lrh.lver", 8, false, "link version", func(l *ib.LRH) uint64 { return u64(l.LVer) }),
 		lrhU("infiniband.lrh.sl", 8, false, "service level", func(l *ib.LRH) uint64 { return u64(l.SL) }),
@@ -155,7 +180,12 @@ func fieldDefs() []FieldDef {
 			return p.VCRC.State
 		}),
 		fp("rdmalab.vcrc_bad", "the VCRC does not match", func(p *analysis.Packet) bool { return p.LRH != nil && p.VCRC.State == frame.CRCBad }),
-		fp("infiniband.grh", "Global Route Header", func(p *analysis.Packet) bool { return p.GRH != nil }),
+		withRaw(fp("infiniband.grh", "Global Route Header", func(p *analysis.Packet) bool { return p.GRH != nil }), func(p *analysis.Packet) []byte {
+			if p.GRH == nil {
+				return nil
+			}
+			return p.GRH.Contents
+		}),
 		grhU("infiniband.grh.ipver", 8, "IP version", func(g *ib.GRH) uint64 { return u64(g.IPVer) }),
 		grhU("infiniband.grh.tclass", 16, "traffic class", func(g *ib.GRH) uint64 { return u64(g.TClass) }),
 		grhU("infiniband.grh.flowlabel", 32, "flow label", func(g *ib.GRH) uint64 { return u64(g.FlowLabel) }),
@@ -174,7 +204,12 @@ func fieldDefs() []FieldDef {
 			}
 			return frame.GIDIPv6(p.GRH.DGID), true
 		}),
-		fp("infiniband.bth", "Base Transport Header", func(p *analysis.Packet) bool { return p.BTH != nil }),
+		withRaw(fp("infiniband.bth", "Base Transport Header", func(p *analysis.Packet) bool { return p.BTH != nil }), func(p *analysis.Packet) []byte {
+			if p.BTH == nil {
+				return nil
+			}
+			return p.BTH.Contents
+		}),
 		bthU("infiniband.bth.opcode", 8, false, "opcode (4 RC SEND Only, 17 RC Acknowledge)", func(b *ib.BTH) uint64 { return u64(b.Opcode) }),
 		bthB("infiniband.bth.se", "solicited event", func(b *ib.BTH) bool { return b.SE }),
 		bthB("infiniband.bth.m", "migration state", func(b *ib.BTH) bool { return b.M }),
@@ -187,22 +222,22 @@ func fieldDefs() []FieldDef {
 		bthB("infiniband.bth.a", "acknowledge request", func(b *ib.BTH) bool { return b.A }),
 		bthU("infiniband.bth.reserved7", 8, false, "reserved bits after the A bit", func(b *ib.BTH) uint64 { return u64(b.Reserved7) }),
 		bthU("infiniband.bth.psn", 24, false, "packet sequence number", func(b *ib.BTH) uint64 { return u64(b.PSN) }),
-		extP("infiniband.rdeth", ib.HasRDETH, "Reliable Datagram ETH"),
+		extP("infiniband.rdeth", ib.HasRDETH, "Reliable Datagram ETH", func(b *ib.BTH) []byte { return b.RDETH.Contents }),
 		ext("infiniband.rdeth.eecnxt", ib.HasRDETH, 24, false, "EE context", func(b *ib.BTH) uint64 { return u64(b.RDETH.EECnxt) }),
-		extP("infiniband.deth", ib.HasDETH, "Datagram ETH"),
+		extP("infiniband.deth", ib.HasDETH, "Datagram ETH", func(b *ib.BTH) []byte { return b.DETH.Contents }),
 		ext("infiniband.deth.q_key", ib.HasDETH, 64, true, "queue key", func(b *ib.BTH) uint64 { return u64(b.DETH.QKey) }),
 		ext("infiniband.deth.srcqp", ib.HasDETH, 32, true, "source QP", func(b *ib.BTH) uint64 { return u64(b.DETH.SrcQP) }),
 		ext("rdmalab.xrceth.xrcsrq", ib.HasXRCETH, 24, false, "XRC shared receive queue (XRCETH; Wireshark 4.0 does not decode it)", func(b *ib.BTH) uint64 { return u64(b.XRCETH.XRCSRQ) }),
-		extP("infiniband.reth", ib.HasRETH, "RDMA ETH"),
+		extP("infiniband.reth", ib.HasRETH, "RDMA ETH", func(b *ib.BTH) []byte { return b.RETH.Contents }),
 		ext("infiniband.reth.va", ib.HasRETH, 64, true, "virtual address", func(b *ib.BTH) uint64 { return u64(b.RETH.VA) }),
 		ext("infiniband.reth.r_key", ib.HasRETH, 32, true, "remote key", func(b *ib.BTH) uint64 { return u64(b.RETH.RKey) }),
 		ext("infiniband.reth.dmalen", ib.HasRETH, 32, false, "DMA length", func(b *ib.BTH) uint64 { return u64(b.RETH.DMALen) }),
-		extP("infiniband.atomiceth", ib.HasAtomicETH, "Atomic ETH"),
+		extP("infiniband.atomiceth", ib.HasAtomicETH, "Atomic ETH", func(b *ib.BTH) []byte { return b.AtomicETH.Contents }),
 		ext("rdmalab.atomiceth.va", ib.HasAtomicETH, 64, true, "AtomicETH virtual address (Wireshark shows it as infiniband.reth.va)", func(b *ib.BTH) uint64 { return u64(b.AtomicETH.VA) }),
 		ext("rdmalab.atomiceth.r_key", ib.HasAtomicETH, 32, true, "AtomicETH remote key (Wireshark: infiniband.reth.r_key)", func(b *ib.BTH) uint64 { return u64(b.AtomicETH.RKey) }),
 		ext("infiniband.atomiceth.swapdt", ib.HasAtomicETH, 64, false, "swap (or add) data", func(b *ib.BTH) uint64 { return u64(b.AtomicETH.SwapDt) }),
 		ext("infiniband.atomiceth.cmpdt", ib.HasAtomicETH, 64, false, "compare data", func(b *ib.BTH) uint64 { return u64(b.AtomicETH.CmpDt) }),
-		extP("infiniband.aeth", ib.HasAETH, "ACK ETH"),
+		extP("infiniband.aeth", ib.HasAETH, "ACK ETH", func(b *ib.BTH) []byte { return b.AETH.Contents }),
 		ext("infiniband.aeth.syndrome", ib.HasAETH, 8, false, "syndrome", func(b *ib.BTH) uint64 { return u64(b.AETH.Syndrome) }),
 		ext("infiniband.aeth.msn", ib.HasAETH, 24, false, "message sequence number", func(b *ib.BTH) uint64 { return u64(b.AETH.MSN) }),
 		fs("rdmalab.aeth.syndrome", "the syndrome in words (ACK, RNR NAK, NAK ...)", func(p *analysis.Packet) (string, bool) {
@@ -211,7 +246,7 @@ func fieldDefs() []FieldDef {
 			}
 			return p.BTH.AETH.Syndrome.String(), true
 		}),
-		extP("infiniband.atomicacketh", ib.HasAtomicAckETH, "Atomic Acknowledge ETH"),
+		extP("infiniband.atomicacketh", ib.HasAtomicAckETH, "Atomic Acknowledge ETH", func(b *ib.BTH) []byte { return b.AtomicAckETH.Contents }),
 		ext("infiniband.atomicacketh.origremdt", ib.HasAtomicAckETH, 64, false, "original remote data", func(b *ib.BTH) uint64 { return u64(b.AtomicAckETH.OrigRemDt) }),
 		extBytes("infiniband.immdt", ib.HasImmDt, "immediate data", func(b *ib.BTH) uint32 { return b.ImmDt.Data }),
 		extBytes("infiniband.ieth", ib.HasIETH, "invalidate ETH: the R_Key invalidated", func(b *ib.BTH) uint32 { return b.IETH.RKey }),
