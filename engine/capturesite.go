@@ -55,9 +55,9 @@ func captureSite(root string, server, client ibv.Port) (CaptureSite, error) {
 	}
 	site := CaptureSite{Netdev: sn.Name, Device: server.Device, Software: sn.Software}
 	if server.Device == client.Device {
-		return site, fmt.Errorf("both QPs are on %s (netdev %s): %w: it delivers a packet for its own address inside (rxe: RXE_LOOPBACK), so the capture would be empty; "+
+		return site, fmt.Errorf("both QPs are on %s (netdev %s): %w: %s delivers a packet for its own address inside (rxe: RXE_LOOPBACK), so the capture would be empty; "+
 			"put the client on a second device on a second netdev (--engine ibv:%s,CLIENT_DEVICE; test/rxe/README.md shows one host with two NICs)",
-			server.Device, sn.Name, ErrLoopback, server.Device)
+			server.Device, sn.Name, ErrLoopback, server.Device, server.Device)
 	}
 	cn, err := ibv.NetdevOf(root, client)
 	if err != nil {
