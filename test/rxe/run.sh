@@ -8,14 +8,17 @@
 #      and each lesson of $LESSONS (default: every one) with --engine
 #      ibv:rxe0,rxe1, one tcpdump capture of udp port 4791 per run, one
 #      script with both QPs on rxe0 (--engine ibv:rxe0, "one-device": rxe
-#      loops it back, uncaptured), and one interactive session in a tmux
-#      pane (pty.sh: the prompt, Tab, view);
+#      loops it back, uncaptured), one interactive session in a tmux
+#      pane (pty.sh: the prompt, Tab, view), and own/own-capture.rdl: the
+#      REPL's own capture start/stop on rxe0's netdev, decoded in the guest;
 #   4. runs the same on the sim, here, and diffs the transcripts and the
 #      screens after masking what cannot match (addresses, keys, QP
 #      numbers, times);
 #   5. checks every capture with rdmalab decode --check and that every
 #      RDMA READ and WRITE in it is attributed to a chunk segment (a
-#      resent one too: it is counted and reported, not failed).
+#      resent one too: it is counted and reported, not failed); and that
+#      the own capture shows the WRITE, its two RDMA READs and the reply,
+#      and capture save and a one-device capture start are refused.
 # A lesson whose engines: leave ibv out is skipped on rxe (lesson check
 # says so) and still run on the sim. Results go to $OUT (default
 # $BUILD/out). Exit status 0 only when every run passed on both engines,
