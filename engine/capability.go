@@ -19,6 +19,10 @@ const (
 	DeclaredStatus Capability = iota + 1
 	// VirtualLink: the link's rate and latency are the lab's to change.
 	VirtualLink
+	// OwnWire: the lab draws its own traffic as frames (StartCapture,
+	// WriteCapture): the sim. A real device's are captured where they
+	// cross (CaptureSite).
+	OwnWire
 )
 
 // Can says whether the lab's provider can do c.
@@ -29,6 +33,8 @@ func (l *Lab) Can(c Capability) bool {
 		_, ok = l.Provider.(verbs.StatusChooser)
 	case VirtualLink:
 		_, ok = l.Provider.(verbs.Link)
+	case OwnWire:
+		_, ok = l.wire()
 	}
 	return ok
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // ErrNoWire says a real device's lab has no virtual wire to capture.
-var ErrNoWire = errors.New("a real device has no virtual wire to record: capture its own traffic instead (on rxe: tcpdump -i NETDEV udp port 4791), then rdmalab decode it")
+var ErrNoWire = errors.New("a real device has no virtual wire to record: its packets are captured where they cross its netdev (capture start FILE; on rxe, tcpdump -i NETDEV udp port 4791 too)")
 
 // ErrSimOnly names something only the sim can do: a real device completes
 // work with what really happened.

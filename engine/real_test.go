@@ -155,6 +155,9 @@ func TestLabOnABareProvider(t *testing.T) {
 	if _, err := l.WriteCapture(io.Discard); !errors.Is(err, ErrNoWire) {
 		t.Errorf("WriteCapture: %v", err)
 	}
+	if l.Can(OwnWire) {
+		t.Error("a provider without a wire: Can(OwnWire) true")
+	}
 	// The call's SEND, then the reply's.
 	for i := 0; i < 10 && l.PendingCount() > 0; i++ {
 		if _, err := l.Complete(-1, nil); err != nil {

@@ -2,7 +2,9 @@ package repl
 
 // Captures in the REPL: `capture open` decodes a pcap file (the packets
 // commands list it, the view's Packets pane draws it), and `capture save`,
-// `start` and `stop` write the simulator's own traffic as pcap.
+// `start` and `stop` write the simulator's own traffic as pcap; on a real
+// device `start` and `stop` record its packets on its netdev instead
+// (capture_device.go).
 
 import (
 	"bytes"
@@ -23,6 +25,7 @@ import (
 	"github.com/rdmalab/rdmalab/captures/decode/analysis"
 	"github.com/rdmalab/rdmalab/captures/decode/fields"
 	"github.com/rdmalab/rdmalab/captures/dfilter"
+	"github.com/rdmalab/rdmalab/captures/live"
 	"github.com/rdmalab/rdmalab/engine"
 	"github.com/rdmalab/rdmalab/internal/atomicfile"
 	"github.com/rdmalab/rdmalab/internal/cli"
@@ -90,6 +93,18 @@ type recording struct {
 	// whose folder it is written to.
 	lesson bool
 	left   *leftovers // the session's: holds the temporary file until the end
+	// dev: on a real device, the capture on its netdev (nil on the sim,
+	// whose lab writes the frames).
+	dev   *deviceRecording
+	stats live.Stats // dev's counts once it ended
+}
+
+// what the recording records, for the messages.
+func (r *recording) what() string {
+	if r.dev != nil {
+		return r.dev.what()
+	}
+	return "the lab's traffic"
 }
 
 // closeCaptures ends both; the session calls it when it closes. A
@@ -157,6 +172,9 @@ func captureCommands() []*Command {
 				"each anomaly and note decode --check finds as its packet's comment, which Wireshark\n" +
 				"shows in its packet list (frame.comment). capture start FILE records from\n" +
 				"now on, with no limit, until capture stop (or the end of the session).\n" +
+				"On a real device (--engine ibv:SERVER,CLIENT) there is no simulated wire: capture\n" +
+				"start records the device's RoCE packets where they cross its netdev (pcapng; needs\n" +
+				"CAP_NET_RAW and the two devices on two netdevs), and capture save is refused.\n" +
 				"FILE is written whole or not at all: into a temporary file beside it, renamed over\n" +
 				"FILE when complete (for start, at stop), so a full disk or a crash leaves an\n" +
 				"existing FILE as it was. A symbolic link at FILE is replaced by the file, never\n" +
@@ -451,7 +469,7 @@ func (c *Ctx) captureStatus(out io.Writer) error {
 		fmt.Fprintln(out, s.captureLine())
 	}
 	if r := s.capture.rec; r != nil {
-		fmt.Fprintf(out, "recording the lab's traffic to %s: capture stop ends it\n", shown(r.name))
+		fmt.Fprintf(out, "recording %s to %s: capture stop ends it\n", r.what(), shown(r.name))
 	}
 	return nil
 }
@@ -472,6 +490,9 @@ func (c *Ctx) emitJSON(v any, out io.Writer) error {
 
 func (c *Ctx) captureSave(file string, annotated bool, out io.Writer) error {
 	s := c.S
+	if !s.lab.Can(engine.OwnWire) {
+		return errSaveOnDevice(s.capture.rec)
+	}
 	n, notes := 0, 0
 	af, err := c.writeFile(file, func(w io.Writer) error {
 		if !annotated {
@@ -513,6 +534,9 @@ func (c *Ctx) captureStart(file string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !s.lab.Can(engine.OwnWire) {
+		return c.captureStartDevice(file, path, out)
+	}
 	af, err := atomicfile.Create(path)
 	if err != nil {
 		return fileErr(err, path, file)
@@ -530,7 +554,11 @@ func (c *Ctx) captureStart(file string, out io.Writer) error {
 // abort stops the recording and removes its file; FILE stays as it was.
 func (r *recording) abort() {
 	defer r.left.drop(r.f.TempName())
-	_, _ = r.lab.StopCapture()
+	if r.dev != nil {
+		_, _ = r.dev.stop()
+	} else {
+		_, _ = r.lab.StopCapture()
+	}
 	r.f.Abort()
 }
 
@@ -538,7 +566,13 @@ func (r *recording) abort() {
 // it failed, removes it and leaves FILE as it was.
 func (r *recording) end() (packets int, err error) {
 	defer r.left.drop(r.f.TempName())
-	n, err := r.lab.StopCapture()
+	var n int
+	if r.dev != nil {
+		r.stats, err = r.dev.stop()
+		n = int(r.stats.Captured)
+	} else {
+		n, err = r.lab.StopCapture()
+	}
 	if err != nil {
 		r.f.Abort()
 		return n, err
@@ -559,7 +593,9 @@ func (c *Ctx) captureStop(out io.Writer) error {
 	}
 	fmt.Fprintf(out, "recorded %s packets to %s\n", cli.Thousands(n), shown(r.name))
 	linkNote(out, r.name, r.f)
-	if r.lab != s.lab {
+	if r.dev != nil {
+		r.dev.notes(out, r.stats)
+	} else if r.lab != s.lab {
 		fmt.Fprintln(out, "note: the lab was rebuilt while recording: the file ends where the old lab did")
 	}
 	fmt.Fprintf(out, "next: capture open %s, or rdmalab decode --rpc %s\n", shown(r.name), shown(r.name))
@@ -580,6 +616,9 @@ func (s *Session) finishRecording(out io.Writer) {
 		return
 	}
 	fmt.Fprintf(out, "capture: the recording still running at the end was stopped: %s packets in %s\n", cli.Thousands(n), shown(r.name))
+	if r.dev != nil {
+		r.dev.notes(out, r.stats)
+	}
 }
 
 // parseSelector compiles a packets FILTER with decode's one compiler of

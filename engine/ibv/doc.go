@@ -51,7 +51,8 @@
 //     (LOC_PROT_ERR), counted among WRs posted from now; other statuses and
 //     `complete --status` need the sim.
 //   - There is no virtual wire: no Transfers, no capture of the lab's own;
-//     the device's traffic is captured where it is (tcpdump on rxe's
+//     the device's traffic is captured where it is, on the netdev of its
+//     port's GID (NetdevOf; the REPL's capture start, or tcpdump on rxe's
 //     netdev). link_rate and latency are the sim's only.
 //   - Numbers: QP numbers, keys, addresses (real virtual addresses), PSNs
 //     and the clock (wall time since Open) are the device's.

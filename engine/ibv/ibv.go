@@ -323,6 +323,13 @@ func (p *provider) NewDevice(node string, attr verbs.DeviceAttr, grantSendSGE in
 	return &device{p: p, node: node, dc: d, attr: attr, grantSendSGE: grantSendSGE}, nil
 }
 
+func (p *provider) Port(node string) Port {
+	if d := p.nodes[node]; d != nil {
+		return Port{Device: d.name, Port: d.port, GIDIndex: d.gid.Index}
+	}
+	return Port{}
+}
+
 func (p *provider) ActiveMTU(node string) int {
 	if d := p.nodes[node]; d != nil {
 		return mtuBytes(d.raw.ActiveMTU)

@@ -41,6 +41,8 @@ type Provider interface {
 	ActiveMTU(node string) int
 	// Describe says which devices, ports, GIDs and MTU the nodes use.
 	Describe() string
+	// Port is the device, port and GID the node's connection goes by.
+	Port(node string) Port
 }
 
 // The fault a Provider injects is provoked, not declared (FailNth): a

@@ -8,14 +8,17 @@
 #      and each lesson of $LESSONS (default: every one) with --engine
 #      ibv:rxe0,rxe1, one tcpdump capture of udp port 4791 per run, one
 #      script with both QPs on rxe0 (--engine ibv:rxe0, "one-device": rxe
-#      loops it back, uncaptured), and one interactive session in a tmux
-#      pane (pty.sh: the prompt, Tab, view);
+#      loops it back, uncaptured), one interactive session in a tmux
+#      pane (pty.sh: the prompt, Tab, view), and own/own-capture.rdl: the
+#      REPL's own capture start/stop on rxe0's netdev, decoded in the guest;
 #   4. runs the same on the sim, here, and diffs the transcripts and the
 #      screens after masking what cannot match (addresses, keys, QP
 #      numbers, times);
 #   5. checks every capture with rdmalab decode --check and that every
 #      RDMA READ and WRITE in it is attributed to a chunk segment (a
-#      resent one too: it is counted and reported, not failed).
+#      resent one too: it is counted and reported, not failed); and that
+#      the own capture shows the WRITE, its two RDMA READs and the reply,
+#      and capture save and a one-device capture start are refused.
 # A lesson whose engines: leave ibv out is skipped on rxe (lesson check
 # says so) and still run on the sim. Results go to $OUT (default
 # $BUILD/out). Exit status 0 only when every run passed on both engines,
@@ -42,7 +45,7 @@ say "rdmalab built (-tags ibv for the guest)"
 "$HERE/build.sh"
 say "guest image ready"
 
-cp "$HERE"/scripts/*.rdl "$HERE/pty.sh" "$SHARE/"
+cp "$HERE"/scripts/*.rdl "$HERE/pty.sh" "$HERE/own/own-capture.rdl" "$SHARE/"
 for l in $LESSONS; do cp "$ROOT/lessons/$l.md" "$SHARE/lessons/"; done
 cp -r "$ROOT/lessons/files" "$SHARE/lessons/"   # what lessons open (capture open)
 cat >"$SHARE/guest.sh" <<'GUEST'
@@ -64,10 +67,19 @@ stop() { # NAME: stop tcpdump once its file stops growing (TCG is slow)
 ibv_devinfo -v -d rxe0 >out/devinfo.txt 2>&1
 for f in *.rdl; do
   n=${f%.rdl}
+  [ "$n" = own-capture ] && continue
   capture "$n"
   $R run "$f" >"out/$n.rxe.txt" 2>"out/$n.rxe.err"; echo $? >"out/$n.rxe.rc"
   stop "$n"
 done
+# The learner's own capture: capture start on rxe0's netdev (no tcpdump),
+# decoded here in the guest; capture save refused with its reason; and
+# capture start with both QPs on rxe0 refused (RXE_LOOPBACK).
+$R run own-capture.rdl >out/own-capture.rxe.txt 2>out/own-capture.rxe.err; echo $? >out/own-capture.rxe.rc
+cp /tmp/own-capture.pcapng out/own-capture.rxe.pcapng 2>/dev/null
+./rdmalab decode --rpc /tmp/own-capture.pcapng >out/own-capture.decode.txt 2>&1; echo $? >out/own-capture.decode.rc
+printf 'capture save /tmp/own-save.pcap\n' | $R run - >out/own-save.rxe.txt 2>&1; echo $? >out/own-save.rxe.rc
+printf 'capture start /tmp/own-loop.pcapng\n' | ./rdmalab --engine ibv:rxe0 run - >out/own-loop.rxe.txt 2>&1; echo $? >out/own-loop.rxe.rc
 # Both QPs on one device: rxe loops the packets back inside (no capture).
 ./rdmalab --engine ibv:rxe0 run write-read-chunk.rdl >out/one-device.rxe.txt 2>out/one-device.rxe.err
 echo $? >out/one-device.rxe.rc
@@ -205,6 +217,38 @@ sys.exit(1 if unattributed else 0)' >"$OUT/$n.attr.txt" && arc=0 || arc=$?
   fi
   [ $arc = 0 ] || fail "$n" "$(grep -c 'not attributed' "$OUT/$n.attr.txt") RDMA operation(s) not attributed to a chunk (see $n.attr.txt)"
 done
+
+# The learner's own capture (capture start/stop in the REPL, on rxe0's
+# netdev): the guest's decode --rpc must show the WRITE call, both RDMA
+# READs of its Read chunk with all their bytes, and the reply, as the
+# sim's own recording of the same script does.
+own=own-capture
+orc=$(cat "$OUT/$own.rxe.rc" 2>/dev/null || echo none)
+odrc=$(cat "$OUT/$own.decode.rc" 2>/dev/null || echo none)
+osrc=0; (cd "$OUT" && "$BUILD/rdmalab" run "$HERE/own/$own.rdl") >"$OUT/$own.sim.txt" 2>&1 || osrc=$?
+cp /tmp/own-capture.pcapng "$OUT/$own.sim.pcapng" 2>/dev/null || true
+"$BUILD/rdmalab" decode --rpc "$OUT/$own.sim.pcapng" >"$OUT/$own.sim.decode.txt" 2>&1 || true
+dec=$OUT/$own.decode.txt
+reads=$(grep -c 'RDMA READ in' "$dec" 2>/dev/null || true)
+seen=$(grep -c '8192 bytes seen' "$dec" 2>/dev/null || true)
+printf '%-34s %-6s %-6s decode --rpc in the guest: exit %s, %s RDMA READ(s), %s segment(s) whole; %s\n' "$own (capture start)" "$orc" "$osrc" \
+  "$odrc" "${reads:-0}" "${seen:-0}" "$(grep -c 'V3 WRITE Reply' "$OUT/$own.rxe.txt" 2>/dev/null || echo 0) reply line(s) from packets rpc" >>"$OUT/summary.txt"
+[ "$orc" = 0 ] || fail "$own" "exits $orc on rxe: $(tail -n 3 "$OUT/$own.rxe.err" "$OUT/$own.rxe.txt" 2>/dev/null | grep -v '^==>' | grep . | tail -n 3 | tr '\n' ' ')"
+[ "$osrc" = 0 ] || fail "$own" "exits $osrc on the sim: $(tail -n 3 "$OUT/$own.sim.txt" | tr '\n' ' ')"
+[ "$odrc" = 0 ] || fail "$own" "decode --rpc in the guest exits $odrc: $(tail -n 2 "$dec" 2>/dev/null | tr '\n' ' ')"
+if ! grep -q 'call   frame .*V3 WRITE Call' "$dec" 2>/dev/null || ! grep -q 'reply  frame .*V3 WRITE Reply' "$dec" || [ "${reads:-0}" -lt 2 ] || [ "${seen:-0}" != 2 ]; then
+  fail "$own" "decode --rpc of the recording does not show the WRITE call, its 2 RDMA READs whole and the reply (see $own.decode.txt)"
+fi
+grep -q 'V3 WRITE Reply' "$OUT/$own.rxe.txt" 2>/dev/null || fail "$own" "capture open and packets rpc in the session do not list the reply (see $own.rxe.txt)"
+src=$(cat "$OUT/own-save.rxe.rc" 2>/dev/null || echo none)
+{ [ "$src" != 0 ] && grep -q 'capture start FILE records them' "$OUT/own-save.rxe.txt"; } ||
+  fail own-save "capture save on rxe is not refused with its reason (exit $src: $(tr '\n' ' ' <"$OUT/own-save.rxe.txt" 2>/dev/null))"
+src=$(cat "$OUT/own-loop.rxe.rc" 2>/dev/null || echo none)
+{ [ "$src" != 0 ] && grep -q 'RXE_LOOPBACK' "$OUT/own-loop.rxe.txt"; } ||
+  fail own-loop "capture start with both QPs on rxe0 is not refused for RXE_LOOPBACK (exit $src: $(tr '\n' ' ' <"$OUT/own-loop.rxe.txt" 2>/dev/null))"
+printf '%-34s %-6s %-6s %s\n' "own-save, own-loop (refused)" "$(cat "$OUT/own-save.rxe.rc" 2>/dev/null),$(cat "$OUT/own-loop.rxe.rc" 2>/dev/null)" - \
+  "$(grep -o 'capture start FILE records them' "$OUT/own-save.rxe.txt" | head -1); $(grep -o 'RXE_LOOPBACK' "$OUT/own-loop.rxe.txt" | head -1)" >>"$OUT/summary.txt"
+
 cat "$OUT/summary.txt"
 if [ ${#failures[@]} -gt 0 ]; then
   echo "FAILED (${#failures[@]}):"
