@@ -325,7 +325,9 @@ func TestSlowClientDropped(t *testing.T) {
 	if s.Clients() != 0 {
 		t.Fatal("the page that does not read is still served")
 	}
-	if worst > 20*time.Millisecond {
+	// Waiting for the page would take the write timeout (200 ms); a
+	// loaded machine's scheduling takes tens of ms, not that.
+	if worst > 100*time.Millisecond {
 		t.Errorf("a change took %v with a slow page: the publisher waited for it", worst)
 	}
 }
