@@ -663,10 +663,8 @@ func jsonNFS(w *jsonw, f *nfs.Fields, call bool) {
 			w.uint("", uint64(f.Status))
 			w.endArray()
 		} else {
-			// The COMPOUND's status, then each operation's.
 			w.beginArray("nfs.status")
-			w.uint("", uint64(f.Status))
-			for _, st := range f.OpStatus {
+			for st := range f.Statuses() {
 				w.uint("", uint64(st))
 			}
 			w.endArray()

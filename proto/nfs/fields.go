@@ -7,6 +7,8 @@ package nfs
 // COMMIT are kept: what a reader of RDMA traffic looks for; and the names
 // and paths the summary shows escaped, exactly as the wire has them.
 
+import "iter"
+
 // Fields are the NFS fields of one call or reply. A field is present when
 // its Has flag (or, for slices, its length) says so.
 type Fields struct {
@@ -15,21 +17,25 @@ type Fields struct {
 	// NFSv4 COMPOUND: the operations in order (nfs.opcode) and those
 	// the Info column names, the operations of the most important tier
 	// (nfs.main_opcode).
-	Ops        []Op4
-	MainOps    []Op4
-	Status     uint32    // a reply: nfsstat3, or the COMPOUND's nfsstat4
-	HasStatus  bool      //
-	OpStatus   []Status4 // NFSv4 reply: each operation's status
-	Offset     uint64    // READ, WRITE, COMMIT call (nfs.offset3, nfs.offset4)
-	HasOffset  bool      //
-	Count      uint32    // nfs.count3, nfs.count4 (see CallFields, ReplyFields)
-	HasCount   bool      //
-	Stable     StableHow // WRITE call (nfs.write.stable, nfs.stable_how4), WRITE reply (committed)
-	HasStable  bool      //
-	DataLen    uint32    // NFSv4 WRITE call, READ reply (nfs.write.data_length, nfs.read.data_length)
-	HasDataLen bool      //
-	EOF        bool      // READ reply (nfs.read.eof, nfs.eof)
-	HasEOF     bool      //
+	Ops       []Op4
+	MainOps   []Op4
+	Status    uint32    // a reply: nfsstat3, or the COMPOUND's nfsstat4
+	HasStatus bool      //
+	OpStatus  []Status4 // NFSv4 reply: each operation's status
+	// EntryStatus is the rdattr_error of each READDIR entry that has one,
+	// in the result of operation EntryOp (an index in Ops).
+	EntryStatus []Status4
+	EntryOp     int
+	Offset      uint64    // READ, WRITE, COMMIT call (nfs.offset3, nfs.offset4)
+	HasOffset   bool      //
+	Count       uint32    // nfs.count3, nfs.count4 (see CallFields, ReplyFields)
+	HasCount    bool      //
+	Stable      StableHow // WRITE call (nfs.write.stable, nfs.stable_how4), WRITE reply (committed)
+	HasStable   bool      //
+	DataLen     uint32    // NFSv4 WRITE call, READ reply (nfs.write.data_length, nfs.read.data_length)
+	HasDataLen  bool      //
+	EOF         bool      // READ reply (nfs.read.eof, nfs.eof)
+	HasEOF      bool      //
 
 	// Strings are the names, paths, link targets and NFSv4 tag the
 	// message carries, in wire order, exactly as sent: not fit for a
@@ -166,6 +172,9 @@ func replyFields(prog, vers, proc uint32, body []byte, sum *summary) (f Fields, 
 		io := false
 		for i, op := range c.Ops {
 			f.Ops[i], f.OpStatus[i] = op.Op, op.Status
+			if len(op.EntryStatus) > 0 && f.EntryStatus == nil {
+				f.EntryStatus, f.EntryOp = op.EntryStatus, i
+			}
 			switch {
 			case io || op.Status != NFS4OK:
 			case op.Op == Op4Read:
@@ -193,4 +202,28 @@ func mainOps(ops []Op4) []Op4 {
 		}
 	}
 	return main
+}
+
+// Statuses are the message's nfs.status values in Wireshark's order: an
+// NFSv3 reply's status; a COMPOUND's, then each operation's, with the
+// rdattr_error of each READDIR entry after its operation's.
+func (f *Fields) Statuses() iter.Seq[uint32] {
+	return func(yield func(uint32) bool) {
+		if !f.HasStatus || !yield(f.Status) || f.Vers == 3 {
+			return
+		}
+		for i, st := range f.OpStatus {
+			if !yield(uint32(st)) {
+				return
+			}
+			if i != f.EntryOp {
+				continue
+			}
+			for _, est := range f.EntryStatus {
+				if !yield(uint32(est)) {
+					return
+				}
+			}
+		}
+	}
 }

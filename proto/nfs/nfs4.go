@@ -290,6 +290,9 @@ type Op4Result struct {
 	DataPos   int       // READ: offset of the first data byte in the input
 	Data      []byte    // READ: the data, nil when it went in a Write chunk
 	FH        []byte    // GETFH: the file handle (aliases the input)
+	// READDIR: each entry's rdattr_error, for the entries whose attributes
+	// carry one (Wireshark shows it as an nfs.status).
+	EntryStatus []Status4
 }
 
 // Compound4Res is a COMPOUND reply: its header and its operation results.

@@ -353,3 +353,36 @@ func TestNames4(t *testing.T) {
 		}
 	}
 }
+
+// A READDIR entry whose attributes hold rdattr_error gives it, past the
+// attributes before it (supported_attrs a bitmap, fsid 16 bytes); an
+// entry without one gives none.
+func TestReadDirEntryStatus(t *testing.T) {
+	var vals b4
+	vals.u32(2, 0xff, 0x1) // supported_attrs: a bitmap of 2 words
+	vals.u32(2)            // type
+	vals.u64(7).u64(0)     // fsid
+	vals.u32(13)
+	withErr := func(b *b4) *b4 {
+		return b.u32(1, 1|1<<1|1<<8|1<<11).opaque(string(vals.Bytes()))
+	}
+	var b b4
+	b.opaque("").u32(0, 1)
+	b.u32(uint32(Op4ReadDir), 0).u32(0, 0)
+	b.u32(1).u64(3).opaque("a")
+	withErr(&b)
+	b.u32(1).u64(4).opaque("b").fattr()
+	b.u32(0, 1)
+	in := b.Bytes()
+	var c Compound4Res
+	if n, err := c.Decode(in, DataAuto); err != nil || n != len(in) || len(c.Ops) != 1 {
+		t.Fatalf("decode: %d of %d bytes, %v, %d ops", n, len(in), err, len(c.Ops))
+	}
+	if got := c.Ops[0].EntryStatus; len(got) != 1 || got[0] != 13 {
+		t.Errorf("entry statuses %v, want [NFS4ERR_ACCESS]", got)
+	}
+	f, _ := ReplyFields(ProgNFS, 4, 1, in)
+	if len(f.EntryStatus) != 1 || f.EntryOp != 0 {
+		t.Errorf("fields: %v at op %d", f.EntryStatus, f.EntryOp)
+	}
+}

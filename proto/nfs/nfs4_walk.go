@@ -82,6 +82,47 @@ func (w *walker) fattr(field string) {
 	w.opaque(field + " attr_vals")
 }
 
+// rdattrError walks a fattr4 and returns its rdattr_error (attribute 11)
+// when the mask holds it: the attributes before it have fixed sizes but
+// the first, supported_attrs, a bitmap4.
+func (w *walker) rdattrError(field string) (Status4, bool) {
+	n := w.count(field+" attrmask count", xdr.NoLimit)
+	if w.Err() != nil || uint64(n)*4 > uint64(w.Len()) {
+		w.Need(w.Len()+1, field+" attrmask")
+		return 0, false
+	}
+	var mask0 uint32
+	for i := uint32(0); i < n; i++ {
+		m := w.Uint32(field + " attrmask")
+		if i == 0 {
+			mask0 = m
+		}
+	}
+	vals := w.OpaqueVar(xdr.NoLimit, field+" attr_vals")
+	if w.Err() != nil || mask0&(1<<11) == 0 {
+		return 0, false
+	}
+	v := xdr.NewWalker(vals)
+	// supported_attrs, type, fh_expire_type, change, size, link_support,
+	// symlink_support, named_attr, fsid, unique_handles, lease_time.
+	sizes := [...]int{-1, 4, 4, 8, 8, 4, 4, 4, 16, 4, 4}
+	for bit, size := range sizes {
+		if mask0&(1<<bit) == 0 {
+			continue
+		}
+		if size < 0 {
+			k := v.Uint32("supported_attrs count")
+			if uint64(k)*4 > uint64(v.Len()) {
+				return 0, false
+			}
+			size = int(k) * 4
+		}
+		v.Skip(size, "fattr4")
+	}
+	st := Status4(v.Uint32("rdattr_error"))
+	return st, v.Err() == nil
+}
+
 func (w *walker) changeInfo() { w.Skip(20, "change_info4") }
 
 func (w *walker) nfstime() { w.Skip(12, "nfstime4") }
@@ -610,7 +651,9 @@ func (w *walker) result(res *Op4Result, mode DataMode) {
 		for w.Bool("value_follows") {
 			w.Uint64("cookie")
 			w.text("name", fieldName, fieldEntryName)
-			w.fattr("attrs")
+			if st, ok := w.rdattrError("attrs"); ok {
+				res.EntryStatus = append(res.EntryStatus, st)
+			}
 		}
 		w.Bool("eof")
 	case Op4ReadLink:

@@ -647,14 +647,8 @@ func nfsEach(name, desc string, g func(f *nfs.Fields, vs []dfilter.Value) []dfil
 // nfsStatus is nfs.status: NFSv3's status, or the COMPOUND's and then
 // each operation's.
 func nfsStatus(f *nfs.Fields, vs []dfilter.Value) []dfilter.Value {
-	if !f.HasStatus {
-		return vs
-	}
-	vs = append(vs, dfilter.Uint(u64(f.Status)))
-	if f.Vers != 3 {
-		for _, st := range f.OpStatus {
-			vs = append(vs, dfilter.Uint(u64(st)))
-		}
+	for st := range f.Statuses() {
+		vs = append(vs, dfilter.Uint(u64(st)))
 	}
 	return vs
 }
